@@ -1,0 +1,82 @@
+package lines
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []Line
+	}{
+		{"", nil},
+		{"a", []Line{{"a", ""}}},
+		{"a\nb\n", []Line{{"a", "\n"}, {"b", "\n"}}},
+		{"a\r\nb", []Line{{"a", "\r\n"}, {"b", ""}}},
+		{"a\rb\r", []Line{{"a", "\r"}, {"b", "\r"}}},
+		{"\n\n", []Line{{"", "\n"}, {"", "\n"}}},
+		{"\r\r\n\n", []Line{{"", "\r"}, {"", "\r\n"}, {"", "\n"}}},
+		{"\n\r", []Line{{"", "\n"}, {"", "\r"}}},
+		{"x\t y \r\n", []Line{{"x\t y ", "\r\n"}}},
+	}
+	for _, c := range cases {
+		got := Split(c.in)
+		if len(got) != len(c.want) {
+			t.Fatalf("Split(%q) = %q, want %q", c.in, got, c.want)
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("Split(%q)[%d] = %q, want %q", c.in, i, got[i], c.want[i])
+			}
+		}
+		if n := Count(c.in); n != len(c.want) {
+			t.Errorf("Count(%q) = %d, want %d", c.in, n, len(c.want))
+		}
+		if j := Join(got); j != c.in {
+			t.Errorf("Join(Split(%q)) = %q", c.in, j)
+		}
+	}
+}
+
+func TestDominant(t *testing.T) {
+	for in, want := range map[string]string{
+		"":              "\n",
+		"a\r\nb\r\nc\n": "\r\n",
+		"a\nb\r\n":      "\n",
+		"a\rb\r":        "\r",
+	} {
+		if got := Dominant(in); got != want {
+			t.Errorf("Dominant(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzSplit checks the invariants every caller relies on: Split, Count and
+// Join agree, no content holds a terminator, and only the last line may lack one.
+func FuzzSplit(f *testing.F) {
+	for _, s := range []string{"", "a", "a\n", "a\r\n", "\r", "\r\r\n", "é😀\r\nx", "\n\r\n\r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ls := Split(s)
+		if Count(s) != len(ls) {
+			t.Fatalf("Count(%q)=%d, Split gives %d", s, Count(s), len(ls))
+		}
+		if Join(ls) != s {
+			t.Fatalf("Join(Split(%q)) != input", s)
+		}
+		for i, l := range ls {
+			if strings.ContainsAny(l.Content, "\r\n") {
+				t.Fatalf("line %d content %q holds a terminator", i, l.Content)
+			}
+			if l.Term == "" && i != len(ls)-1 {
+				t.Fatalf("line %d of %d has no terminator", i, len(ls))
+			}
+			// A bare \r followed by a line that starts with \n would be one CRLF.
+			if l.Term == "\r" && i+1 < len(ls) && ls[i+1].Content == "" && ls[i+1].Term == "\n" {
+				t.Fatalf("split CRLF at line %d", i)
+			}
+		}
+	})
+}
