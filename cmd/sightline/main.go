@@ -1,0 +1,88 @@
+// Command sightline is a language server for in-editor coding agents and the
+// CLI that shares its state: see README.md and PROTOCOL.md section 8.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes (PROTOCOL section 8).
+const (
+	exitOK      = 0
+	exitRefused = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+type command struct {
+	name, usage, summary string
+	run                  func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve [--log-file F] [--log-level L]", "language server on stdio (what editors launch)", runServe},
+		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
+		{"ledger", "ledger [PATH] [--json] [--session S]", "what the session has read, written, and what went stale", runLedger},
+		{"version", "version", "print the version", runVersion},
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "sightline: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "sightline: a language server that knows what a coding agent has seen")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  sightline %s\n      %s\n", c.usage, c.summary)
+	}
+}
+
+// parseFlags parses interspersed flags and positional arguments, which the
+// flag package alone does not (sightline read FILE --raw).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, bool) {
+	fs.SetOutput(stderr)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, false
+			}
+			return nil, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, true
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

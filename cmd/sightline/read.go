@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/version"
+)
+
+func versionString() string { return version.Version }
+
+func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("read", flag.ContinueOnError)
+	raw := fs.Bool("raw", false, "plain lines, without hashline annotation")
+	budget := fs.Int("budget", 0, "character budget (default: readBudget, 24000)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session whose ledger records the read")
+	agent := fs.String("agent", "", "agent role inside the session")
+	_ = fs.Bool("yes", false, "grant approval for sensitive paths")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: sightline read PATH[:START-END] [--raw] [--budget N] [--json]")
+		return exitUsage
+	}
+	path, rng, err := parsePathRange(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline read: %v\n", err)
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline read: %v\n", err)
+		return exitUsage
+	}
+	defer func() {
+		if err := env.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
+		}
+	}()
+	key, err := env.WS.Resolve(path)
+	if err != nil {
+		return refuse(stdout, stderr, *asJSON, handlers.ReadResult{Outcome: handlers.Refusal(err)})
+	}
+	p := handlers.ReadParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Range: rng}
+	if *raw {
+		f := false
+		p.Annotate = &f
+	}
+	if *budget > 0 {
+		p.Budget = &struct {
+			Chars int `json:"chars"`
+		}{*budget}
+	}
+	res, err := env.Read(ctx, p)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline read: %v\n", result.Message(err))
+		return exitUsage
+	}
+	if !res.OK {
+		return refuse(stdout, stderr, *asJSON, res)
+	}
+	if *asJSON {
+		writeJSON(stdout, res)
+		return exitOK
+	}
+	io.WriteString(stdout, res.Content)
+	if res.Notice != "" {
+		fmt.Fprintln(stdout, res.Notice)
+	}
+	return exitOK
+}
+
+// refuse prints a refusal and returns exit code 1.
+func refuse(stdout, stderr io.Writer, asJSON bool, v any) int {
+	if asJSON {
+		writeJSON(stdout, v)
+		return exitRefused
+	}
+	switch r := v.(type) {
+	case handlers.ReadResult:
+		fmt.Fprintf(stderr, "%s: %s\n", r.Error, r.Message)
+	case handlers.LedgerResult:
+		fmt.Fprintf(stderr, "%s: %s\n", r.Error, r.Message)
+	default:
+		fmt.Fprintln(stderr, v)
+	}
+	return exitRefused
+}
+
+// parsePathRange splits "src/a.go:10-20" (or ":10" for one line) into a path
+// and a 1-based range.
+func parsePathRange(arg string) (string, *ledger.Range, error) {
+	i := strings.LastIndexByte(arg, ':')
+	if i <= 0 || i == len(arg)-1 {
+		return arg, nil, nil
+	}
+	spec := arg[i+1:]
+	a, b, hasDash := strings.Cut(spec, "-")
+	start, err := strconv.Atoi(a)
+	if err != nil {
+		return arg, nil, nil // a colon in the file name, not a range
+	}
+	end := start
+	if hasDash {
+		if b == "" {
+			end = 1 << 30 // "10-": to the end
+		} else if end, err = strconv.Atoi(b); err != nil {
+			return "", nil, fmt.Errorf("invalid line range %q: want START-END", spec)
+		}
+	}
+	if start < 1 || end < start {
+		return "", nil, fmt.Errorf("invalid line range %q: lines are 1-based and START <= END", spec)
+	}
+	return arg[:i], &ledger.Range{Start: start, End: end}, nil
+}

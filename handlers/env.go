@@ -1,0 +1,155 @@
+// Package handlers holds sightline's features, one file each: the read path,
+// the ledger report, and what the editor is shown (diagnostics, coverage,
+// code lens, hover). The LSP server and the CLI both call them; they speak
+// the agent-facing JSON shapes of PROTOCOL section 6 and leave transport to
+// their callers.
+package handlers
+
+import (
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/extract"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ledgerdb"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Env is what every feature works on.
+type Env struct {
+	WS      *workspace.Workspace
+	Ledger  *ledger.Ledger
+	Extract extract.Extractor
+	Log     *zap.Logger
+	Persist *ledgerdb.Sync // nil when the ledger lives in memory only
+
+	cfgMu sync.RWMutex
+	cfg   config.Config
+
+	symMu sync.Mutex
+	syms  map[workspace.Key]symCache
+}
+
+type symCache struct {
+	rev  int64
+	syms []extract.Symbol
+}
+
+// NewEnv makes an Env.
+func NewEnv(ws *workspace.Workspace, l *ledger.Ledger, cfg config.Config, log *zap.Logger) *Env {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Env{WS: ws, Ledger: l, Extract: extract.NewRegex(), Log: log, cfg: cfg, syms: make(map[workspace.Key]symCache)}
+}
+
+// Config returns the effective configuration.
+func (e *Env) Config() config.Config {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	return e.cfg
+}
+
+// SetConfig replaces the configuration.
+func (e *Env) SetConfig(c config.Config) {
+	e.cfgMu.Lock()
+	e.cfg = c
+	e.cfgMu.Unlock()
+}
+
+// Outcome is the envelope of every agent-facing answer (PROTOCOL section 5):
+// ok, a message a model can act on, and the error kind when ok is false.
+type Outcome struct {
+	OK      bool        `json:"ok"`
+	Message string      `json:"message,omitempty"`
+	Error   result.Kind `json:"error,omitempty"`
+}
+
+// Refusal turns an error into an Outcome.
+func Refusal(err error) Outcome {
+	k := result.KindOf(err)
+	if k == "" {
+		k = "internal"
+	}
+	return Outcome{OK: false, Message: result.Message(err), Error: k}
+}
+
+// TextDocument names a document by URI, as LSP does.
+type TextDocument struct {
+	URI string `json:"uri"`
+}
+
+// Caller names who is asking: the session whose ledger a call reads and
+// writes, and the agent role inside it.
+type Caller struct {
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+}
+
+// SessionOr returns the caller's session, or the default.
+func (c Caller) SessionOr() string {
+	if c.Session == "" {
+		return "default"
+	}
+	return c.Session
+}
+
+// symbols returns the declarations of a document, extracted once per revision.
+func (e *Env) symbols(d workspace.Doc) []extract.Symbol {
+	lang := extract.Language(d.Path, d.Lang)
+	if lang == "" {
+		return nil
+	}
+	e.symMu.Lock()
+	if c, ok := e.syms[d.Key]; ok && c.rev == d.Rev {
+		e.symMu.Unlock()
+		return c.syms
+	}
+	e.symMu.Unlock()
+	n := d.Snap.LineCount()
+	ls := make([]extract.Line, n)
+	for i := 0; i < n; i++ {
+		ls[i] = extract.Line{N: i + 1, Content: d.Snap.Line(i).Content}
+	}
+	syms := e.Extract.Extract(lang, ls)
+	e.symMu.Lock()
+	e.syms[d.Key] = symCache{rev: d.Rev, syms: syms}
+	e.symMu.Unlock()
+	return syms
+}
+
+// symbolsIn returns the declarations starting inside r (1-based inclusive),
+// scanning only those lines and stopping after max+1, so a hint costs little
+// whatever the file's size.
+func (e *Env) symbolsIn(d workspace.Doc, r ledger.Range, max int) []extract.Symbol {
+	lang := extract.Language(d.Path, d.Lang)
+	if lang == "" {
+		return nil
+	}
+	e.symMu.Lock()
+	c, cached := e.syms[d.Key]
+	e.symMu.Unlock()
+	if cached && c.rev == d.Rev {
+		var out []extract.Symbol
+		for _, s := range c.syms {
+			if s.Start >= r.Start && s.Start <= r.End {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	const chunk = 256
+	var out []extract.Symbol
+	buf := make([]extract.Line, 0, chunk)
+	for i := r.Start; i <= r.End && len(out) <= max; i++ {
+		buf = append(buf, extract.Line{N: i, Content: d.Snap.Line(i - 1).Content})
+		if len(buf) == chunk || i == r.End {
+			out = append(out, e.Extract.Extract(lang, buf)...)
+			buf = buf[:0]
+		}
+	}
+	return out
+}

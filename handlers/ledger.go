@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// DocLedger is one document's ledger as agents and editors see it.
+type DocLedger struct {
+	URI        string         `json:"uri"`
+	Path       string         `json:"path"`
+	State      ledger.State   `json:"state"`
+	Read       []ledger.Range `json:"read"`
+	Authored   []ledger.Range `json:"authored"`
+	Stale      []ledger.Range `json:"stale"`
+	Unread     []ledger.Range `json:"unread"`
+	TotalLines int            `json:"totalLines"`
+}
+
+// LedgerParams are the params of sightline/ledger.
+type LedgerParams struct {
+	Caller
+	TextDocument *TextDocument `json:"textDocument,omitempty"`
+}
+
+// LedgerResult is the answer of sightline/ledger.
+type LedgerResult struct {
+	Outcome
+	Session   string      `json:"session"`
+	Documents []DocLedger `json:"documents"`
+}
+
+// LedgerReport answers sightline/ledger: one document, or every document the
+// session has touched.
+func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (LedgerResult, error) {
+	session := p.SessionOr()
+	res := LedgerResult{Outcome: Outcome{OK: true}, Session: session, Documents: []DocLedger{}}
+	if p.TextDocument != nil {
+		if p.TextDocument.URI == "" {
+			return res, result.Errorf(result.InvalidParams, "textDocument.uri is required when textDocument is given")
+		}
+		d, err := e.document(p.TextDocument.URI)
+		if err != nil {
+			if result.KindOf(err) == result.InvalidParams {
+				return res, err
+			}
+			res.Outcome = Refusal(err)
+			return res, nil
+		}
+		res.Documents = append(res.Documents, *e.docLedger(session, d))
+		return res, nil
+	}
+	for _, v := range e.Ledger.Docs(session) {
+		k := workspace.Key(v.Doc)
+		dl := fromView(v)
+		dl.URI = string(k)
+		dl.Path = e.WS.Rel(k)
+		if d, ok := e.WS.Known(k); ok {
+			dl.URI = d.URI
+		}
+		res.Documents = append(res.Documents, dl)
+	}
+	return res, nil
+}
+
+// ResetParams are the params of sightline/session/reset.
+type ResetParams struct {
+	Caller
+}
+
+// Reset forgets everything a session has read and written.
+func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Key) {
+	session := p.SessionOr()
+	var touched []workspace.Key
+	for _, v := range e.Ledger.Docs(session) {
+		touched = append(touched, workspace.Key(v.Doc))
+	}
+	e.Ledger.ResetSession(session)
+	if e.Persist != nil {
+		if err := e.Persist.DeleteSession(ctx, session); err != nil {
+			e.Log.Error("reset persisted session", zap.String("session", session), zap.Error(err))
+		}
+	}
+	return Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}, touched
+}
+
+// docLedger returns the ledger of one document for a session.
+func (e *Env) docLedger(session string, d workspace.Doc) *DocLedger {
+	dl := fromView(e.Ledger.Doc(session, ledger.DocKey(d.Key)))
+	dl.URI = d.URI
+	dl.Path = e.WS.Rel(d.Key)
+	return &dl
+}
+
+func fromView(v ledger.DocView) DocLedger {
+	return DocLedger{
+		State:      v.State,
+		Read:       nonNil(v.Read),
+		Authored:   nonNil(v.Authored),
+		Stale:      nonNil(v.Stale),
+		Unread:     nonNil(v.Unread),
+		TotalLines: v.TotalLines,
+	}
+}
+
+func nonNil(r []ledger.Range) []ledger.Range {
+	if r == nil {
+		return []ledger.Range{}
+	}
+	return r
+}

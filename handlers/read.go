@@ -1,0 +1,175 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/sightline-lsp/sightline/extract"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// ReadParams are the params of sightline/read (PROTOCOL section 6).
+type ReadParams struct {
+	Caller
+	TextDocument TextDocument  `json:"textDocument"`
+	Range        *ledger.Range `json:"range,omitempty"`
+	Annotate     *bool         `json:"annotate,omitempty"`
+	Budget       *struct {
+		Chars int `json:"chars"`
+	} `json:"budget,omitempty"`
+}
+
+// ReadResult is the answer of sightline/read.
+type ReadResult struct {
+	Outcome
+	URI        string        `json:"uri,omitempty"`
+	Path       string        `json:"path,omitempty"`
+	Content    string        `json:"content"`
+	Range      *ledger.Range `json:"range"` // the lines returned; null when none
+	TotalLines int           `json:"totalLines"`
+	Version    *int32        `json:"version"` // the editor buffer's version; null for a file on disk
+	FileHash   string        `json:"fileHash,omitempty"`
+	Truncated  bool          `json:"truncated"`
+	Notice     string        `json:"notice,omitempty"`
+	Ledger     *DocLedger    `json:"ledger,omitempty"`
+}
+
+// maxHints bounds how many declarations a notice or diagnostic names.
+const maxHints = 8
+
+// Read returns whole lines of a document, hashline-annotated by default,
+// within a character budget, and records in the ledger exactly the lines it
+// returned. A refusal is a result with ok=false, not an error; the error
+// return is for invalid params only.
+func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
+	if p.TextDocument.URI == "" {
+		return ReadResult{}, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	budget := e.Config().ReadBudget
+	if p.Budget != nil {
+		if p.Budget.Chars <= 0 {
+			return ReadResult{}, result.Errorf(result.InvalidParams, "budget.chars must be positive, not %d", p.Budget.Chars)
+		}
+		budget = p.Budget.Chars
+	}
+	if p.Range != nil && (p.Range.Start < 1 || p.Range.End < p.Range.Start) {
+		return ReadResult{}, result.Errorf(result.InvalidParams, "range must be 1-based with start <= end, not %d-%d", p.Range.Start, p.Range.End)
+	}
+	annotate := p.Annotate == nil || *p.Annotate
+	session := p.SessionOr()
+
+	d, err := e.document(p.TextDocument.URI)
+	if err != nil {
+		if result.KindOf(err) == result.InvalidParams {
+			return ReadResult{}, err
+		}
+		return ReadResult{Outcome: Refusal(err), URI: p.TextDocument.URI}, nil
+	}
+	total := d.Snap.LineCount()
+	res := ReadResult{
+		Outcome:    Outcome{OK: true},
+		URI:        d.URI,
+		Path:       e.WS.Rel(d.Key),
+		TotalLines: total,
+		FileHash:   d.FileHash(),
+	}
+	if d.Open {
+		v := d.Version
+		res.Version = &v
+	}
+
+	want := ledger.Range{Start: 1, End: total}
+	if p.Range != nil {
+		want = *p.Range
+		if want.End > total {
+			want.End = total
+		}
+	}
+	if total == 0 || want.Start > total {
+		if total > 0 {
+			res.OK = false
+			res.Error = result.InvalidParams
+			res.Message = fmt.Sprintf("Line %d is past the end: %s has %d lines.", p.Range.Start, res.Path, total)
+			return res, nil
+		}
+		// An empty document: reading it is reading all of it.
+		e.Ledger.RecordRead(session, p.Agent, ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: 1, End: 0})
+		res.Message = fmt.Sprintf("%s is empty.", res.Path)
+		res.Ledger = e.docLedger(session, d)
+		return res, nil
+	}
+
+	buf := make([]byte, 0, min(budget, d.Snap.Len()+total*10)+64)
+	used, last := 0, want.Start-1
+	for i := want.Start; i <= want.End; i++ {
+		if err := ctx.Err(); err != nil {
+			return ReadResult{}, err
+		}
+		content := d.Snap.Line(i - 1).Content
+		mark := len(buf)
+		if annotate {
+			buf = hashline.AppendLine(buf, i, content)
+		} else {
+			buf = append(buf, content...)
+		}
+		buf = append(buf, '\n')
+		n := utf8.RuneCount(buf[mark:])
+		if used+n > budget {
+			buf = buf[:mark]
+			break
+		}
+		used += n
+		last = i
+	}
+	res.Content = string(buf)
+	if last >= want.Start {
+		got := ledger.Range{Start: want.Start, End: last}
+		res.Range = &got
+		e.Ledger.RecordRead(session, p.Agent, ledger.DocKey(d.Key), d.Rev, got)
+	}
+	if last < want.End {
+		res.Truncated = true
+		cut := ledger.Range{Start: last + 1, End: want.End}
+		res.Notice = e.notice(d, cut, budget)
+	}
+	res.Ledger = e.docLedger(session, d)
+	return res, nil
+}
+
+// notice describes lines a read did not return: which, and what they contain.
+func (e *Env) notice(d workspace.Doc, cut ledger.Range, budget int) string {
+	what := fmt.Sprintf("Lines %d-%d truncated", cut.Start, cut.End)
+	if cut.Start == cut.End {
+		what = fmt.Sprintf("Line %d truncated", cut.Start)
+	}
+	if hint := extract.Summary(e.symbolsIn(d, cut, maxHints), maxHints); hint != "" {
+		what += " — contains: " + hint
+	}
+	first := utf8.RuneCountInString(d.Snap.Line(cut.Start - 1).Content)
+	if first+16 > budget {
+		what += fmt.Sprintf("; line %d alone is %d characters, over the %d-character budget: read it with a larger budget", cut.Start, first, budget)
+	} else {
+		what += fmt.Sprintf("; read them with range {\"start\": %d, \"end\": %d}", cut.Start, cut.End)
+	}
+	return "[" + what + "]"
+}
+
+// document returns a document for a client URI, refusing files outside the
+// workspace unless the editor has them open.
+func (e *Env) document(uri string) (workspace.Doc, error) {
+	k, err := workspace.Normalize(uri)
+	if err != nil {
+		return workspace.Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	if d, ok := e.WS.Known(k); ok && d.Open {
+		return d, nil
+	}
+	if p, ok := k.Path(); ok && !e.WS.Inside(p) {
+		return workspace.Doc{}, result.Errorf(result.Denied, "%s is outside the workspace (%s).", p, e.WS.Root())
+	}
+	return e.WS.Get(k)
+}

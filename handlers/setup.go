@@ -1,0 +1,131 @@
+package handlers
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ledgerdb"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Options assemble an Env.
+type Options struct {
+	Roots  []string
+	Config config.Config
+	Log    *zap.Logger
+	// StateDir is the database folder; "" means store.Dir(first root).
+	StateDir string
+	// NoPersist keeps the ledger in memory only.
+	NoPersist bool
+	// OnDocChange is told when a document's text or ledger changed, so the
+	// editor's surfaces can be refreshed.
+	OnDocChange func(workspace.Key)
+}
+
+// Setup assembles the workspace, the ledger and its database. A database that
+// cannot be opened is logged, not fatal: reads then last for the process only.
+func Setup(ctx context.Context, o Options) *Env {
+	log := o.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	notify := o.OnDocChange
+	if notify == nil {
+		notify = func(workspace.Key) {}
+	}
+	var sync *ledgerdb.Sync
+	if !o.NoPersist && len(o.Roots) > 0 {
+		dir := o.StateDir
+		var err error
+		if dir == "" {
+			dir, err = store.Dir(o.Roots[0])
+		}
+		if err == nil {
+			sync, err = ledgerdb.Open(ctx, dir, log)
+		}
+		if err != nil {
+			log.Error("ledger database unavailable; reads will not survive a restart", zap.Error(err))
+		}
+	}
+	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) {
+		if sync != nil {
+			sync.MarkDirty(session, workspace.Key(doc))
+		}
+		notify(workspace.Key(doc))
+	}})
+	ws := workspace.New(o.Roots, workspace.Options{
+		OnChange: func(ev workspace.ChangeEvent) {
+			ShiftLedger(l, ev)
+			notify(ev.Key)
+		},
+		OnFirstSight: func(d workspace.Doc) {
+			l.SetTotal(ledger.DocKey(d.Key), d.Rev, d.Snap.LineCount())
+			if sync != nil {
+				sync.Restore(d)
+			}
+		},
+	})
+	if sync != nil {
+		sync.Attach(l, ws)
+	}
+	e := NewEnv(ws, l, o.Config, log)
+	e.Persist = sync
+	return e
+}
+
+// ShiftLedger moves every session's ranges through a document change.
+func ShiftLedger(l *ledger.Ledger, ev workspace.ChangeEvent) {
+	doc := ledger.DocKey(ev.Key)
+	if ev.Replaced {
+		l.Replace(doc, ev.ToRev, ev.NewTotal)
+		return
+	}
+	if len(ev.Changes) == 0 {
+		l.SetTotal(doc, ev.ToRev, ev.NewTotal)
+		return
+	}
+	// Each change's total follows from the final one and the later deltas.
+	totals := make([]int, len(ev.Changes))
+	t := ev.NewTotal
+	for i := len(ev.Changes) - 1; i >= 0; i-- {
+		totals[i] = t
+		t -= ev.Changes[i].New - ev.Changes[i].Old
+	}
+	from := ev.FromRev
+	for i, c := range ev.Changes {
+		l.ApplyChange(doc, from, ev.ToRev, lineChange(c), ev.Author, totals[i])
+		from = ev.ToRev
+	}
+}
+
+func lineChange(c textdoc.LineChange) ledger.Change {
+	return ledger.Change{Start: c.Start + 1, Old: c.Old, New: c.New}
+}
+
+// Close flushes the ledger to its database.
+func (e *Env) Close(ctx context.Context) error {
+	if e.Persist == nil {
+		return nil
+	}
+	return e.Persist.Close(ctx)
+}
+
+// LoadSession looks at every document the database holds entries of for a
+// session, so their reads are restored (documents otherwise restore lazily,
+// the first time they are seen). Documents that vanished are skipped.
+func (e *Env) LoadSession(ctx context.Context, session string) {
+	if e.Persist == nil {
+		return
+	}
+	for _, k := range e.Persist.Pending(session) {
+		if ctx.Err() != nil {
+			return
+		}
+		_, _ = e.WS.Get(k)
+	}
+}

@@ -1,0 +1,147 @@
+package hashline
+
+import (
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sightline-lsp/sightline/lines"
+)
+
+// parallelChunk is the least text worth a goroutine of its own: below it,
+// starting one and copying its output costs more than it saves.
+const parallelChunk = 1 << 20
+
+// Annotate appends text to dst in the hashline format, numbering its first
+// line firstLine (1 for a whole file). Lines are split by the LSP rule and
+// their terminators dropped; every output line, the last included, ends with
+// "\n", so annotated windows of one file concatenate into a valid block. An
+// empty text appends nothing.
+//
+// Large texts are annotated by up to GOMAXPROCS goroutines, each on its own
+// run of whole lines; the output is the same.
+func Annotate(dst []byte, text string, firstLine int) []byte {
+	if text == "" {
+		return dst
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(text)/parallelChunk)
+	if workers < 2 || firstLine < 0 {
+		return annotate(slices.Grow(dst, estimate(len(text))), text, firstLine)
+	}
+
+	chunks := splitChunks(text, workers)
+	first := make([]int, len(chunks))
+	first[0] = firstLine
+	for i := 1; i < len(chunks); i++ {
+		first[i] = first[i-1] + countLines(chunks[i-1])
+	}
+	outs := make([][]byte, len(chunks))
+	var wg sync.WaitGroup
+	for i := 1; i < len(chunks); i++ {
+		wg.Go(func() {
+			outs[i] = annotate(make([]byte, 0, estimate(len(chunks[i]))), chunks[i], first[i])
+		})
+	}
+	// Growing dst only now lets its zeroing overlap the other workers.
+	dst = annotate(slices.Grow(dst, estimate(len(text))), chunks[0], firstLine)
+	wg.Wait()
+	for _, out := range outs[1:] {
+		dst = append(dst, out...)
+	}
+	return dst
+}
+
+// estimate is the room n bytes of text are likely to take annotated: the
+// prefix adds well under half the length of a typical source line, and one
+// growth up front spares the doublings of a large file.
+func estimate(n int) int { return n + n/2 + 16 }
+
+// annotate is Annotate on one goroutine.
+func annotate(dst []byte, text string, firstLine int) []byte {
+	if firstLine < 0 {
+		// Not a real line number; the counter below handles only n >= 0.
+		for n := firstLine; text != ""; n++ {
+			var l lines.Line
+			l, text = lines.Next(text)
+			dst = append(AppendLine(dst, n, l.Content), '\n')
+		}
+		return dst
+	}
+	num := newCounter(firstLine)
+	for text != "" {
+		var l lines.Line
+		l, text = lines.Next(text)
+		dst = append(dst, num.digits()...)
+		dst = append(dst, ':')
+		dst = appendHash(dst, l.Content)
+		dst = append(dst, '|')
+		dst = append(dst, l.Content...)
+		dst = append(dst, '\n')
+		num.inc()
+	}
+	return dst
+}
+
+// splitChunks cuts text into at most n runs of whole lines of similar size.
+// Each cut is made just after a '\n', which always ends a line (alone or as
+// the end of "\r\n"), so no terminator is split. Text with no '\n' after a
+// cut point (lines ended by bare '\r') yields fewer chunks.
+func splitChunks(text string, n int) []string {
+	chunks := make([]string, 0, n)
+	size := len(text) / n
+	for len(chunks) < n-1 && len(text) > size {
+		i := strings.IndexByte(text[size:], '\n')
+		if i < 0 {
+			break
+		}
+		cut := size + i + 1
+		chunks = append(chunks, text[:cut])
+		text = text[cut:]
+	}
+	return append(chunks, text)
+}
+
+// countLines is lines.Count, with a fast path for the common text without
+// '\r', where every line ends at a '\n'. The chunks it counts end in '\n'.
+func countLines(s string) int {
+	if strings.IndexByte(s, '\r') < 0 {
+		return strings.Count(s, "\n")
+	}
+	return lines.Count(s)
+}
+
+// counter is a decimal line number incremented in place: consecutive lines
+// cost a digit update instead of a formatting each.
+type counter struct {
+	buf [20]byte // digits, right-aligned; 20 holds any int64
+	i   int      // index of the first digit
+}
+
+// newCounter starts at n, which must be >= 0.
+func newCounter(n int) counter {
+	var c counter
+	c.i = len(c.buf)
+	for {
+		c.i--
+		c.buf[c.i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return c
+		}
+	}
+}
+
+func (c *counter) digits() []byte { return c.buf[c.i:] }
+
+func (c *counter) inc() {
+	for j := len(c.buf) - 1; j >= c.i; j-- {
+		if c.buf[j] != '9' {
+			c.buf[j]++
+			return
+		}
+		c.buf[j] = '0'
+	}
+	c.i--
+	c.buf[c.i] = '1'
+}

@@ -1,0 +1,89 @@
+package hashline
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// sourceLike builds n lines that look like source code (indentation, words,
+// punctuation, blank lines), about 32 bytes a line, the same for every run.
+func sourceLike(n int) string {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"func", "return", "if", "err", "!=", "nil", "{", "}", "ctx", "for", ":=", "range",
+		"s.mu.Lock()", "defer", "fmt.Errorf(\"store: %w\",", "x", "i++", "len(buf)", "string", "int", "//", "the", "value"}
+	var b strings.Builder
+	b.Grow(n * 34)
+	for range n {
+		if r.IntN(8) == 0 {
+			b.WriteByte('\n')
+			continue
+		}
+		b.WriteString(strings.Repeat("\t", r.IntN(4)))
+		for w := 3 + r.IntN(8); w > 0; w-- {
+			b.WriteString(words[r.IntN(len(words))])
+			if w > 1 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func BenchmarkAnnotate200k(b *testing.B) {
+	text := sourceLike(200_000)
+	b.SetBytes(int64(len(text)))
+	b.ReportMetric(float64(len(text))/200_000, "bytes/line")
+	var dst []byte
+	for b.Loop() {
+		dst = Annotate(dst[:0], text, 1)
+	}
+}
+
+func BenchmarkAnnotate200kFresh(b *testing.B) {
+	text := sourceLike(200_000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = Annotate(nil, text, 1)
+	}
+}
+
+func BenchmarkHash(b *testing.B) {
+	line := "\tif err := s.db.PutEntries(ctx, puts); err != nil {"
+	for b.Loop() {
+		_ = Hash(line)
+	}
+}
+
+func BenchmarkAppendLine(b *testing.B) {
+	line := "\tif err := s.db.PutEntries(ctx, puts); err != nil {"
+	dst := make([]byte, 0, 128)
+	for b.Loop() {
+		dst = AppendLine(dst[:0], 123456, line)
+	}
+}
+
+func TestSourceLikeSize(t *testing.T) {
+	text := sourceLike(200_000)
+	t.Logf("%d bytes, %.1f bytes/line", len(text), float64(len(text))/200_000)
+}
+
+// BenchmarkAnnotate200kSerial is the one-goroutine path, for comparison.
+func BenchmarkAnnotate200kSerial(b *testing.B) {
+	text := sourceLike(200_000)
+	b.SetBytes(int64(len(text)))
+	dst := make([]byte, 0, estimate(len(text)))
+	for b.Loop() {
+		dst = annotate(dst[:0], text, 1)
+	}
+}
+
+func BenchmarkAnnotate200kCRLF(b *testing.B) {
+	text := strings.ReplaceAll(sourceLike(200_000), "\n", "\r\n")
+	b.SetBytes(int64(len(text)))
+	var dst []byte
+	for b.Loop() {
+		dst = Annotate(dst[:0], text, 1)
+	}
+}

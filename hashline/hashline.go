@@ -1,0 +1,114 @@
+// Package hashline is the agent-facing line format of PROTOCOL section 2: a
+// line shown as "{line}:{hash}|{content}", where hash is a 4-character base62
+// digest of the line's content, and refs ("12:a3Kf") that name a line by
+// number and hash. It also computes file hashes ("sha256:…").
+//
+// The package is pure: no LSP types, no I/O. Lines are split by package lines
+// (the LSP rule), never here.
+package hashline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/crc32"
+	"strconv"
+	"unsafe"
+)
+
+// alphabet is the base62 digit order of PROTOCOL section 2.
+const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// HashLen is the length of a line hash.
+const HashLen = 4
+
+// hashMod is 62^4: 24 CRC bits do not fit in four base62 digits, so the
+// value is reduced modulo this.
+const hashMod = 62 * 62 * 62 * 62
+
+// Hash returns the line hash of content (the line without its terminator).
+// The empty line hashes to "0000".
+func Hash(content string) string {
+	var b [HashLen]byte
+	return string(appendHash(b[:0], content))
+}
+
+// HashBytes is Hash for a byte slice.
+func HashBytes(content []byte) string {
+	var b [HashLen]byte
+	return string(appendHashSum(b[:0], crc32.ChecksumIEEE(content)))
+}
+
+// appendHash appends the 4 hash characters of content to dst.
+func appendHash(dst []byte, content string) []byte {
+	return appendHashSum(dst, crc32.ChecksumIEEE(bytesOf(content)))
+}
+
+func appendHashSum(dst []byte, sum uint32) []byte {
+	v := (sum & 0xFFFFFF) % hashMod
+	d3 := v % 62
+	v /= 62
+	d2 := v % 62
+	v /= 62
+	return append(dst, alphabet[v/62], alphabet[v%62], alphabet[d2], alphabet[d3])
+}
+
+// bytesOf views s as bytes without copying. Only for callees that neither
+// keep nor modify the slice (checksums): a copy per line would dominate the
+// cost of annotating a large file.
+func bytesOf(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// FileHash returns "sha256:" + the hex SHA-256 of b.
+func FileHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// FileHashString is FileHash for text held as a string (no copy).
+func FileHashString(s string) string {
+	return FileHash(bytesOf(s))
+}
+
+// AppendLine appends one annotated line, "{line}:{hash}|{content}", to dst,
+// without a terminator: the caller decides how lines are joined.
+func AppendLine(dst []byte, line int, content string) []byte {
+	dst = strconv.AppendInt(dst, int64(line), 10)
+	dst = append(dst, ':')
+	dst = appendHash(dst, content)
+	dst = append(dst, '|')
+	return append(dst, content...)
+}
+
+// HasPrefix reports whether line starts with a hashline prefix: one or more
+// ASCII digits, ':', four base62 characters, '|'. The edit path uses it to
+// refuse new content that echoes the read format back.
+func HasPrefix(line string) bool {
+	i := 0
+	for i < len(line) && isDigit(line[i]) {
+		i++
+	}
+	if i == 0 || len(line) < i+2+HashLen || line[i] != ':' || line[i+1+HashLen] != '|' {
+		return false
+	}
+	return validHash(line[i+1 : i+1+HashLen])
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isBase62(c byte) bool {
+	return isDigit(c) || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z'
+}
+
+// validHash reports whether h is exactly HashLen base62 characters.
+func validHash(h string) bool {
+	if len(h) != HashLen {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if !isBase62(h[i]) {
+			return false
+		}
+	}
+	return true
+}

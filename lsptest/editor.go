@@ -1,0 +1,487 @@
+// Package lsptest is a fake editor for tests: an LSP client over an in-process
+// pipe (net.Pipe) that keeps its own buffers, records what the server
+// publishes, and answers the server's requests (applyEdit, configuration,
+// refresh). Its buffer arithmetic is deliberately independent of the server's
+// (a naive rune walk), so the two check each other.
+package lsptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/sightline-lsp/sightline/server"
+)
+
+// Editor is one fake editor connected to one in-process server.
+type Editor struct {
+	t    testing.TB
+	conn jsonrpc2.Conn
+	// Exit receives the server's exit code when Serve returns.
+	Exit chan int
+	enc  string // negotiated position encoding
+
+	mu       sync.Mutex
+	buffers  map[string]string
+	versions map[string]int32
+	diags    map[string][]protocol.Diagnostic
+	coverage map[string]json.RawMessage
+	notes    []Note
+	changed  *sync.Cond
+
+	// ApplyEdit decides how the editor answers workspace/applyEdit; the
+	// default applies the edit to its buffers when versions match.
+	ApplyEdit func(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
+	// Settings is what workspace/configuration returns.
+	Settings json.RawMessage
+}
+
+// Note is one notification received from the server.
+type Note struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Options for Start.
+type Options struct {
+	Server server.Options
+	// Capabilities overrides the client capabilities sent in initialize.
+	Capabilities json.RawMessage
+	// InitOptions are the initializationOptions.
+	InitOptions json.RawMessage
+	Root        string
+	// SkipInit leaves initialize to the test.
+	SkipInit bool
+}
+
+// DefaultCapabilities: a client with applyEdit, utf-16 positions, push
+// diagnostics and configuration.
+const DefaultCapabilities = `{"workspace":{"applyEdit":true,"configuration":true,"workspaceEdit":{"documentChanges":true}},"general":{"positionEncodings":["utf-16"]}}`
+
+// Start runs a server in-process and connects an editor to it.
+func Start(t testing.TB, o Options) *Editor {
+	t.Helper()
+	a, b := net.Pipe()
+	srv := server.New(o.Server)
+	e := &Editor{
+		t:        t,
+		Exit:     make(chan int, 1),
+		buffers:  map[string]string{},
+		versions: map[string]int32{},
+		diags:    map[string][]protocol.Diagnostic{},
+		coverage: map[string]json.RawMessage{},
+	}
+	e.changed = sync.NewCond(&e.mu)
+	go func() { e.Exit <- srv.Serve(context.Background(), server.NewStream(a, a, a)) }()
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(b), jsonrpc2.WithCodec(server.Codec()))
+	e.conn.Go(context.Background(), e.handle)
+	t.Cleanup(func() { _ = b.Close(); _ = a.Close() })
+	if !o.SkipInit {
+		e.Initialize(o)
+	}
+	return e
+}
+
+// Initialize runs the handshake.
+func (e *Editor) Initialize(o Options) json.RawMessage {
+	e.t.Helper()
+	caps := o.Capabilities
+	if caps == nil {
+		caps = json.RawMessage(DefaultCapabilities)
+	}
+	params := map[string]any{
+		"processId":    nil,
+		"capabilities": caps,
+		"clientInfo":   map[string]string{"name": "lsptest"},
+	}
+	if o.Root != "" {
+		params["rootUri"] = string(uri.File(o.Root))
+		params["workspaceFolders"] = []map[string]string{{"uri": string(uri.File(o.Root)), "name": "root"}}
+	}
+	if o.InitOptions != nil {
+		params["initializationOptions"] = o.InitOptions
+	}
+	var res struct {
+		Capabilities struct {
+			PositionEncoding string `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	var raw json.RawMessage
+	if err := e.Call("initialize", params, &raw); err != nil {
+		e.t.Fatalf("initialize: %v", err)
+	}
+	_ = json.Unmarshal(raw, &res)
+	e.enc = res.Capabilities.PositionEncoding
+	if e.enc == "" {
+		e.enc = "utf-16"
+	}
+	if err := e.Notify("initialized", map[string]any{}); err != nil {
+		e.t.Fatalf("initialized: %v", err)
+	}
+	return raw
+}
+
+// Call sends a request and decodes its result into result (a pointer, or nil).
+func (e *Editor) Call(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var raw json.RawMessage
+	_, err := e.conn.Call(ctx, method, params, &raw)
+	if err != nil {
+		return err
+	}
+	if result != nil {
+		if r, ok := result.(*json.RawMessage); ok {
+			*r = raw
+			return nil
+		}
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("decode %s result %s: %w", method, raw, err)
+		}
+	}
+	return nil
+}
+
+// Notify sends a notification.
+func (e *Editor) Notify(method string, params any) error {
+	return e.conn.Notify(context.Background(), method, params)
+}
+
+// Conn exposes the raw connection (malformed-input tests).
+func (e *Editor) Conn() jsonrpc2.Conn { return e.conn }
+
+// Open sends didOpen and keeps the buffer.
+func (e *Editor) Open(u, lang, text string) {
+	e.t.Helper()
+	e.mu.Lock()
+	e.buffers[u] = text
+	e.versions[u] = 1
+	e.mu.Unlock()
+	err := e.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": lang, "version": 1, "text": text}})
+	if err != nil {
+		e.t.Fatalf("didOpen: %v", err)
+	}
+}
+
+// Close sends didClose.
+func (e *Editor) Close(u string) {
+	e.mu.Lock()
+	delete(e.buffers, u)
+	e.mu.Unlock()
+	_ = e.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}})
+}
+
+// Edit is one incremental change in the editor's position encoding.
+type Edit struct {
+	StartLine, StartChar, EndLine, EndChar int
+	Text                                   string
+}
+
+// Change applies edits to the editor's buffer and sends them as one didChange.
+func (e *Editor) Change(u string, edits ...Edit) {
+	e.t.Helper()
+	e.mu.Lock()
+	text := e.buffers[u]
+	changes := make([]map[string]any, 0, len(edits))
+	for _, ed := range edits {
+		s := offsetOf(text, ed.StartLine, ed.StartChar, e.enc)
+		en := offsetOf(text, ed.EndLine, ed.EndChar, e.enc)
+		text = text[:s] + ed.Text + text[en:]
+		changes = append(changes, map[string]any{
+			"range": map[string]any{
+				"start": map[string]int{"line": ed.StartLine, "character": ed.StartChar},
+				"end":   map[string]int{"line": ed.EndLine, "character": ed.EndChar},
+			},
+			"text": ed.Text,
+		})
+	}
+	e.buffers[u] = text
+	e.versions[u]++
+	v := e.versions[u]
+	e.mu.Unlock()
+	err := e.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": v}, "contentChanges": changes})
+	if err != nil {
+		e.t.Fatalf("didChange: %v", err)
+	}
+}
+
+// Buffer returns the editor's text of a document.
+func (e *Editor) Buffer(u string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.buffers[u]
+}
+
+// Version returns the editor's version of a document.
+func (e *Editor) Version(u string) int32 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.versions[u]
+}
+
+// Encoding is the negotiated position encoding.
+func (e *Editor) Encoding() string { return e.enc }
+
+// Diagnostics returns the last published diagnostics of a document.
+func (e *Editor) Diagnostics(u string) []protocol.Diagnostic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.diags[u]
+}
+
+// WaitDiagnostics waits until the published diagnostics satisfy ok.
+func (e *Editor) WaitDiagnostics(u string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
+	e.t.Helper()
+	var got []protocol.Diagnostic
+	if !e.wait(func() bool { got = e.diags[u]; return ok(got) }) {
+		e.t.Fatalf("diagnostics of %s never satisfied the condition; last: %s", u, mustJSON(got))
+	}
+	return got
+}
+
+// WaitCoverage waits until the last sightline/coverage of a document
+// satisfies ok and returns it.
+func (e *Editor) WaitCoverage(u string, ok func(json.RawMessage) bool) json.RawMessage {
+	e.t.Helper()
+	var got json.RawMessage
+	if !e.wait(func() bool { got = e.coverage[u]; return got != nil && ok(got) }) {
+		e.t.Fatalf("coverage of %s never satisfied the condition; last: %s", u, got)
+	}
+	return got
+}
+
+// WaitNote waits until a message with the method (a notification, or a
+// request from the server) has arrived.
+func (e *Editor) WaitNote(method string) {
+	e.t.Helper()
+	if !e.wait(func() bool {
+		for _, n := range e.notes {
+			if n.Method == method {
+				return true
+			}
+		}
+		return false
+	}) {
+		e.t.Fatalf("no %s received", method)
+	}
+}
+
+// Notes returns the notifications received so far.
+func (e *Editor) Notes() []Note {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Note(nil), e.notes...)
+}
+
+// wait blocks (up to 10s) until cond, evaluated under the lock, holds.
+func (e *Editor) wait(cond func() bool) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	timer := time.AfterFunc(10*time.Second, func() { e.mu.Lock(); e.changed.Broadcast(); e.mu.Unlock() })
+	defer timer.Stop()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		e.changed.Wait()
+	}
+	return true
+}
+
+// Shutdown sends shutdown and exit and returns the server's exit code.
+func (e *Editor) Shutdown() int {
+	e.t.Helper()
+	if err := e.Call("shutdown", nil, nil); err != nil {
+		e.t.Fatalf("shutdown: %v", err)
+	}
+	_ = e.Notify("exit", nil)
+	select {
+	case code := <-e.Exit:
+		return code
+	case <-time.After(10 * time.Second):
+		e.t.Fatal("server did not exit")
+		return -1
+	}
+}
+
+// handle serves the server's requests and records its notifications.
+func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := strings.Clone(req.Method())
+	params := append(json.RawMessage(nil), req.Params()...)
+	if req.IsCall() {
+		jsonrpc2.Async(ctx)
+	}
+	switch method {
+	case "textDocument/publishDiagnostics":
+		var p protocol.PublishDiagnosticsParams
+		if err := protocol.Unmarshal(params, &p); err != nil {
+			e.t.Errorf("bad publishDiagnostics %s: %v", params, err)
+			return nil, nil
+		}
+		if p.Diagnostics == nil {
+			e.t.Errorf("publishDiagnostics with null diagnostics: %s", params)
+		}
+		e.mu.Lock()
+		e.diags[string(p.URI)] = p.Diagnostics
+		e.notes = append(e.notes, Note{method, params})
+		e.changed.Broadcast()
+		e.mu.Unlock()
+		return nil, nil
+	case "sightline/coverage":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		_ = json.Unmarshal(params, &p)
+		e.mu.Lock()
+		e.coverage[p.URI] = params
+		e.notes = append(e.notes, Note{method, params})
+		e.changed.Broadcast()
+		e.mu.Unlock()
+		return nil, nil
+	case "workspace/applyEdit":
+		var p protocol.ApplyWorkspaceEditParams
+		if err := protocol.Unmarshal(params, &p); err != nil {
+			return nil, fmt.Errorf("bad applyEdit: %w", err)
+		}
+		if e.ApplyEdit != nil {
+			return e.ApplyEdit(p), nil
+		}
+		return e.applyEdit(p), nil
+	case "workspace/configuration":
+		var p protocol.ConfigurationParams
+		_ = protocol.Unmarshal(params, &p)
+		out := make([]json.RawMessage, len(p.Items))
+		for i := range out {
+			out[i] = json.RawMessage("null")
+			if e.Settings != nil {
+				out[i] = e.Settings
+			}
+		}
+		return out, nil
+	case "workspace/diagnostic/refresh", "workspace/codeLens/refresh", "client/registerCapability", "window/workDoneProgress/create":
+		e.mu.Lock()
+		e.notes = append(e.notes, Note{method, params})
+		e.changed.Broadcast()
+		e.mu.Unlock()
+		return nil, nil
+	}
+	e.mu.Lock()
+	e.notes = append(e.notes, Note{method, params})
+	e.changed.Broadcast()
+	e.mu.Unlock()
+	if req.IsCall() {
+		return nil, jsonrpc2.ErrMethodNotFound
+	}
+	return nil, nil
+}
+
+// applyEdit applies versioned text document edits, all or nothing: a version
+// that does not match the buffer refuses the whole edit, as editors do.
+func (e *Editor) applyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	next := map[string]string{}
+	for _, dc := range p.Edit.DocumentChanges {
+		tde, ok := dc.(*protocol.TextDocumentEdit)
+		if !ok {
+			return refused("only text document edits are supported")
+		}
+		u := string(tde.TextDocument.URI)
+		text, open := e.buffers[u]
+		if !open {
+			return refused("document not open: " + u)
+		}
+		if tde.TextDocument.Version != nil && *tde.TextDocument.Version != e.versions[u] {
+			return refused(fmt.Sprintf("version mismatch: edit for %d, buffer at %d", *tde.TextDocument.Version, e.versions[u]))
+		}
+		// Edits of one document refer to the original text: apply from the end.
+		type span struct {
+			s, en int
+			text  string
+		}
+		var spans []span
+		for _, te := range tde.Edits {
+			var r protocol.Range
+			var nt string
+			switch x := te.(type) {
+			case *protocol.TextEdit:
+				r, nt = x.Range, x.NewText
+			case *protocol.AnnotatedTextEdit:
+				r, nt = x.Range, x.NewText
+			default:
+				return refused("unsupported edit kind")
+			}
+			spans = append(spans, span{offsetOf(text, int(r.Start.Line), int(r.Start.Character), e.enc), offsetOf(text, int(r.End.Line), int(r.End.Character), e.enc), nt})
+		}
+		for i := len(spans) - 1; i >= 0; i-- {
+			sp := spans[i]
+			text = text[:sp.s] + sp.text + text[sp.en:]
+		}
+		next[u] = text
+	}
+	for u, text := range next {
+		e.buffers[u] = text
+		e.versions[u]++
+		v := e.versions[u]
+		go func(u, text string, v int32) {
+			_ = e.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": v}, "contentChanges": []map[string]any{{"text": text}}})
+		}(u, text, v)
+	}
+	return protocol.ApplyWorkspaceEditResult{Applied: true}
+}
+
+func refused(reason string) protocol.ApplyWorkspaceEditResult {
+	return protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}
+}
+
+// offsetOf maps an LSP position to a byte offset by walking runes: the naive
+// reference the server's mapper is checked against.
+func offsetOf(text string, line, char int, enc string) int {
+	off := 0
+	for l := 0; l < line; l++ {
+		i := strings.IndexAny(text[off:], "\r\n")
+		if i < 0 {
+			return len(text)
+		}
+		off += i
+		if text[off] == '\r' && off+1 < len(text) && text[off+1] == '\n' {
+			off += 2
+		} else {
+			off++
+		}
+	}
+	units := 0
+	for off < len(text) && units < char {
+		r, size := utf8.DecodeRuneInString(text[off:])
+		if r == '\r' || r == '\n' {
+			break
+		}
+		switch enc {
+		case "utf-8":
+			units += size
+		case "utf-32":
+			units++
+		default:
+			units += len(utf16.Encode([]rune{r}))
+		}
+		off += size
+	}
+	return off
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

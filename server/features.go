@@ -1,0 +1,42 @@
+package server
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// Hover: who read a line, when, at which version.
+func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	d, err := s.ws.Lookup(string(p.TextDocument.URI))
+	if err != nil {
+		return nil, nil
+	}
+	return s.env.Hover(s.session(), d, int(p.Position.Line), s.encoding()), nil
+}
+
+// CodeLens: "Agent read 120/680 lines · 1 stale range" on line 1.
+func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	d, err := s.ws.Lookup(string(p.TextDocument.URI))
+	if err != nil {
+		return []protocol.CodeLens{}, nil
+	}
+	return s.env.CodeLenses(s.session(), d), nil
+}
+
+// Diagnostic answers pull diagnostics with the same ranges push would send.
+func (s *Server) Diagnostic(ctx context.Context, p *protocol.DocumentDiagnosticParams) (protocol.DocumentDiagnosticReport, error) {
+	rep := &protocol.RelatedFullDocumentDiagnosticReport{
+		FullDocumentDiagnosticReport: protocol.FullDocumentDiagnosticReport{Kind: string(protocol.DocumentDiagnosticReportKindFull), Items: []protocol.Diagnostic{}},
+	}
+	d, err := s.ws.Lookup(string(p.TextDocument.URI))
+	if err != nil {
+		return rep, nil
+	}
+	rep.Items = s.env.Diagnostics(s.session(), d, s.encoding())
+	return rep, nil
+}
+
+// protocolURI converts a URI string for the protocol types.
+func protocolURI(u string) uri.URI { return uri.URI(u) }

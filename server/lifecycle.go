@@ -1,0 +1,273 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/version"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Initialize negotiates capabilities and sets up the workspace, ledger and
+// database for the client's workspace folders.
+func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	s.mu.Lock()
+	if s.state != stateNew {
+		s.mu.Unlock()
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "initialize was already received (server is %s)", s.state)
+	}
+	s.state = stateInitializing
+	s.mu.Unlock()
+
+	roots := workspaceRoots(p, s.opts.Root)
+	cfg, err := config.Load(roots[0])
+	if err != nil {
+		s.log.Warn("workspace configuration ignored", zap.Error(err))
+		cfg = config.Default()
+	}
+	if raw := []byte(p.InitializationOptions); len(raw) > 0 {
+		if err := mergeSettings(&cfg, raw); err != nil {
+			s.log.Warn("initializationOptions ignored", zap.Error(err))
+		}
+	}
+
+	enc := textdoc.UTF16
+	caps := clientCaps{}
+	if g := p.Capabilities.General; g != nil && slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8) {
+		enc = textdoc.UTF8
+	}
+	if w := p.Capabilities.Workspace; w != nil {
+		caps.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit
+		caps.configuration = w.Configuration != nil && *w.Configuration
+		caps.workspaceFolders = w.WorkspaceFolders != nil && *w.WorkspaceFolders
+		caps.diagRefresh = w.Diagnostics != nil && w.Diagnostics.RefreshSupport != nil && *w.Diagnostics.RefreshSupport
+		caps.codeLensRefresh = w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
+	}
+	if td := p.Capabilities.TextDocument; td != nil && td.Diagnostic != nil {
+		caps.pullDiagnostics = true
+	}
+
+	s.setup(roots, cfg)
+
+	s.mu.Lock()
+	s.enc, s.caps = enc, caps
+	s.mu.Unlock()
+	s.log.Info("initialize",
+		zap.Strings("roots", roots),
+		zap.String("client", p.ClientInfo.Name),
+		zap.String("encoding", encodingName(enc)),
+		zap.Bool("pullDiagnostics", caps.pullDiagnostics))
+
+	incremental := protocol.TextDocumentSyncKindIncremental
+	yes, no := true, false
+	res := &protocol.InitializeResult{
+		Capabilities: protocol.ServerCapabilities{
+			PositionEncoding: protocol.PositionEncodingKind(encodingName(enc)),
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: &yes,
+				Change:    &incremental,
+				Save:      &protocol.SaveOptions{IncludeText: &no},
+			},
+			HoverProvider:    protocol.Boolean(true),
+			CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: &no},
+			Workspace: &protocol.WorkspaceOptions{
+				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
+			},
+		},
+		ServerInfo: protocol.ServerInfo{Name: "sightline", Version: protocol.NewOptional(version.Version)},
+	}
+	if caps.pullDiagnostics {
+		id := "sightline"
+		res.Capabilities.DiagnosticProvider = &protocol.DiagnosticOptions{Identifier: &id}
+	}
+	return res, nil
+}
+
+// setup assembles the features' environment and the publisher.
+func (s *Server) setup(roots []string, cfg config.Config) {
+	pub := newPublisher(s)
+	env := handlers.Setup(s.bg, handlers.Options{
+		Roots:       roots,
+		Config:      cfg,
+		Log:         s.log,
+		StateDir:    s.opts.StateDir,
+		NoPersist:   s.opts.NoPersist,
+		OnDocChange: pub.mark,
+	})
+	s.mu.Lock()
+	s.env, s.ws, s.ledger, s.pub = env, env.WS, env.Ledger, pub
+	s.mu.Unlock()
+	pub.start()
+	if env.Persist != nil {
+		go env.Persist.Run(s.bg, s.opts.FlushEvery)
+	}
+}
+
+// Initialized completes the handshake and asks the client for its settings.
+func (s *Server) Initialized(ctx context.Context, p *protocol.InitializedParams) error {
+	s.mu.Lock()
+	if s.state == stateInitializing {
+		s.state = stateRunning
+	}
+	caps := s.caps
+	s.mu.Unlock()
+	if caps.configuration {
+		// A client call from an inline notification handler would deadlock the
+		// read loop: ask from a goroutine on the connection's context.
+		go s.pullConfiguration()
+	}
+	return nil
+}
+
+// Shutdown flushes state; after it only exit is accepted.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	if s.env != nil && s.env.Persist != nil {
+		if err := s.env.Persist.Flush(context.WithoutCancel(ctx)); err != nil {
+			s.log.Error("flush ledger at shutdown", zap.Error(err))
+		}
+	}
+	return nil
+}
+
+// Exit ends the process: code 0 only if shutdown came first.
+func (s *Server) Exit(ctx context.Context) error {
+	code := 1
+	if s.getState() == stateShutdown {
+		code = 0
+	}
+	s.exitOnce.Do(func() { s.exited <- code })
+	return nil
+}
+
+// DidChangeConfiguration re-reads the settings.
+func (s *Server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChangeConfigurationParams) error {
+	if s.env == nil {
+		return nil
+	}
+	if raw := []byte(p.Settings); len(raw) > 0 && string(raw) != "null" {
+		cfg := s.env.Config()
+		if err := mergeSettings(&cfg, raw); err != nil {
+			s.log.Warn("settings ignored", zap.Error(err))
+			return nil
+		}
+		s.env.SetConfig(cfg)
+		s.pub.markAll()
+		return nil
+	}
+	go s.pullConfiguration()
+	return nil
+}
+
+// DidChangeWorkspaceFolders updates the roots.
+func (s *Server) DidChangeWorkspaceFolders(ctx context.Context, p *protocol.DidChangeWorkspaceFoldersParams) error {
+	if s.ws == nil {
+		return nil
+	}
+	roots := s.ws.Roots()
+	for _, f := range p.Event.Removed {
+		if path, ok := workspace.Key(f.URI).Path(); ok {
+			roots = slices.DeleteFunc(roots, func(r string) bool { return r == path })
+		}
+	}
+	for _, f := range p.Event.Added {
+		if k, err := workspace.Normalize(string(f.URI)); err == nil {
+			if path, ok := k.Path(); ok {
+				roots = append(roots, path)
+			}
+		}
+	}
+	if len(roots) > 0 {
+		s.ws.SetRoots(roots)
+	}
+	return nil
+}
+
+// pullConfiguration asks the client for the "sightline" section.
+func (s *Server) pullConfiguration() {
+	section := "sightline"
+	var raw []json.RawMessage
+	_, err := s.conn.Call(s.bg, "workspace/configuration", &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}}, &raw)
+	if err != nil {
+		s.log.Info("workspace/configuration failed", zap.Error(err))
+		return
+	}
+	if len(raw) == 0 || s.env == nil {
+		return
+	}
+	cfg := s.env.Config()
+	if err := mergeSettings(&cfg, raw[0]); err != nil {
+		s.log.Warn("settings ignored", zap.Error(err))
+		return
+	}
+	s.env.SetConfig(cfg)
+	s.pub.markAll()
+}
+
+// mergeSettings overlays editor settings, either the bare object or one
+// nested under "sightline".
+func mergeSettings(cfg *config.Config, raw []byte) error {
+	var wrapped struct {
+		Sightline json.RawMessage `json:"sightline"`
+	}
+	if json.Unmarshal(raw, &wrapped) == nil && len(wrapped.Sightline) > 0 {
+		raw = wrapped.Sightline
+	}
+	return cfg.Merge(raw)
+}
+
+// workspaceRoots picks the roots: workspace folders, else rootUri, else
+// rootPath, else the configured root, else the working directory.
+func workspaceRoots(p *protocol.InitializeParams, fallback string) []string {
+	var roots []string
+	if folders, ok := p.WorkspaceFolders.Get(); ok {
+		for _, f := range folders {
+			if k, err := workspace.Normalize(string(f.URI)); err == nil {
+				if path, ok := k.Path(); ok {
+					roots = append(roots, path)
+				}
+			}
+		}
+	}
+	if len(roots) == 0 && p.RootURI != nil {
+		if k, err := workspace.Normalize(string(*p.RootURI)); err == nil {
+			if path, ok := k.Path(); ok {
+				roots = append(roots, path)
+			}
+		}
+	}
+	if len(roots) == 0 {
+		if rp, ok := p.RootPath.Get(); ok && rp != "" {
+			roots = append(roots, rp)
+		}
+	}
+	if len(roots) == 0 && fallback != "" {
+		roots = append(roots, fallback)
+	}
+	if len(roots) == 0 {
+		wd, _ := os.Getwd()
+		roots = append(roots, wd)
+	}
+	return roots
+}
+
+func encodingName(e textdoc.Encoding) string {
+	switch e {
+	case textdoc.UTF8:
+		return "utf-8"
+	case textdoc.UTF32:
+		return "utf-32"
+	}
+	return "utf-16"
+}

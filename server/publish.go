@@ -1,0 +1,223 @@
+package server
+
+import (
+	"context"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// publisher pushes what the editor shows of the ledger (diagnostics, the
+// sightline/coverage notification, refresh requests) after changes, debounced
+// so a burst of typing publishes once, and only when the content changed.
+type publisher struct {
+	s *Server
+
+	mu      sync.Mutex
+	dirty   map[workspace.Key]struct{}
+	all     bool
+	lastDia map[workspace.Key]uint64
+	lastCov map[workspace.Key]uint64
+	lens    bool // a lens may have changed since the last refresh
+
+	kick chan struct{}
+	done chan struct{}
+	quit chan struct{}
+}
+
+func newPublisher(s *Server) *publisher {
+	return &publisher{
+		s:       s,
+		dirty:   make(map[workspace.Key]struct{}),
+		lastDia: make(map[workspace.Key]uint64),
+		lastCov: make(map[workspace.Key]uint64),
+		kick:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		quit:    make(chan struct{}),
+	}
+}
+
+func (p *publisher) start() { go p.loop() }
+
+func (p *publisher) stop() {
+	select {
+	case <-p.quit:
+	default:
+		close(p.quit)
+	}
+	<-p.done
+}
+
+// mark schedules a document's surfaces for recomputation (its text changed).
+func (p *publisher) mark(k workspace.Key) {
+	p.mu.Lock()
+	p.dirty[k] = struct{}{}
+	p.mu.Unlock()
+	p.poke()
+}
+
+// markAll recomputes every document (settings changed).
+func (p *publisher) markAll() {
+	p.mu.Lock()
+	p.all = true
+	p.mu.Unlock()
+	p.poke()
+}
+
+func (p *publisher) poke() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *publisher) loop() {
+	defer close(p.done)
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-p.kick:
+		}
+		select {
+		case <-p.quit:
+			return
+		case <-time.After(p.s.opts.Debounce):
+		}
+		p.publish()
+	}
+}
+
+// publish recomputes the dirty documents and sends what changed.
+func (p *publisher) publish() {
+	p.mu.Lock()
+	dirty := p.dirty
+	all := p.all
+	p.dirty = make(map[workspace.Key]struct{})
+	p.all = false
+	p.mu.Unlock()
+
+	s := p.s
+	session := s.session()
+	if all {
+		for _, d := range s.ws.OpenDocs() {
+			dirty[d.Key] = struct{}{}
+		}
+		for _, v := range s.ledger.Docs(session) {
+			dirty[workspace.Key(v.Doc)] = struct{}{}
+		}
+	}
+	s.mu.Lock()
+	caps, enc := s.caps, s.enc
+	s.mu.Unlock()
+
+	changed := false
+	for k := range dirty {
+		d, ok := s.ws.Known(k)
+		if !ok {
+			p.clear(k, caps.pullDiagnostics)
+			changed = true
+			continue
+		}
+		if !d.Open && s.ledger.Doc(session, ledger.DocKey(k)).State == ledger.NeverRead {
+			// A closed document the session never touched: clear what was shown.
+			p.clear(k, caps.pullDiagnostics)
+			continue
+		}
+		// The document and the ledger have separate locks: if the text moved
+		// on while the surfaces were computed, skip them; the change that moved
+		// it has scheduled another round, and a version must never be paired
+		// with another version's ranges.
+		current := func() bool {
+			cur, ok := s.ws.Known(k)
+			_, lrev, lok := s.ledger.DocInfo(ledger.DocKey(k))
+			return ok && cur.Rev == d.Rev && (!lok || int64(lrev) == d.Rev)
+		}
+		if !caps.pullDiagnostics {
+			diags := s.env.Diagnostics(session, d, enc)
+			if !current() {
+				continue
+			}
+			if h := hashOf(diags); p.swap(p.lastDia, k, h) {
+				err := s.conn.Notify(s.bg, "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: protocolURI(d.URI), Diagnostics: diags})
+				if err != nil {
+					s.log.Debug("publishDiagnostics", zap.Error(err))
+				}
+			}
+		} else if h := hashOf(s.env.Diagnostics(session, d, enc)); p.swap(p.lastDia, k, h) {
+			changed = true
+		}
+		cov := s.env.Coverage(session, d)
+		if !current() {
+			s.log.Debug("document moved on while publishing; next round", zap.String("uri", d.URI))
+			continue
+		}
+		if h := hashOf(cov); p.swap(p.lastCov, k, h) {
+			s.log.Debug("coverage", zap.String("uri", d.URI), zap.String("state", string(cov.State)))
+			if err := s.conn.Notify(s.bg, "sightline/coverage", cov); err != nil {
+				s.log.Debug("coverage", zap.Error(err))
+			}
+			changed = true
+		}
+	}
+	if changed {
+		p.refresh(caps)
+	}
+}
+
+// clear withdraws what was published for a document that is gone or untouched.
+func (p *publisher) clear(k workspace.Key, pull bool) {
+	p.mu.Lock()
+	_, had := p.lastDia[k]
+	delete(p.lastDia, k)
+	delete(p.lastCov, k)
+	p.mu.Unlock()
+	if had && !pull {
+		_ = p.s.conn.Notify(p.s.bg, "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: protocolURI(string(k)), Diagnostics: []protocol.Diagnostic{}})
+	}
+}
+
+// refresh asks the client to re-pull diagnostics and lenses. These are calls:
+// they run here, on the publisher's goroutine, never on the read loop.
+func (p *publisher) refresh(caps clientCaps) {
+	s := p.s
+	ctx, cancel := context.WithTimeout(s.bg, 5*time.Second)
+	defer cancel()
+	if caps.pullDiagnostics && caps.diagRefresh {
+		if _, err := s.conn.Call(ctx, "workspace/diagnostic/refresh", nil, nil); err != nil {
+			s.log.Debug("diagnostic refresh", zap.Error(err))
+		}
+	}
+	if caps.codeLensRefresh {
+		if _, err := s.conn.Call(ctx, "workspace/codeLens/refresh", nil, nil); err != nil {
+			s.log.Debug("codeLens refresh", zap.Error(err))
+		}
+	}
+}
+
+// swap records h as the last published hash of k and reports whether it changed.
+func (p *publisher) swap(m map[workspace.Key]uint64, k workspace.Key, h uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := m[k]; ok && old == h {
+		return false
+	}
+	m[k] = h
+	return true
+}
+
+func hashOf(v any) uint64 {
+	b, err := protocol.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}

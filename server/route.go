@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// route gates messages on the lifecycle state and serves sightline/* methods
+// from their raw params (absent or null allowed) before the typed dispatcher,
+// whose stock path rejects those.
+func (s *Server) route(ctx context.Context, req *jsonrpc2.Request, typed jsonrpc2.Handler) (any, error) {
+	method := req.Method()
+	st := s.getState()
+	switch {
+	case method == "exit":
+		return typed(ctx, req)
+	case st == stateNew && method != "initialize":
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize", method)
+		}
+		return nil, nil // notifications before initialize are dropped (LSP)
+	case st == stateShutdown || st == stateExited:
+		if req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown: only exit is accepted", method)
+		}
+		return nil, nil
+	}
+	if strings.HasPrefix(method, "sightline/") {
+		return s.custom(ctx, strings.Clone(method), json.RawMessage(req.Params()), req.IsCall())
+	}
+	if strings.HasPrefix(method, "$/") && !req.IsCall() && method != "$/cancelRequest" {
+		return nil, nil // optional notifications ($/setTrace, $/progress) need nothing
+	}
+	return typed(ctx, req)
+}
+
+// custom serves the sightline/* requests.
+func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage, isCall bool) (any, error) {
+	if !isCall {
+		return nil, nil // sightline defines no client-to-server notifications
+	}
+	env := s.env
+	switch method {
+	case "sightline/read":
+		var p handlers.ReadParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		res, err := env.Read(ctx, p)
+		return answer(res, err)
+	case "sightline/ledger":
+		var p handlers.LedgerParams
+		if err := decode(raw, &p, false); err != nil {
+			return nil, err
+		}
+		res, err := env.LedgerReport(ctx, p)
+		return answer(res, err)
+	case "sightline/session/reset":
+		var p handlers.ResetParams
+		if err := decode(raw, &p, false); err != nil {
+			return nil, err
+		}
+		res, touched := env.Reset(ctx, p)
+		for _, k := range touched {
+			s.pub.mark(k)
+		}
+		return res, nil
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
+}
+
+// decode reads params strictly enough to catch mistakes: unknown fields are
+// allowed (clients add their own), wrong types are -32602.
+func decode(raw json.RawMessage, v any, required bool) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		if required {
+			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "params are required")
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}
+
+// answer maps a handler's error: invalid params are -32602, cancellation is
+// RequestCancelled, anything else is an internal error.
+func answer[T any](res T, err error) (any, error) {
+	if err == nil {
+		return res, nil
+	}
+	if result.KindOf(err) == result.InvalidParams {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s", result.Message(err))
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w", err)
+}
+
+func ledgerKey(k workspace.Key) ledger.DocKey { return ledger.DocKey(k) }

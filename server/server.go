@@ -1,0 +1,177 @@
+// Package server is sightline's LSP connection: lifecycle state machine,
+// capabilities, document sync, the sightline/* router, and publishing what the
+// editor shows. Features live in package handlers; this package adapts them
+// to LSP.
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// state is the lifecycle state (LSP "Lifecycle Messages").
+type state int
+
+const (
+	stateNew          state = iota // waiting for initialize
+	stateInitializing              // initialize answered, waiting for initialized
+	stateRunning
+	stateShutdown // shutdown answered: only exit is accepted
+	stateExited
+)
+
+func (s state) String() string {
+	return [...]string{"new", "initializing", "running", "shutdown", "exited"}[s]
+}
+
+// Options configure a Server.
+type Options struct {
+	Log *zap.Logger
+	// Root is used when the client names no workspace folder.
+	Root string
+	// StateDir overrides the state folder (tests); "" means store.Dir(root).
+	StateDir string
+	// NoPersist disables the database (tests that need no persistence).
+	NoPersist bool
+	// FlushEvery is the write-behind interval of the ledger database.
+	FlushEvery time.Duration
+	// Debounce delays publishing after a change so bursts coalesce.
+	Debounce time.Duration
+}
+
+// Server is one LSP session with one client.
+type Server struct {
+	protocol.UnimplementedServer
+
+	log  *zap.Logger
+	opts Options
+
+	conn jsonrpc2.Conn
+	// bg is the connection-lifetime context for notifications: a request's
+	// context dies with the request and would drop the write.
+	bg     context.Context
+	stopBg context.CancelFunc
+
+	mu     sync.Mutex
+	state  state
+	enc    textdoc.Encoding
+	caps   clientCaps
+	env    *handlers.Env
+	ws     *workspace.Workspace
+	ledger *ledger.Ledger
+	pub    *publisher
+
+	exitOnce sync.Once
+	exited   chan int // exit code
+}
+
+// clientCaps is what sightline uses of the client's capabilities.
+type clientCaps struct {
+	applyEdit        bool
+	pullDiagnostics  bool
+	diagRefresh      bool
+	codeLensRefresh  bool
+	configuration    bool
+	workspaceFolders bool
+}
+
+// New makes a server; Serve runs it on a stream.
+func New(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	if opts.FlushEvery <= 0 {
+		opts.FlushEvery = 500 * time.Millisecond
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 30 * time.Millisecond
+	}
+	return &Server{log: opts.Log, opts: opts, exited: make(chan int, 1)}
+}
+
+// Serve runs the server on stream until the client sends exit or closes the
+// stream, and returns the process exit code: 0 only if shutdown came first.
+func (s *Server) Serve(ctx context.Context, stream jsonrpc2.Stream) int {
+	s.bg, s.stopBg = context.WithCancel(context.WithoutCancel(ctx))
+	defer s.stopBg()
+	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
+	s.conn.Go(s.bg, s.handler())
+
+	code := 1
+	select {
+	case code = <-s.exited:
+	case <-s.conn.Done():
+		s.mu.Lock()
+		if s.state == stateShutdown {
+			code = 0
+		}
+		s.mu.Unlock()
+		s.log.Info("client closed the stream", zap.Int("exit", code))
+	case <-ctx.Done():
+	}
+	s.teardown()
+	// Close can block while the client keeps stdin open: bound the wait.
+	done := make(chan struct{})
+	go func() { _ = s.conn.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		s.log.Warn("connection did not close within 1s; exiting anyway")
+	}
+	return code
+}
+
+// teardown stops background work and flushes the ledger to disk.
+func (s *Server) teardown() {
+	s.mu.Lock()
+	pub, env := s.pub, s.env
+	s.state = stateExited
+	s.mu.Unlock()
+	s.stopBg() // ends the flush loop
+	if pub != nil {
+		pub.stop()
+	}
+	if env != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if err := env.Close(ctx); err != nil {
+			s.log.Error("flush ledger", zap.Error(err))
+		}
+	}
+}
+
+func (s *Server) getState() state {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+func (s *Server) encoding() textdoc.Encoding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enc
+}
+
+// session is the session whose ledger this editor shows.
+func (s *Server) session() string {
+	if s.env == nil {
+		return "default"
+	}
+	return s.env.Config().Session
+}
+
+// Env exposes the features' environment (tests, the local socket).
+func (s *Server) Env() *handlers.Env { return s.env }
+
+func (s *Server) config() config.Config { return s.env.Config() }

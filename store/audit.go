@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// AuditEntry records one agent-facing call: who made it, on what, and how
+// it ended. Empty strings mean "not applicable" (no error, no file before a
+// create, ...).
+type AuditEntry struct {
+	Time       time.Time // AppendAudit sets it when zero. Stored to the millisecond.
+	Session    string
+	Agent      string
+	Method     string
+	Path       string
+	Outcome    string
+	Error      string // the error kind, when the call was refused or failed
+	BeforeHash string // file hash before the call
+	AfterHash  string // file hash after it
+	ArgsDigest string // digest of the arguments: enough to match calls, without storing content
+}
+
+// AppendAudit adds an entry to the audit log.
+func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) error {
+	if a.Time.IsZero() {
+		a.Time = time.Now()
+	}
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO audit
+		(time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest)
+	if err != nil {
+		return fmt.Errorf("store: append audit %s %s: %w", a.Method, a.Path, err)
+	}
+	return nil
+}
+
+// Audit returns the latest limit entries of the audit log, newest first
+// (all of them when limit <= 0). Entries are ordered as they were appended,
+// across processes, not by their Time.
+func (db *DB) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT
+		time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest
+		FROM audit ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: read audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		var a AuditEntry
+		var at int64
+		if err := rows.Scan(&at, &a.Session, &a.Agent, &a.Method, &a.Path, &a.Outcome, &a.Error,
+			&a.BeforeHash, &a.AfterHash, &a.ArgsDigest); err != nil {
+			return nil, fmt.Errorf("store: read audit: %w", err)
+		}
+		a.Time = fromMillis(at)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: read audit: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,223 @@
+// Package store is sightline's embedded database: one SQLite file per
+// workspace (pure Go, no cgo) holding the persisted ledger entries and the
+// audit log. The ledger itself lives in memory; the store is written behind
+// it (see Writer), never on the request path.
+//
+// Several processes of one workspace (two editor windows, the CLI) open the
+// same file: WAL lets readers run beside the one writer, write transactions
+// begin IMMEDIATE so they queue on the lock instead of failing on upgrade,
+// and a busy timeout makes them wait for each other rather than fail.
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the database's name inside the state folder.
+const FileName = "state.db"
+
+// busyTimeout is how long a statement waits for another connection's lock.
+const busyTimeout = 5 * time.Second
+
+// Dir returns the state folder of the workspace at root, creating it (0700):
+// $XDG_STATE_HOME/sightline/<name>-<12 hex of sha256(absolute root)>, with
+// $XDG_STATE_HOME defaulting to ~/.local/state. The name part is only for
+// people; the hash keeps two workspaces of the same name apart. Symlinks in
+// root are resolved, so the editor and the CLI agree on one folder however
+// they reached the workspace.
+func Dir(root string) (string, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("store: workspace root %s: %w", root, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	base := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(base) { // the XDG spec says to ignore relative values
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("store: state folder: %w", err)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(base, "sightline", folderName(filepath.Base(abs))+"-"+hex.EncodeToString(sum[:])[:12])
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("store: create state folder: %w", err)
+	}
+	return dir, nil
+}
+
+// folderName keeps a workspace's base name readable and safe as a path
+// element on any file system.
+func folderName(base string) string {
+	const maxLen = 40
+	var b strings.Builder
+	for _, r := range base {
+		if b.Len() >= maxLen {
+			break
+		}
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := strings.Trim(b.String(), ".")
+	if name == "" {
+		return "root"
+	}
+	return name
+}
+
+// DB is an open state database. It is safe for concurrent use.
+type DB struct {
+	sql  *sql.DB
+	path string
+}
+
+// Open opens the state database in dir (creating dir and the database as
+// needed) and brings its schema up to date.
+func Open(dir string) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	path, err := filepath.Abs(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	// Connection settings go in the DSN so every pooled connection gets them,
+	// not only the first. The path is URI-escaped: a '?' or '#' in it would
+	// otherwise cut the DSN short.
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_foreign_keys", "1")
+	q.Set("_synchronous", "NORMAL") // with WAL: durable at checkpoints, never corrupt
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	db := &DB{sql: sdb, path: path}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*busyTimeout)
+	defer cancel()
+	if err := db.migrate(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	if err := db.sql.Close(); err != nil {
+		return fmt.Errorf("store: close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// migrations returns the schema steps; step i brings user_version from i to
+// i+1. Steps are only ever appended: a released step never changes.
+func migrations() []string {
+	return []string{
+		// 1: ledger entries and the audit log.
+		`CREATE TABLE ledger_entries (
+			session     TEXT    NOT NULL,
+			doc         TEXT    NOT NULL,
+			file_hash   TEXT    NOT NULL,
+			total_lines INTEGER NOT NULL,
+			data        BLOB    NOT NULL,
+			updated_at  INTEGER NOT NULL, -- unix milliseconds
+			PRIMARY KEY (session, doc)
+		) WITHOUT ROWID;
+		CREATE INDEX ledger_entries_doc ON ledger_entries (doc);
+		CREATE TABLE audit (
+			id          INTEGER PRIMARY KEY,
+			time        INTEGER NOT NULL, -- unix milliseconds
+			session     TEXT    NOT NULL,
+			agent       TEXT    NOT NULL,
+			method      TEXT    NOT NULL,
+			path        TEXT    NOT NULL,
+			outcome     TEXT    NOT NULL,
+			error       TEXT    NOT NULL,
+			before_hash TEXT    NOT NULL,
+			after_hash  TEXT    NOT NULL,
+			args_digest TEXT    NOT NULL
+		);`,
+	}
+}
+
+// migrate applies the missing schema steps in one write transaction, so two
+// processes opening a new database at once do not both create it.
+func (db *DB) migrate(ctx context.Context) error {
+	steps := migrations()
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var version int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if version > len(steps) {
+			return fmt.Errorf("schema version %d is newer than this sightline's %d; update sightline", version, len(steps))
+		}
+		if version == len(steps) {
+			return nil
+		}
+		for i := version; i < len(steps); i++ {
+			if _, err := tx.ExecContext(ctx, steps[i]); err != nil {
+				return fmt.Errorf("schema version %d: %w", i+1, err)
+			}
+		}
+		// PRAGMA takes no parameters; the value is our own integer.
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(steps)))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// inTx runs fn in a write transaction and commits it, or rolls it back if
+// fn fails.
+func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	return tx.Commit()
+}
+
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return err
+	}
+	return nil
+}
+
+// millis converts a time to what the database stores: unix milliseconds.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms) }

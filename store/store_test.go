@@ -1,0 +1,399 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openTest(t testing.TB, dir string) *DB {
+	t.Helper()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func entry(session, doc string, n int) Entry {
+	return Entry{
+		Session:    session,
+		Doc:        doc,
+		FileHash:   fmt.Sprintf("sha256:%064d", n),
+		TotalLines: n,
+		Data:       []byte(fmt.Sprintf(`{"read":[{"start":1,"end":%d}]}`, n)),
+	}
+}
+
+func TestDir(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	root := filepath.Join(t.TempDir(), "my project")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := Dir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(dir) != filepath.Join(state, "sightline") {
+		t.Errorf("Dir = %s, not under %s/sightline", dir, state)
+	}
+	base := filepath.Base(dir)
+	if !strings.HasPrefix(base, "my_project-") || len(base) != len("my_project-")+12 {
+		t.Errorf("folder name %q, want my_project-<12 hex>", base)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("state folder: %v, %v", fi.Mode(), err)
+	}
+
+	// Stable, and the same through a relative path or a symlink.
+	again, _ := Dir(root)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	viaLink, _ := Dir(link)
+	t.Chdir(filepath.Dir(root))
+	viaRel, _ := Dir("my project")
+	if again != dir || viaLink != dir || viaRel != dir {
+		t.Errorf("Dir not stable: %s, %s, %s, %s", dir, again, viaLink, viaRel)
+	}
+
+	// Another workspace of the same name gets another folder.
+	other := filepath.Join(t.TempDir(), "my project")
+	os.Mkdir(other, 0o755)
+	if d, _ := Dir(other); d == dir {
+		t.Errorf("two workspaces share %s", d)
+	}
+
+	// Without XDG_STATE_HOME (or with a relative one): ~/.local/state.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "relative/ignored")
+	d, err := Dir(root)
+	if err != nil || !strings.HasPrefix(d, filepath.Join(home, ".local", "state", "sightline")+string(filepath.Separator)) {
+		t.Errorf("default state home: %s, %v", d, err)
+	}
+}
+
+func TestFolderName(t *testing.T) {
+	for in, want := range map[string]string{
+		"sightline": "sightline", "my project": "my_project", "/": "_", ".": "root", "..": "root",
+		"": "root", "été": "_t_", ".hidden": "hidden", strings.Repeat("a", 100): strings.Repeat("a", 40),
+	} {
+		if got := folderName(in); got != want {
+			t.Errorf("folderName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestOpenSettings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "state?#%") // created; odd characters survive
+	db := openTest(t, dir)
+	if db.Path() != filepath.Join(dir, FileName) {
+		t.Errorf("Path = %s", db.Path())
+	}
+	if _, err := os.Stat(db.Path()); err != nil {
+		t.Fatalf("database file: %v", err)
+	}
+	ctx := context.Background()
+	// Pin two connections at once so the settings are checked on a pooled
+	// connection too, not only the first.
+	c1, err := db.sql.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	c2, err := db.sql.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	for _, pr := range []struct {
+		pragma, want string
+	}{
+		{"journal_mode", "wal"},
+		{"busy_timeout", "5000"},
+		{"foreign_keys", "1"},
+		{"synchronous", "1"}, // NORMAL
+		{"user_version", fmt.Sprint(len(migrations()))},
+	} {
+		for i, c := range []*sql.Conn{c1, c2} {
+			var got string
+			if err := c.QueryRowContext(ctx, "PRAGMA "+pr.pragma).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != pr.want {
+				t.Errorf("connection %d: PRAGMA %s = %s, want %s", i, pr.pragma, got, pr.want)
+			}
+		}
+	}
+}
+
+func TestEntriesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, t.TempDir())
+	at := time.Date(2026, 3, 4, 5, 6, 7, 8_000_000, time.UTC)
+	in := []Entry{entry("s1", "b.go", 2), entry("s1", "a.go", 1), entry("s2", "a.go", 3)}
+	in[0].UpdatedAt = at
+	in[2].Data = nil // stored as empty, not NULL
+	before := time.Now().Truncate(time.Millisecond)
+	if err := db.PutEntries(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutEntries(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := db.Entries(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Doc != "a.go" || got[1].Doc != "b.go" {
+		t.Fatalf("Entries(s1) = %+v", got)
+	}
+	same := func(a, b Entry) bool {
+		return a.Session == b.Session && a.Doc == b.Doc && a.FileHash == b.FileHash &&
+			a.TotalLines == b.TotalLines && string(a.Data) == string(b.Data)
+	}
+	if !same(got[0], in[1]) || !same(got[1], in[0]) {
+		t.Errorf("Entries(s1) = %+v, want %+v", got, in[:2])
+	}
+	if !got[1].UpdatedAt.Equal(at) {
+		t.Errorf("UpdatedAt = %v, want %v", got[1].UpdatedAt, at)
+	}
+	if got[0].UpdatedAt.Before(before) || got[0].UpdatedAt.After(time.Now()) {
+		t.Errorf("zero UpdatedAt set to %v, want about now", got[0].UpdatedAt)
+	}
+
+	all, err := db.AllEntries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 3 || all[2].Session != "s2" || len(all[2].Data) != 0 {
+		t.Errorf("AllEntries = %+v", all)
+	}
+	if es, err := db.Entries(ctx, "nobody"); err != nil || len(es) != 0 {
+		t.Errorf("Entries(nobody) = %v, %v", es, err)
+	}
+}
+
+func TestEntriesUpsertAndDelete(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, t.TempDir())
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(db.PutEntries(ctx, []Entry{entry("s1", "a.go", 1), entry("s1", "b.go", 1), entry("s2", "a.go", 1), entry("s2", "c.go", 1)}))
+	must(db.PutEntries(ctx, []Entry{entry("s1", "a.go", 7)}))
+	es, _ := db.Entries(ctx, "s1")
+	if len(es) != 2 || es[0].TotalLines != 7 || string(es[0].Data) != string(entry("", "", 7).Data) {
+		t.Fatalf("after upsert: %+v", es)
+	}
+	// Several versions of one key in one call: the last wins.
+	must(db.PutEntries(ctx, []Entry{entry("s1", "b.go", 8), entry("s1", "b.go", 9)}))
+	if es, _ := db.Entries(ctx, "s1"); es[1].TotalLines != 9 {
+		t.Errorf("last of a batch should win: %+v", es[1])
+	}
+
+	must(db.DeleteEntry(ctx, "s1", "b.go"))
+	must(db.DeleteDoc(ctx, "a.go"))
+	all, _ := db.AllEntries(ctx)
+	if len(all) != 1 || all[0].Session != "s2" || all[0].Doc != "c.go" {
+		t.Fatalf("after deletes: %+v", all)
+	}
+	must(db.DeleteSession(ctx, "s2"))
+	if all, _ := db.AllEntries(ctx); len(all) != 0 {
+		t.Errorf("after DeleteSession: %+v", all)
+	}
+}
+
+func TestPutEntriesAllOrNone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	db := openTest(t, t.TempDir())
+	cancel()
+	if err := db.PutEntries(ctx, []Entry{entry("s", "a", 1)}); err == nil {
+		t.Fatal("PutEntries with a cancelled context succeeded")
+	}
+	if all, _ := db.AllEntries(context.Background()); len(all) != 0 {
+		t.Errorf("a failed PutEntries wrote %+v", all)
+	}
+}
+
+func TestMigrationIdempotent(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutEntries(ctx, []Entry{entry("s", "a", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendAudit(ctx, AuditEntry{Method: "sightline/read"}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = openTest(t, dir)
+	var version int
+	db.sql.QueryRow("PRAGMA user_version").Scan(&version)
+	if version != len(migrations()) {
+		t.Errorf("user_version = %d", version)
+	}
+	if all, _ := db.AllEntries(ctx); len(all) != 1 {
+		t.Errorf("entries lost on reopen: %+v", all)
+	}
+	if a, _ := db.Audit(ctx, 0); len(a) != 1 {
+		t.Errorf("audit lost on reopen: %+v", a)
+	}
+
+	// Many processes opening a new database at once: one creates the schema.
+	dir2 := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			db, err := Open(dir2)
+			if err == nil {
+				err = db.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestOpenNewerSchema(t *testing.T) {
+	dir := t.TempDir()
+	db := openTest(t, dir)
+	if _, err := db.sql.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err := Open(dir)
+	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer") {
+		t.Fatalf("Open of a newer schema: %v", err)
+	}
+}
+
+func TestOpenFails(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	if _, err := Open(filepath.Join(file, "sub")); err == nil || !strings.HasPrefix(err.Error(), "store: open ") {
+		t.Errorf("Open under a file: %v", err)
+	}
+}
+
+// TestTwoProcesses stands in for two editor windows and the CLI: separate
+// *DB handles (separate pools, as separate processes have) on one file,
+// writing at once. WAL and the busy timeout must make them wait, not fail.
+func TestTwoProcesses(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	dbs := []*DB{openTest(t, dir), openTest(t, dir), openTest(t, dir)}
+	const rounds, batch = 30, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, len(dbs)*rounds*3)
+	for p, db := range dbs {
+		wg.Go(func() {
+			for r := range rounds {
+				es := make([]Entry, batch)
+				for i := range es {
+					es[i] = entry(fmt.Sprintf("p%d", p), fmt.Sprintf("doc%d", i), r)
+				}
+				errs <- db.PutEntries(ctx, es)
+				errs <- db.AppendAudit(ctx, AuditEntry{Session: fmt.Sprintf("p%d", p), Method: "edit", Outcome: "ok"})
+				_, err := db.AllEntries(ctx) // readers beside the writers
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := dbs[0].AllEntries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(dbs)*batch {
+		t.Fatalf("%d entries, want %d", len(all), len(dbs)*batch)
+	}
+	for _, e := range all {
+		if e.TotalLines != rounds-1 {
+			t.Errorf("%s/%s: last round %d, want %d", e.Session, e.Doc, e.TotalLines, rounds-1)
+		}
+	}
+	if a, _ := dbs[1].Audit(ctx, 0); len(a) != len(dbs)*rounds {
+		t.Errorf("%d audit entries, want %d", len(a), len(dbs)*rounds)
+	}
+}
+
+func TestAudit(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, t.TempDir())
+	if a, err := db.Audit(ctx, 10); err != nil || len(a) != 0 {
+		t.Fatalf("empty audit: %v, %v", a, err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	first := AuditEntry{Time: at, Session: "s", Agent: "coder", Method: "sightline/edit", Path: "a.go",
+		Outcome: "refused", Error: "stale_ref", BeforeHash: "sha256:aa", AfterHash: "sha256:bb", ArgsDigest: "sha256:cc"}
+	for _, a := range []AuditEntry{first, {Method: "m2"}, {Method: "m3"}} {
+		if err := db.AppendAudit(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.Audit(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Method != "m3" || got[1].Method != "m2" {
+		t.Errorf("Audit(2) = %+v, want m3, m2", got)
+	}
+	if got[0].Time.IsZero() {
+		t.Error("zero Time not set")
+	}
+	all, _ := db.Audit(ctx, 0)
+	if len(all) != 3 {
+		t.Fatalf("Audit(0) = %d entries", len(all))
+	}
+	last := all[2]
+	if !last.Time.Equal(at) {
+		t.Errorf("Time = %v, want %v", last.Time, at)
+	}
+	last.Time = at
+	if last != first {
+		t.Errorf("round trip: %+v, want %+v", last, first)
+	}
+}
+
+func TestErrorsWrap(t *testing.T) {
+	db := openTest(t, t.TempDir())
+	db.Close()
+	err := db.PutEntries(context.Background(), []Entry{entry("s", "d", 1)})
+	if err == nil || !strings.HasPrefix(err.Error(), "store: put 1 entries: ") || !errors.Is(err, sql.ErrConnDone) && !strings.Contains(err.Error(), "closed") {
+		t.Errorf("error on a closed database: %v", err)
+	}
+}

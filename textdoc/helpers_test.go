@@ -1,0 +1,229 @@
+package textdoc
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/sightline-lsp/sightline/lines"
+)
+
+// The reference model: a naive mapper over plain strings, written without
+// the package's code paths (forward rune decoding only, no tree).
+
+// refBoundaries returns, for each character boundary of content (the start of
+// every character and the end), its byte offset and its offset in enc units.
+func refBoundaries(content string, enc Encoding) (bytes []int, units []uint32) {
+	u := uint32(0)
+	for i := 0; i < len(content); {
+		r, size := utf8.DecodeRuneInString(content[i:])
+		bytes = append(bytes, i)
+		units = append(units, u)
+		switch enc {
+		case UTF8:
+			u += uint32(size)
+		case UTF16:
+			u += uint32(utf16.RuneLen(r)) // U+FFFD for an invalid byte: 1
+		case UTF32:
+			u++
+		}
+		i += size
+	}
+	return append(bytes, len(content)), append(units, u)
+}
+
+// refByteCol: the last boundary at or before char.
+func refByteCol(content string, char uint32, enc Encoding) int {
+	bs, us := refBoundaries(content, enc)
+	best := 0
+	for i := range bs {
+		if us[i] <= char {
+			best = bs[i]
+		}
+	}
+	return best
+}
+
+// refOffset maps p to a byte offset of text, clamping lines past the end to
+// the end of the text (the Apply rule).
+func refOffset(text string, p Pos, enc Encoding) int {
+	off, rest := 0, text
+	for i := uint32(0); rest != ""; i++ {
+		var l lines.Line
+		l, rest = lines.Next(rest)
+		if i == p.Line {
+			return off + refByteCol(l.Content, p.Char, enc)
+		}
+		off += l.Len()
+	}
+	return len(text)
+}
+
+// refApply applies one change to text; ok is false for a reversed range.
+func refApply(text string, c Change, enc Encoding) (string, bool) {
+	if c.Range == nil {
+		return c.Text, true
+	}
+	a, b := refOffset(text, c.Range.Start, enc), refOffset(text, c.Range.End, enc)
+	if b < a {
+		return "", false
+	}
+	return text[:a] + c.Text + text[b:], true
+}
+
+// applyLineChange applies lc to old, as a consumer of LineChanges would.
+func applyLineChange(old, cur []lines.Line, lc LineChange) ([]lines.Line, error) {
+	if lc.Start < 0 || lc.Old < 0 || lc.New < 0 || lc.Start+lc.Old > len(old) || lc.Start+lc.New > len(cur) {
+		return nil, fmt.Errorf("LineChange %+v out of range (old %d lines, new %d)", lc, len(old), len(cur))
+	}
+	if lc.Old == 0 && lc.New == 0 {
+		return nil, fmt.Errorf("empty LineChange %+v", lc)
+	}
+	out := append([]lines.Line{}, old[:lc.Start]...)
+	out = append(out, cur[lc.Start:lc.Start+lc.New]...)
+	return append(out, old[lc.Start+lc.Old:]...), nil
+}
+
+// checkLineChange verifies that lc turns the lines of before into those of
+// after, and that it is minimised.
+func checkLineChange(before, after string, lc LineChange) error {
+	old, cur := lines.Split(before), lines.Split(after)
+	got, err := applyLineChange(old, cur, lc)
+	if err != nil {
+		return err
+	}
+	if !equalLines(got, cur) {
+		return fmt.Errorf("LineChange %+v applied to %q gives %q, want %q", lc, before, lines.Join(got), after)
+	}
+	if lc.Old > 0 && lc.New > 0 {
+		if old[lc.Start] == cur[lc.Start] || old[lc.Start+lc.Old-1] == cur[lc.Start+lc.New-1] {
+			return fmt.Errorf("LineChange %+v not minimised (%q -> %q)", lc, before, after)
+		}
+	}
+	return nil
+}
+
+func equalLines(a, b []lines.Line) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSnap verifies the tree invariants and every accessor against want,
+// reading the tree itself (not the cached text) so it also proves that an old
+// snapshot is unchanged.
+func checkSnap(t tb, s *Snapshot, want string) {
+	t.Helper()
+	if err := checkTree(s.root, &s.sh, true); err != nil {
+		t.Fatalf("tree: %v", err)
+	}
+	if got := string(s.AppendText(nil, 0, s.LineCount())); got != want {
+		t.Fatalf("AppendText = %q, want %q", got, want)
+	}
+	ls := lines.Split(want)
+	if s.LineCount() != len(ls) || s.Len() != len(want) || s.EndsWithTerm() != lines.EndsWithTerm(want) {
+		t.Fatalf("LineCount/Len/EndsWithTerm = %d/%d/%v, want %d/%d/%v", s.LineCount(), s.Len(), s.EndsWithTerm(),
+			len(ls), len(want), lines.EndsWithTerm(want))
+	}
+	off := 0
+	for i, l := range ls {
+		if got := s.Line(i); got != l {
+			t.Fatalf("Line(%d) = %q, want %q", i, got, l)
+		}
+		if got := s.LineStart(i); got != off {
+			t.Fatalf("LineStart(%d) = %d, want %d", i, got, off)
+		}
+		off += l.Len()
+	}
+	if s.LineStart(len(ls)) != len(want) {
+		t.Fatalf("LineStart(LineCount) = %d, want %d", s.LineStart(len(ls)), len(want))
+	}
+	if got := s.Text(); got != want {
+		t.Fatalf("Text = %q, want %q", got, want)
+	}
+}
+
+// tb is what checkSnap needs of *testing.T, testing.TB and *rapid.T.
+type tb interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// checkTree verifies the B+tree invariants below n and returns an error
+// naming the first violation.
+func checkTree(n *node, sh *shape, isRoot bool) error {
+	if n == nil {
+		if isRoot {
+			return nil
+		}
+		return fmt.Errorf("nil child")
+	}
+	_, _, err := checkNode(n, sh, isRoot)
+	return err
+}
+
+func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) {
+	if n.height == 0 {
+		if n.kids != nil {
+			return 0, 0, fmt.Errorf("leaf with kids")
+		}
+		min := sh.leafMin
+		if isRoot {
+			min = 1
+		}
+		if len(n.lines) < min || len(n.lines) > sh.leafMax {
+			return 0, 0, fmt.Errorf("leaf holds %d lines, want [%d,%d]", len(n.lines), min, sh.leafMax)
+		}
+		for _, l := range n.lines {
+			nBytes += l.Len()
+			if strings.ContainsAny(l.Content, "\r\n") {
+				return 0, 0, fmt.Errorf("line content %q holds a terminator", l.Content)
+			}
+			if l.Term != "\n" && l.Term != "\r\n" && l.Term != "\r" && l.Term != "" {
+				return 0, 0, fmt.Errorf("bad terminator %q", l.Term)
+			}
+		}
+		nLines = len(n.lines)
+	} else {
+		min := sh.nodeMin
+		if isRoot {
+			min = 2
+		}
+		if len(n.kids) < min || len(n.kids) > sh.nodeMax {
+			return 0, 0, fmt.Errorf("node at height %d holds %d kids, want [%d,%d]", n.height, len(n.kids), min, sh.nodeMax)
+		}
+		for _, k := range n.kids {
+			if k.n.height != n.height-1 {
+				return 0, 0, fmt.Errorf("kid height %d under height %d", k.n.height, n.height)
+			}
+			l, b, err := checkNode(k.n, sh, false)
+			if err != nil {
+				return 0, 0, err
+			}
+			if l != k.nLines || b != k.nBytes || l != k.n.nLines || b != k.n.nBytes {
+				return 0, 0, fmt.Errorf("kid counts %d/%d, node %d/%d, actual %d/%d", k.nLines, k.nBytes, k.n.nLines, k.n.nBytes, l, b)
+			}
+			nLines += l
+			nBytes += b
+		}
+	}
+	if nLines != n.nLines || nBytes != n.nBytes {
+		return 0, 0, fmt.Errorf("node counts %d/%d, actual %d/%d", n.nLines, n.nBytes, nLines, nBytes)
+	}
+	return nLines, nBytes, nil
+}
+
+// Terminators across lines are checked by lines.Split agreeing with the
+// snapshot in checkSnap: a bare "\r" line followed by an empty "\n" line would
+// be one CRLF line there.
+
+func rng(sl, sc, el, ec uint32) *Range {
+	return &Range{Start: Pos{sl, sc}, End: Pos{el, ec}}
+}

@@ -1,0 +1,362 @@
+// Package textdoc holds immutable document snapshots with a line index, and
+// the project's one position mapper between LSP positions (UTF-16, UTF-8 or
+// UTF-32 units) and lines/byte columns. Lines follow the LSP rule of package
+// lines. It has no LSP types, so the CLI, the server and the engines share it.
+//
+// A Snapshot is never modified: Apply returns a new one that shares all
+// untouched parts of the line index with the old, so a small change costs
+// O(size of change + log n) and old versions stay valid for concurrent readers.
+package textdoc
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync/atomic"
+
+	"github.com/sightline-lsp/sightline/lines"
+)
+
+// ErrBadPosition is wrapped by the errors for positions past the end of the
+// document and for ranges whose end lies before their start.
+var ErrBadPosition = errors.New("bad position")
+
+// Pos is a 0-based LSP-style position; Char counts in the Encoding of the call.
+type Pos struct{ Line, Char uint32 }
+
+// Range is an LSP-style range, End exclusive.
+type Range struct{ Start, End Pos }
+
+// Change is one entry of an LSP didChange: Range == nil replaces the whole
+// document (full sync).
+type Change struct {
+	Range *Range
+	Text  string
+}
+
+// LineChange says that old lines [Start, Start+Old) were replaced by new lines
+// [Start, Start+New) (0-based). It is minimised: lines equal (content and
+// terminator) at both ends of the affected region are left out, so typing on
+// line 10 gives {10, 1, 1}, and a change that changes nothing gives none.
+type LineChange struct{ Start, Old, New int }
+
+// Snapshot is one immutable version of a document. All methods are safe for
+// concurrent use.
+type Snapshot struct {
+	root *node // nil for the empty document
+	sh   shape
+	text atomic.Pointer[string] // whole text, built on first use
+}
+
+// New returns a snapshot of text. It costs O(len(text)); the lines alias text.
+func New(text string) *Snapshot { return newShaped(text, defaultShape()) }
+
+func newShaped(text string, sh shape) *Snapshot {
+	return newFromLines(text, lines.Split(text), sh)
+}
+
+// newFromLines makes a snapshot of text, which ls is the split of.
+func newFromLines(text string, ls []lines.Line, sh shape) *Snapshot {
+	s := &Snapshot{root: sh.build(ls), sh: sh}
+	s.text.Store(&text)
+	return s
+}
+
+// LineCount returns the number of lines by the LSP rule: "a\nb\n" and "a\nb"
+// have 2, "" has 0.
+func (s *Snapshot) LineCount() int {
+	if s.root == nil {
+		return 0
+	}
+	return s.root.nLines
+}
+
+// Len returns the document's length in bytes.
+func (s *Snapshot) Len() int {
+	if s.root == nil {
+		return 0
+	}
+	return s.root.nBytes
+}
+
+// Line returns line i (0-based) in O(log n). Like a slice index, it panics
+// when i is outside [0, LineCount()): callers check LineCount first.
+func (s *Snapshot) Line(i int) lines.Line {
+	s.checkLine(i, s.LineCount()-1)
+	return s.root.line(i)
+}
+
+// LineStart returns the byte offset at which line i starts; i == LineCount()
+// gives Len(). It panics when i is outside [0, LineCount()].
+func (s *Snapshot) LineStart(i int) int {
+	s.checkLine(i, s.LineCount())
+	if s.root == nil {
+		return 0
+	}
+	return s.root.lineStart(i)
+}
+
+func (s *Snapshot) checkLine(i, last int) {
+	if i < 0 || i > last {
+		panic(fmt.Sprintf("textdoc: line %d out of range [0,%d]", i, last))
+	}
+}
+
+// EndsWithTerm reports whether the last line has a terminator, i.e. whether
+// an editor shows an empty line after the last counted one.
+func (s *Snapshot) EndsWithTerm() bool {
+	n := s.LineCount()
+	return n > 0 && s.root.line(n-1).Term != ""
+}
+
+// Text returns the whole text. The first call on a snapshot made by Apply
+// costs O(n); the result is cached.
+func (s *Snapshot) Text() string {
+	if p := s.text.Load(); p != nil {
+		return *p
+	}
+	t := string(s.AppendText(make([]byte, 0, s.Len()), 0, s.LineCount()))
+	s.text.Store(&t) // a racing caller stores an equal string: harmless
+	return t
+}
+
+// AppendText appends lines [from, to) with their terminators to dst. It
+// panics unless 0 <= from <= to <= LineCount().
+func (s *Snapshot) AppendText(dst []byte, from, to int) []byte {
+	s.checkRange(from, to)
+	if from == to {
+		return dst
+	}
+	s.root.walk(from, to, func(ls []lines.Line) bool {
+		for _, l := range ls {
+			dst = append(dst, l.Content...)
+			dst = append(dst, l.Term...)
+		}
+		return true
+	})
+	return dst
+}
+
+// Lines iterates over lines [from, to) with their 0-based indexes, O(log n)
+// to start and O(1) per line. It panics unless 0 <= from <= to <= LineCount().
+func (s *Snapshot) Lines(from, to int) iter.Seq2[int, lines.Line] {
+	s.checkRange(from, to)
+	return func(yield func(int, lines.Line) bool) {
+		if from == to {
+			return
+		}
+		i := from
+		s.root.walk(from, to, func(ls []lines.Line) bool {
+			for _, l := range ls {
+				if !yield(i, l) {
+					return false
+				}
+				i++
+			}
+			return true
+		})
+	}
+}
+
+func (s *Snapshot) checkRange(from, to int) {
+	if from < 0 || from > to || to > s.LineCount() {
+		panic(fmt.Sprintf("textdoc: line range [%d,%d) out of range [0,%d]", from, to, s.LineCount()))
+	}
+}
+
+// LineCol maps an LSP position to a line and a byte column in that line's
+// content. A Char past the end of the line clamps to the end of its content
+// (the LSP rule); a Char inside a character rounds down to its start.
+// Line == LineCount() is the end of the document and gives (LineCount(), 0);
+// a larger Line is an error wrapping ErrBadPosition.
+func (s *Snapshot) LineCol(p Pos, enc Encoding) (line, byteCol int, err error) {
+	if !enc.Valid() {
+		return 0, 0, fmt.Errorf("textdoc: invalid %v", enc)
+	}
+	n := s.LineCount()
+	if int64(p.Line) > int64(n) {
+		return 0, 0, fmt.Errorf("%w: line %d is past the end of the document (%d lines)", ErrBadPosition, p.Line, n)
+	}
+	if int(p.Line) == n {
+		return n, 0, nil
+	}
+	return int(p.Line), ByteCol(s.root.line(int(p.Line)).Content, p.Char, enc), nil
+}
+
+// Pos maps a line and a byte column to an LSP position. It never fails: line
+// clamps to [0, LineCount()], byteCol to the line's content (0 on line
+// LineCount()), and a byteCol inside a character rounds down to its start.
+// It panics on an invalid Encoding.
+func (s *Snapshot) Pos(line, byteCol int, enc Encoding) Pos {
+	n := s.LineCount()
+	line = min(max(line, 0), n)
+	if line == n {
+		return Pos{Line: uint32(n)}
+	}
+	content := s.root.line(line).Content
+	b := runeStart(content, min(max(byteCol, 0), len(content)))
+	return Pos{Line: uint32(line), Char: CharCount(content[:b], enc)}
+}
+
+// Offset maps an LSP position to a byte offset in the document, with the
+// rules of LineCol.
+func (s *Snapshot) Offset(p Pos, enc Encoding) (int, error) {
+	line, col, err := s.LineCol(p, enc)
+	if err != nil {
+		return 0, err
+	}
+	return s.LineStart(line) + col, nil
+}
+
+// PosAt maps a byte offset to an LSP position. The offset clamps to
+// [0, Len()]; an offset inside a line terminator maps to the end of the line's
+// content, and Len() to the end of the last line (or to (LineCount(), 0) when
+// the document ends with a terminator).
+func (s *Snapshot) PosAt(offset int, enc Encoding) Pos {
+	if offset >= s.Len() {
+		n := s.LineCount()
+		if n == 0 || s.EndsWithTerm() {
+			return Pos{Line: uint32(n)}
+		}
+		return s.Pos(n-1, s.Len(), enc)
+	}
+	line, col := s.root.lineAt(max(offset, 0))
+	return s.Pos(line, col, enc)
+}
+
+// Apply applies changes in order, each to the text left by the ones before,
+// as LSP didChange does, and returns the new snapshot with one LineChange per
+// change that changed something (each relative to the text before it). A
+// position past the end of the document clamps to the end, as VS Code does.
+// A range whose end lies before its start fails the whole call (wrapping
+// ErrBadPosition) and leaves nothing changed. When nothing changes, Apply
+// returns s itself.
+func (s *Snapshot) Apply(changes []Change, enc Encoding) (*Snapshot, []LineChange, error) {
+	if !enc.Valid() {
+		return nil, nil, fmt.Errorf("textdoc: invalid %v", enc)
+	}
+	cur := s
+	var out []LineChange
+	for i, c := range changes {
+		next, lc, changed, err := cur.applyOne(c, enc)
+		if err != nil {
+			return nil, nil, fmt.Errorf("textdoc: change %d: %w", i, err)
+		}
+		if changed {
+			out = append(out, lc)
+		}
+		cur = next
+	}
+	return cur, out, nil
+}
+
+func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, LineChange, bool, error) {
+	if c.Range == nil {
+		return s.replaceAll(c.Text)
+	}
+	sl, sc := s.clampedLineCol(c.Range.Start, enc)
+	el, ec := s.clampedLineCol(c.Range.End, enc)
+	if el < sl || el == sl && ec < sc {
+		return nil, LineChange{}, false, fmt.Errorf("%w: range end %d:%d before start %d:%d",
+			ErrBadPosition, c.Range.End.Line, c.Range.End.Char, c.Range.Start.Line, c.Range.Start.Char)
+	}
+	// The affected region is lines [rs, re): its new text is the start line's
+	// prefix, the change text, and the end line's suffix with its terminator,
+	// re-split by the line rule.
+	n := s.LineCount()
+	rs, re := sl, n
+	var prefix, suffix, term string
+	if sl < n {
+		prefix = s.root.line(sl).Content[:sc]
+	}
+	if el < n {
+		l := s.root.line(el)
+		suffix, term, re = l.Content[ec:], l.Term, el+1
+	}
+	region := prefix + c.Text + suffix + term
+	// A bare "\r" ending the line before the region and a "\n" starting it
+	// become one CRLF: re-split that line with the region. (The region's end
+	// needs no such care: it keeps the old terminator of its last line, or
+	// reaches the end of the document.)
+	if rs > 0 && strings.HasPrefix(region, "\n") {
+		if prev := s.root.line(rs - 1); prev.Term == "\r" {
+			region = prev.Content + prev.Term + region
+			rs--
+		}
+	}
+	return s.replaceLines(rs, re, lines.Split(region))
+}
+
+// clampedLineCol is LineCol for Apply: positions past the end clamp to the end
+// of the document, and the end of a document without a final terminator is
+// expressed as the end of its last line, so an insertion there extends that
+// line instead of starting a new one.
+func (s *Snapshot) clampedLineCol(p Pos, enc Encoding) (int, int) {
+	n := s.LineCount()
+	if int64(p.Line) >= int64(n) {
+		if n > 0 {
+			if l := s.root.line(n - 1); l.Term == "" {
+				return n - 1, len(l.Content)
+			}
+		}
+		return n, 0
+	}
+	return int(p.Line), ByteCol(s.root.line(int(p.Line)).Content, p.Char, enc)
+}
+
+// replaceLines replaces lines [rs, re) with repl, after trimming the lines
+// that did not change off both ends.
+func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line) (*Snapshot, LineChange, bool, error) {
+	oldN, newN := re-rs, len(repl)
+	pre := 0
+	for pre < oldN && pre < newN && s.root.line(rs+pre) == repl[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < oldN-pre && suf < newN-pre && s.root.line(re-1-suf) == repl[newN-1-suf] {
+		suf++
+	}
+	lc := LineChange{Start: rs + pre, Old: oldN - pre - suf, New: newN - pre - suf}
+	if lc.Old == 0 && lc.New == 0 {
+		return s, LineChange{}, false, nil
+	}
+	root := s.sh.replace(s.root, lc.Start, lc.Start+lc.Old, repl[pre:newN-suf])
+	return &Snapshot{root: root, sh: s.sh}, lc, true, nil
+}
+
+// replaceAll handles a full-sync change. The new snapshot is built afresh, so
+// its lines alias only the new text (sharing lines with the old snapshot would
+// pin every old full text in memory); comparing the line lists gives the
+// minimised LineChange.
+func (s *Snapshot) replaceAll(text string) (*Snapshot, LineChange, bool, error) {
+	ls := lines.Split(text)
+	oldN, newN := s.LineCount(), len(ls)
+	pre := 0
+	if oldN > 0 && newN > 0 {
+		s.root.walk(0, oldN, func(run []lines.Line) bool {
+			for _, l := range run {
+				if pre == newN || ls[pre] != l {
+					return false
+				}
+				pre++
+			}
+			return true
+		})
+	}
+	suf := 0
+	if pre < oldN && pre < newN {
+		s.root.walkBack(func(l lines.Line) bool {
+			if suf == oldN-pre || suf == newN-pre || ls[newN-1-suf] != l {
+				return false
+			}
+			suf++
+			return true
+		})
+	}
+	lc := LineChange{Start: pre, Old: oldN - pre - suf, New: newN - pre - suf}
+	if lc.Old == 0 && lc.New == 0 {
+		return s, LineChange{}, false, nil
+	}
+	return newFromLines(text, ls, s.sh), lc, true, nil
+}

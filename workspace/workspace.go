@@ -1,0 +1,460 @@
+// Package workspace holds the documents sightline knows: open buffers
+// (didOpen/didChange) and files on disk, each as an immutable textdoc snapshot
+// with a revision that grows with every content change. It reports every
+// change as line-level changes so the ledger can shift its ranges.
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
+)
+
+// DefaultMaxFileSize bounds what is loaded from disk: larger files are refused
+// as too_large rather than read into memory.
+const DefaultMaxFileSize = 64 << 20
+
+// Doc is a consistent view of one document at one revision. It is a value:
+// later changes never alter it.
+type Doc struct {
+	Key     Key
+	URI     string // as the client spelled it (what goes back in notifications)
+	Path    string // file system path, "" for non-file schemes
+	Open    bool   // an editor buffer (true) or the disk (false)
+	Version int32  // the client's version when Open
+	Lang    string // LSP languageId, when known
+	Rev     int64  // sightline's revision, unique across documents and restarts
+	Snap    *textdoc.Snapshot
+	hash    *lazyHash
+}
+
+// FileHash is "sha256:" + hex SHA-256 of the document's exact bytes.
+func (d Doc) FileHash() string {
+	if d.hash == nil {
+		return hashText(d.Snap.Text())
+	}
+	return d.hash.get(d.Snap)
+}
+
+type lazyHash struct {
+	once sync.Once
+	v    string
+}
+
+func (h *lazyHash) get(s *textdoc.Snapshot) string {
+	h.once.Do(func() { h.v = hashText(s.Text()) })
+	return h.v
+}
+
+func hashText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// ChangeEvent reports that a document's content moved from one revision to
+// the next. Changes are 0-based line changes in order (each relative to the
+// text after the previous one); Replaced means the old text is unknown and the
+// whole document must be treated as new.
+type ChangeEvent struct {
+	Key      Key
+	FromRev  int64
+	ToRev    int64
+	Changes  []textdoc.LineChange
+	Replaced bool
+	NewTotal int
+	Author   string // session that made the change, "" for the user or the disk
+	Doc      Doc    // the document after the change
+}
+
+// Options configure a Workspace.
+type Options struct {
+	MaxFileSize int64
+	// OnChange is called after every content change, in order, outside the
+	// workspace's lock. It must be fast (the ledger shifting ranges).
+	OnChange func(ChangeEvent)
+	// OnFirstSight is called when a document is loaded for the first time, so
+	// persisted ledger entries whose file hash still matches can be restored.
+	OnFirstSight func(Doc)
+}
+
+// Workspace is safe for concurrent use.
+type Workspace struct {
+	roots []string
+	opts  Options
+
+	mu   sync.Mutex
+	docs map[Key]*entry
+	rev  atomic.Int64
+}
+
+type entry struct {
+	doc     Doc
+	modTime time.Time // disk state the snapshot came from (closed documents)
+	size    int64
+}
+
+// New makes a workspace over the given roots (absolute paths; the first is
+// the primary root where relative paths resolve).
+func New(roots []string, opts Options) *Workspace {
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	w := &Workspace{opts: opts, docs: make(map[Key]*entry)}
+	for _, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			w.roots = append(w.roots, filepath.Clean(abs))
+		}
+	}
+	// Revisions start at the wall clock in microseconds so a revision from an
+	// earlier process (persisted in ledger records) never equals a new one.
+	w.rev.Store(time.Now().UnixMicro())
+	return w
+}
+
+// Roots returns the workspace roots.
+func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) }
+
+// Root returns the primary root.
+func (w *Workspace) Root() string {
+	if len(w.roots) == 0 {
+		return ""
+	}
+	return w.roots[0]
+}
+
+// SetRoots replaces the workspace roots (workspace folders changed).
+func (w *Workspace) SetRoots(roots []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.roots = w.roots[:0]
+	for _, r := range roots {
+		w.roots = append(w.roots, filepath.Clean(r))
+	}
+}
+
+func (w *Workspace) nextRev() int64 { return w.rev.Add(1) }
+
+// Resolve turns a path (relative to the primary root, or absolute) into a
+// Key, refusing paths outside every root.
+func (w *Workspace) Resolve(path string) (Key, error) {
+	if strings.ContainsRune(path, 0) {
+		return "", result.Errorf(result.Denied, "Path %q contains a NUL byte.", path)
+	}
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.Root(), p)
+	}
+	p = filepath.Clean(p)
+	if !w.Inside(p) {
+		return "", result.Errorf(result.Denied, "Path %s is outside the workspace (%s).", path, strings.Join(w.roots, ", "))
+	}
+	return FromPath(p), nil
+}
+
+// Inside reports whether an absolute path is inside one of the roots, both as
+// written and after following symlinks (a link must not lead out).
+func (w *Workspace) Inside(p string) bool {
+	real := resolveExisting(p)
+	for _, root := range w.roots {
+		if within(root, p) && within(resolveExisting(root), real) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveExisting follows symlinks in the longest existing prefix of p.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Rel returns a path relative to the primary root when the key is inside it,
+// else the absolute path (or the URI for non-file keys).
+func (w *Workspace) Rel(k Key) string {
+	p, ok := k.Path()
+	if !ok {
+		return string(k)
+	}
+	for _, root := range w.roots {
+		if within(root, p) {
+			rel, _ := filepath.Rel(root, p)
+			return filepath.ToSlash(rel)
+		}
+	}
+	return p
+}
+
+// Open records an editor buffer (didOpen).
+func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, error) {
+	k, err := Normalize(uri)
+	if err != nil {
+		return Doc{}, err
+	}
+	snap := textdoc.New(text)
+	w.mu.Lock()
+	e, known := w.docs[k]
+	var ev *ChangeEvent
+	d := Doc{Key: k, URI: uri, Open: true, Version: version, Lang: lang, Snap: snap, hash: &lazyHash{}}
+	d.Path, _ = k.Path()
+	if known && e.doc.Snap.Text() == text {
+		d.Rev = e.doc.Rev // same content: reads of it still count
+	} else {
+		d.Rev = w.nextRev()
+		if known {
+			ev = diffEvent(e.doc, d)
+		}
+	}
+	w.docs[k] = &entry{doc: d}
+	w.mu.Unlock()
+	if !known {
+		w.firstSight(d)
+	}
+	w.emit(ev)
+	return d, nil
+}
+
+// Change applies a didChange to an open buffer. author is the session whose
+// edit this is ("" for the user).
+func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, enc textdoc.Encoding, author string) (Doc, error) {
+	k, err := Normalize(uri)
+	if err != nil {
+		return Doc{}, err
+	}
+	w.mu.Lock()
+	e, ok := w.docs[k]
+	if !ok || !e.doc.Open {
+		w.mu.Unlock()
+		return Doc{}, fmt.Errorf("didChange for %s, which is not open", uri)
+	}
+	old := e.doc
+	snap, lcs, err := old.Snap.Apply(changes, enc)
+	if err != nil {
+		w.mu.Unlock()
+		return Doc{}, fmt.Errorf("apply didChange to %s (version %d): %w", uri, version, err)
+	}
+	d := old
+	d.Version = version
+	d.Snap = snap
+	d.hash = &lazyHash{}
+	var ev *ChangeEvent
+	if len(lcs) > 0 {
+		d.Rev = w.nextRev()
+		ev = &ChangeEvent{Key: k, FromRev: old.Rev, ToRev: d.Rev, Changes: lcs, NewTotal: snap.LineCount(), Author: author, Doc: d}
+	} else if snap.Len() != old.Snap.Len() || snap.Text() != old.Snap.Text() {
+		// Only a terminator at the very end changed: same lines, new bytes.
+		d.Rev = w.nextRev()
+		ev = &ChangeEvent{Key: k, FromRev: old.Rev, ToRev: d.Rev, NewTotal: snap.LineCount(), Author: author, Doc: d}
+	}
+	e.doc = d
+	w.mu.Unlock()
+	w.emit(ev)
+	return d, nil
+}
+
+// Close forgets an editor buffer (didClose): the document is the disk again,
+// loaded lazily on the next Get.
+func (w *Workspace) Close(uri string) {
+	k, err := Normalize(uri)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	if e, ok := w.docs[k]; ok && e.doc.Open {
+		e.doc.Open = false
+		e.modTime = time.Time{} // force a disk check against the buffer's text
+		e.size = -1
+		if !k.IsFile() {
+			delete(w.docs, k)
+		}
+	}
+	w.mu.Unlock()
+}
+
+// Forget drops a document (deleted on disk).
+func (w *Workspace) Forget(k Key) {
+	w.mu.Lock()
+	delete(w.docs, k)
+	w.mu.Unlock()
+}
+
+// Lookup returns the document for a client URI.
+func (w *Workspace) Lookup(uri string) (Doc, error) {
+	k, err := Normalize(uri)
+	if err != nil {
+		return Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	return w.Get(k)
+}
+
+// OpenDocs returns the open buffers.
+func (w *Workspace) OpenDocs() []Doc {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []Doc
+	for _, e := range w.docs {
+		if e.doc.Open {
+			out = append(out, e.doc)
+		}
+	}
+	return out
+}
+
+// Known returns the current view of a document if sightline holds it, without
+// touching the disk.
+func (w *Workspace) Known(k Key) (Doc, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e, ok := w.docs[k]; ok {
+		return e.doc, true
+	}
+	return Doc{}, false
+}
+
+// Get returns the current document: the buffer when open, else the disk. A
+// file that changed on disk since it was last seen is re-read and reported as
+// a change; a vanished one is not_found.
+func (w *Workspace) Get(k Key) (Doc, error) {
+	w.mu.Lock()
+	e, known := w.docs[k]
+	if known && e.doc.Open {
+		d := e.doc
+		w.mu.Unlock()
+		return d, nil
+	}
+	w.mu.Unlock()
+
+	path, ok := k.Path()
+	if !ok {
+		return Doc{}, result.Errorf(result.NotFound, "%s is not open in the editor and is not a file.", k)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if known {
+				w.Forget(k)
+			}
+			return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
+		}
+		return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+	}
+	if fi.IsDir() {
+		return Doc{}, result.Errorf(result.NotFound, "%s is a directory, not a file.", w.Rel(k))
+	}
+	if known && fi.ModTime().Equal(e.modTime) && fi.Size() == e.size {
+		w.mu.Lock()
+		d := w.docs[k].doc
+		w.mu.Unlock()
+		return d, nil
+	}
+	if fi.Size() > w.opts.MaxFileSize {
+		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
+		}
+		return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+	}
+	if IsBinary(data) {
+		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
+	}
+	text := string(data)
+
+	w.mu.Lock()
+	e, known = w.docs[k]
+	if known && e.doc.Open { // opened while we read the disk
+		d := e.doc
+		w.mu.Unlock()
+		return d, nil
+	}
+	var ev *ChangeEvent
+	var d Doc
+	if known && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
+		d = e.doc
+	} else {
+		d = Doc{Key: k, URI: string(k), Path: path, Snap: textdoc.New(text), Rev: w.nextRev(), hash: &lazyHash{}}
+		if known {
+			d.URI = e.doc.URI
+			d.Lang = e.doc.Lang
+			ev = diffEvent(e.doc, d)
+		}
+	}
+	w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
+	w.mu.Unlock()
+	if !known {
+		w.firstSight(d)
+	}
+	w.emit(ev)
+	return d, nil
+}
+
+func (w *Workspace) emit(ev *ChangeEvent) {
+	if ev != nil && w.opts.OnChange != nil {
+		w.opts.OnChange(*ev)
+	}
+}
+
+func (w *Workspace) firstSight(d Doc) {
+	if w.opts.OnFirstSight != nil {
+		w.opts.OnFirstSight(d)
+	}
+}
+
+// diffEvent describes the move from old to new content when only the two
+// texts are known (a file changed on disk, a buffer opened with other text).
+// It trims identical leading and trailing lines and reports the rest as one
+// change: conservative (unchanged lines in the middle count as changed), never
+// optimistic.
+func diffEvent(old, cur Doc) *ChangeEvent {
+	a, b := old.Snap, cur.Snap
+	na, nb := a.LineCount(), b.LineCount()
+	pre := 0
+	for pre < na && pre < nb && a.Line(pre) == b.Line(pre) {
+		pre++
+	}
+	suf := 0
+	for suf < na-pre && suf < nb-pre && a.Line(na-1-suf) == b.Line(nb-1-suf) {
+		suf++
+	}
+	ev := &ChangeEvent{Key: cur.Key, FromRev: old.Rev, ToRev: cur.Rev, NewTotal: nb, Doc: cur}
+	if oldN, newN := na-pre-suf, nb-pre-suf; oldN > 0 || newN > 0 {
+		ev.Changes = []textdoc.LineChange{{Start: pre, Old: oldN, New: newN}}
+	}
+	return ev
+}
+
+// IsBinary reports whether data is not a text sightline can show an agent: it
+// holds a NUL byte or is not valid UTF-8.
+func IsBinary(data []byte) bool {
+	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+}
