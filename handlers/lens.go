@@ -12,13 +12,12 @@ import (
 // CodeLenses returns the lens on line 1 of a document the session has read in
 // part or has stale lines in: "Agent read 120/680 lines · 1 stale range".
 func (e *Env) CodeLenses(session string, d workspace.Doc) []protocol.CodeLens {
-	v := e.Ledger.Doc(session, ledger.DocKey(d.Key))
-	if v.State == ledger.NeverRead || (len(v.Unread) == 0 && len(v.Stale) == 0) {
+	v := e.Ledger.Summarize(session, ledger.DocKey(d.Key))
+	if v.State == ledger.NeverRead || (v.UnreadLines == 0 && v.StaleLines == 0) {
 		return []protocol.CodeLens{}
 	}
-	seen := count(v.Read) + count(v.Authored)
-	title := fmt.Sprintf("Agent read %d/%d lines", seen, v.TotalLines)
-	if n := len(v.Stale); n > 0 {
+	title := fmt.Sprintf("Agent read %d/%d lines", v.ReadLines+v.AuthoredLines, v.TotalLines)
+	if n := v.StaleRanges; n > 0 {
 		title += fmt.Sprintf(" · %d stale %s", n, plural(n, "range", "ranges"))
 	}
 	return []protocol.CodeLens{{
@@ -27,14 +26,6 @@ func (e *Env) CodeLenses(session string, d workspace.Doc) []protocol.CodeLens {
 		// offering to run anything.
 		Command: protocol.Command{Title: title, Command: ""},
 	}}
-}
-
-func count(rs []ledger.Range) int {
-	n := 0
-	for _, r := range rs {
-		n += r.End - r.Start + 1
-	}
-	return n
 }
 
 func plural(n int, one, many string) string {

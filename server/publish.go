@@ -125,7 +125,7 @@ func (p *publisher) publish() {
 			changed = true
 			continue
 		}
-		if !d.Open && s.ledger.Doc(session, ledger.DocKey(k)).State == ledger.NeverRead {
+		if !d.Open && s.ledger.Summarize(session, ledger.DocKey(k)).State == ledger.NeverRead {
 			// A closed document the session never touched: clear what was shown.
 			p.clear(k, caps.pullDiagnostics)
 			continue

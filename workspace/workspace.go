@@ -82,11 +82,14 @@ type ChangeEvent struct {
 // Options configure a Workspace.
 type Options struct {
 	MaxFileSize int64
-	// OnChange is called after every content change, in order, outside the
-	// workspace's lock. It must be fast (the ledger shifting ranges).
+	// OnChange is called after every content change, in order, under the
+	// workspace's lock: no reader can see a revision before the ledger has
+	// been shifted to it. It must be fast and must not call back into the
+	// workspace.
 	OnChange func(ChangeEvent)
-	// OnFirstSight is called when a document is loaded for the first time, so
-	// persisted ledger entries whose file hash still matches can be restored.
+	// OnFirstSight is called, under the workspace's lock, when a document is
+	// loaded for the first time, so persisted ledger entries whose file hash
+	// still matches can be restored. It must not call back into the workspace.
 	OnFirstSight func(Doc)
 }
 
@@ -234,11 +237,11 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 		}
 	}
 	w.docs[k] = &entry{doc: d}
-	w.mu.Unlock()
 	if !known {
 		w.firstSight(d)
 	}
 	w.emit(ev)
+	w.mu.Unlock()
 	return d, nil
 }
 
@@ -275,8 +278,8 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 		ev = &ChangeEvent{Key: k, FromRev: old.Rev, ToRev: d.Rev, NewTotal: snap.LineCount(), Author: author, Doc: d}
 	}
 	e.doc = d
-	w.mu.Unlock()
 	w.emit(ev)
+	w.mu.Unlock()
 	return d, nil
 }
 
@@ -410,11 +413,11 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		}
 	}
 	w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
-	w.mu.Unlock()
 	if !known {
 		w.firstSight(d)
 	}
 	w.emit(ev)
+	w.mu.Unlock()
 	return d, nil
 }
 
