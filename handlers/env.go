@@ -25,6 +25,12 @@ type Env struct {
 	Extract extract.Extractor
 	Log     *zap.Logger
 	Persist *ledgerdb.Sync // nil when the ledger lives in memory only
+	Editor  Editor         // the editor connection; nil in the CLI
+
+	editMu    sync.Mutex
+	editLocks map[workspace.Key]*sync.Mutex
+
+	stats stats
 
 	cfgMu sync.RWMutex
 	cfg   config.Config

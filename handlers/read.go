@@ -110,6 +110,10 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 			return ReadResult{}, err
 		}
 		content := d.Snap.Line(i - 1).Content
+		if i == 1 {
+			// A byte order mark is not content: not shown, not hashed.
+			_, content = hashline.StripBOM(content)
+		}
 		mark := len(buf)
 		if annotate {
 			buf = hashline.AppendLine(buf, i, content)

@@ -112,6 +112,7 @@ func (e *Env) Close(ctx context.Context) error {
 	if e.Persist == nil {
 		return nil
 	}
+	e.drainAudit()
 	return e.Persist.Close(ctx)
 }
 

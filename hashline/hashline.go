@@ -1,7 +1,9 @@
 // Package hashline is the agent-facing line format of PROTOCOL section 2: a
 // line shown as "{line}:{hash}|{content}", where hash is a 4-character base62
 // digest of the line's content, and refs ("12:a3Kf") that name a line by
-// number and hash. It also computes file hashes ("sha256:…").
+// number and hash. It also computes file hashes ("sha256:…"), and holds the
+// edit engine of PROTOCOL section 6: DecodeEdits, Edit.Op, PlanEdits, and the
+// plan's outputs (Render, UnifiedDiff, Plan.Changes).
 //
 // The package is pure: no LSP types, no I/O. Lines are split by package lines
 // (the LSP rule), never here.

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -392,7 +393,11 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 func (e *Editor) applyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	next := map[string]string{}
+	type pending struct {
+		text    string
+		changes []map[string]any
+	}
+	next := map[string]pending{}
 	for _, dc := range p.Edit.DocumentChanges {
 		tde, ok := dc.(*protocol.TextDocumentEdit)
 		if !ok {
@@ -425,19 +430,29 @@ func (e *Editor) applyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWo
 			}
 			spans = append(spans, span{offsetOf(text, int(r.Start.Line), int(r.Start.Character), e.enc), offsetOf(text, int(r.End.Line), int(r.End.Character), e.enc), nt})
 		}
+		sort.SliceStable(spans, func(i, j int) bool { return spans[i].s < spans[j].s })
+		// Report the edit as editors do: one incremental change per text edit,
+		// last first, so each range is still valid when it is applied.
+		var changes []map[string]any
 		for i := len(spans) - 1; i >= 0; i-- {
 			sp := spans[i]
+			sl, sc := positionOf(text, sp.s, e.enc)
+			el, ec := positionOf(text, sp.en, e.enc)
 			text = text[:sp.s] + sp.text + text[sp.en:]
+			changes = append(changes, map[string]any{
+				"range": map[string]any{"start": map[string]int{"line": sl, "character": sc}, "end": map[string]int{"line": el, "character": ec}},
+				"text":  sp.text,
+			})
 		}
-		next[u] = text
+		next[u] = pending{text, changes}
 	}
-	for u, text := range next {
-		e.buffers[u] = text
+	for u, p := range next {
+		e.buffers[u] = p.text
 		e.versions[u]++
 		v := e.versions[u]
-		go func(u, text string, v int32) {
-			_ = e.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": v}, "contentChanges": []map[string]any{{"text": text}}})
-		}(u, text, v)
+		go func(u string, changes []map[string]any, v int32) {
+			_ = e.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": v}, "contentChanges": changes})
+		}(u, p.changes, v)
 	}
 	return protocol.ApplyWorkspaceEditResult{Applied: true}
 }
@@ -479,6 +494,37 @@ func offsetOf(text string, line, char int, enc string) int {
 		off += size
 	}
 	return off
+}
+
+// positionOf maps a byte offset back to an LSP position (the inverse of
+// offsetOf, with the same naive walk).
+func positionOf(text string, off int, enc string) (int, int) {
+	line, start := 0, 0
+	for i := 0; i < off; i++ {
+		switch text[i] {
+		case '\n':
+			line, start = line+1, i+1
+		case '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				if i+1 < off {
+					continue // the \n ends this line
+				}
+			}
+			line, start = line+1, i+1
+		}
+	}
+	char := 0
+	for _, r := range text[start:off] {
+		switch enc {
+		case "utf-8":
+			char += utf8.RuneLen(r)
+		case "utf-32":
+			char++
+		default:
+			char += len(utf16.Encode([]rune{r}))
+		}
+	}
+	return line, char
 }
 
 func mustJSON(v any) string {

@@ -61,6 +61,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Lock()
 	s.enc, s.caps = enc, caps
 	s.mu.Unlock()
+	if caps.applyEdit {
+		s.env.Editor = editor{s}
+	}
 	s.log.Info("initialize",
 		zap.Strings("roots", roots),
 		zap.String("client", p.ClientInfo.Name),

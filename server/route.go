@@ -65,6 +65,20 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 		}
 		res, err := env.LedgerReport(ctx, p)
 		return answer(res, err)
+	case "sightline/edit":
+		var p handlers.EditParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		res, err := env.Edit(ctx, p)
+		return answer(res, err)
+	case "sightline/stats":
+		var p handlers.StatsParams
+		if err := decode(raw, &p, false); err != nil {
+			return nil, err
+		}
+		res, err := env.Stats(ctx, p)
+		return answer(res, err)
 	case "sightline/session/reset":
 		var p handlers.ResetParams
 		if err := decode(raw, &p, false); err != nil {

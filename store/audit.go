@@ -20,6 +20,8 @@ type AuditEntry struct {
 	BeforeHash string // file hash before the call
 	AfterHash  string // file hash after it
 	ArgsDigest string // digest of the arguments: enough to match calls, without storing content
+	Duration   time.Duration
+	Guard      string // "" (not asked or clear), "blocked", "expanded" (blocked, missing lines returned), "warned"
 }
 
 // AppendAudit adds an entry to the audit log.
@@ -28,9 +30,10 @@ func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) error {
 		a.Time = time.Now()
 	}
 	_, err := db.sql.ExecContext(ctx, `INSERT INTO audit
-		(time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest)
+		(time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest, duration_us, guard)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest,
+		a.Duration.Microseconds(), a.Guard)
 	if err != nil {
 		return fmt.Errorf("store: append audit %s %s: %w", a.Method, a.Path, err)
 	}
@@ -45,7 +48,7 @@ func (db *DB) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 		limit = -1 // SQLite: no limit
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT
-		time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest
+		time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest, duration_us, guard
 		FROM audit ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: read audit: %w", err)
@@ -54,12 +57,13 @@ func (db *DB) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
 	var out []AuditEntry
 	for rows.Next() {
 		var a AuditEntry
-		var at int64
+		var at, us int64
 		if err := rows.Scan(&at, &a.Session, &a.Agent, &a.Method, &a.Path, &a.Outcome, &a.Error,
-			&a.BeforeHash, &a.AfterHash, &a.ArgsDigest); err != nil {
+			&a.BeforeHash, &a.AfterHash, &a.ArgsDigest, &us, &a.Guard); err != nil {
 			return nil, fmt.Errorf("store: read audit: %w", err)
 		}
 		a.Time = fromMillis(at)
+		a.Duration = time.Duration(us) * time.Microsecond
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {

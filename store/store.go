@@ -164,6 +164,10 @@ func migrations() []string {
 			after_hash  TEXT    NOT NULL,
 			args_digest TEXT    NOT NULL
 		);`,
+		// 2: what the edit metrics need: latency and the guard's verdict.
+		`ALTER TABLE audit ADD COLUMN duration_us INTEGER NOT NULL DEFAULT 0;
+		ALTER TABLE audit ADD COLUMN guard TEXT NOT NULL DEFAULT '';
+		CREATE INDEX audit_method ON audit (method, id);`,
 	}
 }
 

@@ -170,6 +170,7 @@ func checkTree(n *node, sh *shape, isRoot bool) error {
 }
 
 func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) {
+	var tm terms
 	if n.height == 0 {
 		if n.kids != nil {
 			return 0, 0, fmt.Errorf("leaf with kids")
@@ -183,6 +184,7 @@ func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) 
 		}
 		for _, l := range n.lines {
 			nBytes += l.Len()
+			tm.addLine(l)
 			if strings.ContainsAny(l.Content, "\r\n") {
 				return 0, 0, fmt.Errorf("line content %q holds a terminator", l.Content)
 			}
@@ -212,7 +214,11 @@ func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) 
 			}
 			nLines += l
 			nBytes += b
+			tm.add(k.n.terms)
 		}
+	}
+	if tm != n.terms {
+		return 0, 0, fmt.Errorf("node terminator counts %+v, actual %+v", n.terms, tm)
 	}
 	if nLines != n.nLines || nBytes != n.nBytes {
 		return 0, 0, fmt.Errorf("node counts %d/%d, actual %d/%d", n.nLines, n.nBytes, nLines, nBytes)

@@ -285,7 +285,11 @@ func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, LineChange, bool
 			rs--
 		}
 	}
-	return s.replaceLines(rs, re, lines.Split(region))
+	// A change that starts at the beginning of a line puts what it inserts
+	// before that line: trim identical lines off the end first, so a line
+	// inserted above its own duplicate ("}" above "}") is the new one, and the
+	// old line keeps its identity (the ledger's ranges and refs follow it).
+	return s.replaceLines(rs, re, lines.Split(region), sc == 0 && rs == sl)
 }
 
 // clampedLineCol is LineCol for Apply: positions past the end clamp to the end
@@ -306,16 +310,26 @@ func (s *Snapshot) clampedLineCol(p Pos, enc Encoding) (int, int) {
 }
 
 // replaceLines replaces lines [rs, re) with repl, after trimming the lines
-// that did not change off both ends.
-func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line) (*Snapshot, LineChange, bool, error) {
+// that did not change off both ends (the end first when suffixFirst).
+func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line, suffixFirst bool) (*Snapshot, LineChange, bool, error) {
 	oldN, newN := re-rs, len(repl)
-	pre := 0
-	for pre < oldN && pre < newN && s.root.line(rs+pre) == repl[pre] {
-		pre++
+	pre, suf := 0, 0
+	trimPre := func() {
+		for pre < oldN-suf && pre < newN-suf && s.root.line(rs+pre) == repl[pre] {
+			pre++
+		}
 	}
-	suf := 0
-	for suf < oldN-pre && suf < newN-pre && s.root.line(re-1-suf) == repl[newN-1-suf] {
-		suf++
+	trimSuf := func() {
+		for suf < oldN-pre && suf < newN-pre && s.root.line(re-1-suf) == repl[newN-1-suf] {
+			suf++
+		}
+	}
+	if suffixFirst {
+		trimSuf()
+		trimPre()
+	} else {
+		trimPre()
+		trimSuf()
 	}
 	lc := LineChange{Start: rs + pre, Old: oldN - pre - suf, New: newN - pre - suf}
 	if lc.Old == 0 && lc.New == 0 {

@@ -38,8 +38,31 @@ type node struct {
 	height int // 0 for leaves
 	nLines int
 	nBytes int
+	terms  terms        // terminator counts of the subtree, so the root answers Terminators in O(1)
 	lines  []lines.Line // leaves
 	kids   []kid        // inner nodes
+}
+
+// terms counts the line terminators of a subtree by kind. It lives in the
+// node, not in kid: only construction reads a child's counts, while kid is
+// scanned on every descent and is kept small.
+type terms struct{ lf, crlf, cr int }
+
+func (t *terms) addLine(l lines.Line) {
+	switch l.Term {
+	case "\n":
+		t.lf++
+	case "\r\n":
+		t.crlf++
+	case "\r":
+		t.cr++
+	}
+}
+
+func (t *terms) add(u terms) {
+	t.lf += u.lf
+	t.crlf += u.crlf
+	t.cr += u.cr
 }
 
 // kid repeats the child's counts so that a descent scans one contiguous array
@@ -56,6 +79,7 @@ func mkLeaf(ls []lines.Line) *node {
 	n := &node{nLines: len(ls), lines: ls}
 	for _, l := range ls {
 		n.nBytes += l.Len()
+		n.terms.addLine(l)
 	}
 	return n
 }
@@ -65,6 +89,7 @@ func mkInner(ks []kid) *node {
 	for _, k := range ks {
 		n.nLines += k.nLines
 		n.nBytes += k.nBytes
+		n.terms.add(k.n.terms)
 	}
 	return n
 }
@@ -86,6 +111,7 @@ func (sh *shape) build(ls []lines.Line) *node {
 		lf.nLines = hi - lo
 		for _, l := range lf.lines {
 			lf.nBytes += l.Len()
+			lf.terms.addLine(l)
 		}
 		level[i] = kidOf(lf)
 	}

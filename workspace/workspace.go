@@ -6,6 +6,7 @@ package workspace
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -98,15 +99,68 @@ type Workspace struct {
 	roots []string
 	opts  Options
 
-	mu   sync.Mutex
-	docs map[Key]*entry
-	rev  atomic.Int64
+	mu      sync.Mutex
+	docs    map[Key]*entry
+	expects map[Key]expectation
+	moved   chan struct{} // closed and replaced on every change: a broadcast
+	rev     atomic.Int64
+}
+
+// expectation is an edit sightline asked the editor to apply: the didChange
+// that brings exactly this text after this version is the session's own.
+type expectation struct {
+	base   int32
+	text   string
+	author string
 }
 
 type entry struct {
 	doc     Doc
 	modTime time.Time // disk state the snapshot came from (closed documents)
 	size    int64
+	// past holds recent earlier revisions (snapshots share structure, so
+	// each costs only what changed): ref resolution asks what a line held
+	// when the agent was shown it.
+	past []revSnap
+}
+
+type revSnap struct {
+	rev  int64
+	snap *textdoc.Snapshot
+}
+
+// maxPast bounds the earlier revisions kept per document.
+const maxPast = 256
+
+// keep installs d as the entry's document, remembering the previous one.
+func (e *entry) keep(d Doc) {
+	if e.doc.Snap != nil && e.doc.Rev != d.Rev {
+		e.past = append(e.past, revSnap{e.doc.Rev, e.doc.Snap})
+		if len(e.past) > maxPast {
+			e.past = append(e.past[:0], e.past[len(e.past)-maxPast:]...)
+		}
+	}
+	e.doc = d
+}
+
+// SnapshotAt returns the text of a document at an earlier (or the current)
+// revision, if it is still kept.
+func (w *Workspace) SnapshotAt(k Key, rev int64) (*textdoc.Snapshot, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.docs[k]
+	if !ok {
+		return nil, false
+	}
+	if e.doc.Rev == rev {
+		return e.doc.Snap, true
+	}
+	for i := len(e.past) - 1; i >= 0; i-- {
+		if e.past[i].rev == rev {
+			return e.past[i].snap, true
+		}
+	}
+	return nil, false
 }
 
 // New makes a workspace over the given roots (absolute paths; the first is
@@ -115,7 +169,7 @@ func New(roots []string, opts Options) *Workspace {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
-	w := &Workspace{opts: opts, docs: make(map[Key]*entry)}
+	w := &Workspace{opts: opts, docs: make(map[Key]*entry), expects: make(map[Key]expectation), moved: make(chan struct{})}
 	for _, r := range roots {
 		if abs, err := filepath.Abs(r); err == nil {
 			w.roots = append(w.roots, filepath.Clean(abs))
@@ -236,11 +290,17 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 			ev = diffEvent(e.doc, d)
 		}
 	}
-	w.docs[k] = &entry{doc: d}
+	if known {
+		e.keep(d)
+		e.modTime, e.size = time.Time{}, 0
+	} else {
+		w.docs[k] = &entry{doc: d}
+	}
 	if !known {
 		w.firstSight(d)
 	}
 	w.emit(ev)
+	w.broadcast()
 	w.mu.Unlock()
 	return d, nil
 }
@@ -268,6 +328,15 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 	d.Version = version
 	d.Snap = snap
 	d.hash = &lazyHash{}
+	if x, ok := w.expects[k]; ok && author == "" {
+		// The editor reports the edit sightline asked for like any other
+		// change; it is the session's own only if it brings exactly the
+		// expected text after the expected version.
+		if old.Version == x.base && snap.Len() == len(x.text) && snap.Text() == x.text {
+			author = x.author
+		}
+		delete(w.expects, k)
+	}
 	var ev *ChangeEvent
 	if len(lcs) > 0 {
 		d.Rev = w.nextRev()
@@ -277,9 +346,91 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 		d.Rev = w.nextRev()
 		ev = &ChangeEvent{Key: k, FromRev: old.Rev, ToRev: d.Rev, NewTotal: snap.LineCount(), Author: author, Doc: d}
 	}
-	e.doc = d
+	e.keep(d)
 	w.emit(ev)
+	w.broadcast()
 	w.mu.Unlock()
+	return d, nil
+}
+
+// broadcast wakes WaitVersion callers; call with w.mu held.
+func (w *Workspace) broadcast() {
+	close(w.moved)
+	w.moved = make(chan struct{})
+}
+
+// ExpectEdit announces that the editor was asked to turn version base of an
+// open document into text on behalf of author, so the didChange that does so
+// is attributed to author (its lines become authored, not stale).
+func (w *Workspace) ExpectEdit(k Key, base int32, text, author string) {
+	w.mu.Lock()
+	w.expects[k] = expectation{base: base, text: text, author: author}
+	w.mu.Unlock()
+}
+
+// CancelExpect withdraws an expectation (the editor refused the edit).
+func (w *Workspace) CancelExpect(k Key) {
+	w.mu.Lock()
+	delete(w.expects, k)
+	w.mu.Unlock()
+}
+
+// WaitVersion waits until an open document's version is past base (the
+// editor reported the change) or ctx ends, and returns the document.
+func (w *Workspace) WaitVersion(ctx context.Context, k Key, base int32) (Doc, error) {
+	for {
+		w.mu.Lock()
+		e, ok := w.docs[k]
+		moved := w.moved
+		w.mu.Unlock()
+		if !ok || !e.doc.Open {
+			return Doc{}, result.Errorf(result.NotFound, "%s was closed in the editor.", w.Rel(k))
+		}
+		if e.doc.Version != base {
+			return e.doc, nil
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return e.doc, ctx.Err()
+		}
+	}
+}
+
+// CommitDisk records that sightline wrote a closed document to disk: the
+// changes (in enc positions of the snapshot it edited) move the document to
+// its new text, attributed to author, and the file's new stat is remembered
+// so the next Get does not read it back as someone else's change.
+func (w *Workspace) CommitDisk(k Key, from Doc, changes []textdoc.Change, enc textdoc.Encoding, author string, fi os.FileInfo) (Doc, error) {
+	snap, lcs, err := from.Snap.Apply(changes, enc)
+	if err != nil {
+		return Doc{}, fmt.Errorf("commit edit of %s: %w", w.Rel(k), err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := from
+	d.Snap = snap
+	d.hash = &lazyHash{}
+	d.Rev = w.nextRev()
+	cur, known := w.docs[k]
+	if known && cur.doc.Rev != from.Rev {
+		// Someone changed the document between the edit's read and now: its
+		// ledger can't be shifted from the edit's base; start over.
+		ev := &ChangeEvent{Key: k, FromRev: cur.doc.Rev, ToRev: d.Rev, Replaced: true, NewTotal: snap.LineCount(), Doc: d}
+		cur.keep(d)
+		cur.modTime, cur.size = fi.ModTime(), fi.Size()
+		w.emit(ev)
+		w.broadcast()
+		return d, nil
+	}
+	if known {
+		cur.keep(d)
+		cur.modTime, cur.size = fi.ModTime(), fi.Size()
+	} else {
+		w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
+	}
+	w.emit(&ChangeEvent{Key: k, FromRev: from.Rev, ToRev: d.Rev, Changes: lcs, NewTotal: snap.LineCount(), Author: author, Doc: d})
+	w.broadcast()
 	return d, nil
 }
 
@@ -412,7 +563,12 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 			ev = diffEvent(e.doc, d)
 		}
 	}
-	w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
+	if known {
+		e.keep(d)
+		e.modTime, e.size = fi.ModTime(), fi.Size()
+	} else {
+		w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
+	}
 	if !known {
 		w.firstSight(d)
 	}

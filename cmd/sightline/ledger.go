@@ -31,7 +31,8 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if len(pos) == 1 {
 		key, err := env.WS.Resolve(pos[0])
 		if err != nil {
-			return refuse(stdout, stderr, *asJSON, handlers.LedgerResult{Outcome: handlers.Refusal(err)})
+			o := handlers.Refusal(err)
+			return refuse(stdout, stderr, *asJSON, o, handlers.LedgerResult{Outcome: o})
 		}
 		p.TextDocument = &handlers.TextDocument{URI: string(key)}
 	} else {
@@ -45,7 +46,7 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage
 	}
 	if !res.OK {
-		return refuse(stdout, stderr, *asJSON, res)
+		return refuse(stdout, stderr, *asJSON, res.Outcome, res)
 	}
 	if *asJSON {
 		writeJSON(stdout, res)

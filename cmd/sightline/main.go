@@ -33,7 +33,9 @@ func commands() []command {
 	return []command{
 		{"serve", "serve [--log-file F] [--log-level L]", "language server on stdio (what editors launch)", runServe},
 		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
+		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit},
 		{"ledger", "ledger [PATH] [--json] [--session S]", "what the session has read, written, and what went stale", runLedger},
+		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
 		{"version", "version", "print the version", runVersion},
 	}
 }

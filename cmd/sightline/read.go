@@ -49,7 +49,8 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}()
 	key, err := env.WS.Resolve(path)
 	if err != nil {
-		return refuse(stdout, stderr, *asJSON, handlers.ReadResult{Outcome: handlers.Refusal(err)})
+		o := handlers.Refusal(err)
+		return refuse(stdout, stderr, *asJSON, o, handlers.ReadResult{Outcome: o})
 	}
 	p := handlers.ReadParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Range: rng}
 	if *raw {
@@ -67,7 +68,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	if !res.OK {
-		return refuse(stdout, stderr, *asJSON, res)
+		return refuse(stdout, stderr, *asJSON, res.Outcome, res)
 	}
 	if *asJSON {
 		writeJSON(stdout, res)
@@ -80,19 +81,13 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return exitOK
 }
 
-// refuse prints a refusal and returns exit code 1.
-func refuse(stdout, stderr io.Writer, asJSON bool, v any) int {
+// refuse prints a refusal (v as JSON, or o's kind and message) and returns
+// exit code 1.
+func refuse(stdout, stderr io.Writer, asJSON bool, o handlers.Outcome, v any) int {
 	if asJSON {
 		writeJSON(stdout, v)
-		return exitRefused
-	}
-	switch r := v.(type) {
-	case handlers.ReadResult:
-		fmt.Fprintf(stderr, "%s: %s\n", r.Error, r.Message)
-	case handlers.LedgerResult:
-		fmt.Fprintf(stderr, "%s: %s\n", r.Error, r.Message)
-	default:
-		fmt.Fprintln(stderr, v)
+	} else {
+		fmt.Fprintf(stderr, "%s: %s\n", o.Error, o.Message)
 	}
 	return exitRefused
 }

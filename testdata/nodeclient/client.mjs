@@ -77,6 +77,13 @@ check(lens.length === 1 && /^Agent read 4\/\d+ lines · 1 stale range$/.test(len
 const hover = await conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 0 } });
 check(hover && /node read lines 1-5/.test(hover.contents.value), 'hover names the reader');
 
+// This client refuses workspace edits: the edit is a version_conflict and
+// nothing changes.
+const first = await conn.sendRequest('sightline/read', { textDocument: { uri }, range: { start: 1, end: 1 } });
+const ref1 = first.content.match(/^(\d+:[0-9A-Za-z]{4})\|/)[1];
+const refusedEdit = await conn.sendRequest('sightline/edit', { textDocument: { uri }, edits: [{ type: 'delete_line', ref: ref1 }] });
+check(refusedEdit.ok === false && refusedEdit.error === 'version_conflict', 'edit refused by the client is version_conflict: ' + refusedEdit.message);
+
 let unknown = null;
 try { await conn.sendRequest('sightline/nope', {}); } catch (e) { unknown = e.code; }
 check(unknown === -32601, 'unknown method is -32601');

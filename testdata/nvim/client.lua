@@ -81,6 +81,20 @@ check(vim.wait(5000, function()
   for _, c in ipairs(coverage) do if c.state == 'fully_read' then return true end end
 end, 10), 'coverage: fully read after reading everything')
 
+-- An edit through sightline lands in the buffer via workspace/applyEdit; the
+-- disk stays untouched until the user saves.
+local disk_before = table.concat(vim.fn.readfile(ws .. '/demo.py', 'b'), '\n')
+local first = request('sightline/read', { textDocument = { uri = uri }, range = { start = 1, ['end'] = 1 } })
+local ref1 = first.content:match('^(%d+:%w%w%w%w)|')
+local res2 = request('sightline/edit', { textDocument = { uri = uri }, edits = {
+  { type = 'replace_line', ref = ref1, new_content = '# edited by the agent' },
+} })
+check(res2.ok and res2.applied, 'sightline/edit applied: ' .. tostring(res2.message))
+check(vim.api.nvim_buf_get_lines(bufnr, 0, 1, false)[1] == '# edited by the agent', 'the buffer holds the edit')
+check(table.concat(vim.fn.readfile(ws .. '/demo.py', 'b'), '\n') == disk_before, 'the disk is untouched before save')
+vim.cmd('write')
+check(vim.fn.readfile(ws .. '/demo.py')[1] == '# edited by the agent', 'the disk holds the edit after :write')
+
 -- Shutdown then exit: the server must exit 0.
 client.stop()
 check(vim.wait(5000, function() return exit_code ~= nil end, 10), 'server exited after shutdown + exit')

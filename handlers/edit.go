@@ -1,0 +1,514 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// EditParams are the params of sightline/edit (PROTOCOL section 6).
+type EditParams struct {
+	Caller
+	TextDocument TextDocument    `json:"textDocument"`
+	FileHash     string          `json:"fileHash,omitempty"`
+	Edits        json.RawMessage `json:"edits"`
+	DryRun       bool            `json:"dryRun,omitempty"`
+	FullRefresh  bool            `json:"fullRefresh,omitempty"`
+}
+
+// Remap reports a ref that resolved to another line than the one it names.
+type Remap struct {
+	Ref  string `json:"ref"`
+	Line int    `json:"line"`
+}
+
+// EditResult is the answer of sightline/edit.
+type EditResult struct {
+	Outcome
+	URI      string `json:"uri,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Version  *int32 `json:"version"`
+	FileHash string `json:"fileHash,omitempty"`
+	Applied  bool   `json:"applied"`
+	DryRun   bool   `json:"dryRun,omitempty"`
+	// Window is the edited region ±5 lines of the new text, hashline-annotated.
+	Window      string        `json:"window,omitempty"`
+	WindowRange *ledger.Range `json:"windowRange,omitempty"`
+	Diff        string        `json:"diff,omitempty"`
+	Remapped    []Remap       `json:"remapped"`
+	Warnings    []string      `json:"warnings"`
+	Ledger      *DocLedger    `json:"ledger,omitempty"`
+
+	// stale_ref and ambiguous_ref
+	FailingEditIndex *int     `json:"failing_edit_index,omitempty"`
+	FailingRef       string   `json:"failing_ref,omitempty"`
+	ExpectedHash     string   `json:"expected_hash,omitempty"`
+	ActualHash       string   `json:"actual_hash,omitempty"`
+	Candidates       []int    `json:"candidates,omitempty"`
+	FreshRefs        []string `json:"fresh_refs,omitempty"`
+
+	// guard refusals
+	Unread []ledger.Range `json:"unread,omitempty"`
+	Stale  []ledger.Range `json:"stale,omitempty"`
+	// Expanded holds the missing lines, annotated, when auto-expand returned
+	// them (they now count as read).
+	Expanded       string         `json:"expanded,omitempty"`
+	ExpandedRanges []ledger.Range `json:"expandedRanges,omitempty"`
+}
+
+// windowContext is how many lines around an edit the answer shows.
+const windowContext = 5
+
+// Edit applies hashline edits: all of them, exactly where the agent meant,
+// or none. Refusals are results with ok=false; the error return is for
+// invalid params only.
+func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error) {
+	start := time.Now()
+	session := p.SessionOr()
+	res = EditResult{Remapped: []Remap{}, Warnings: []string{}}
+	var guard string
+	var before string
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/edit", p.Caller, res.Path, res.Outcome, before, res.FileHash, guard, time.Since(start), p.Edits)
+		}
+	}()
+
+	if p.TextDocument.URI == "" {
+		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	if len(p.Edits) == 0 || string(p.Edits) == "null" {
+		return res, result.Errorf(result.InvalidParams, "edits is required: a JSON array of edit operations")
+	}
+	edits, err := hashline.DecodeEdits(p.Edits)
+	if err != nil {
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+	if len(edits) == 0 {
+		res.Outcome = Refusal(result.Errorf(result.InvalidEdit, "edits is empty: nothing to do."))
+		return res, nil
+	}
+
+	d, err := e.document(p.TextDocument.URI)
+	if err != nil {
+		if result.KindOf(err) == result.InvalidParams {
+			return res, err
+		}
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+	unlock := e.lockDoc(d.Key)
+	defer unlock()
+	// Re-read under the lock: an edit that finished meanwhile moved the text.
+	if d, err = e.document(p.TextDocument.URI); err != nil {
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)
+	before = d.FileHash()
+	if p.FileHash != "" && p.FileHash != before {
+		res.Outcome = Refusal(result.Errorf(result.FileChanged,
+			"%s changed since you read it (fileHash %s, now %s). Read it again, or send the edit without fileHash to resolve each ref line by line.", res.Path, p.FileHash, before))
+		res.FileHash = before
+		return res, nil
+	}
+
+	// Resolve every ref (PROTOCOL section 7), then build the ops.
+	ops := make([]hashline.Op, 0, len(edits))
+	for i, ed := range edits {
+		refs := ed.Refs()
+		lines := make([]int, len(refs))
+		for j, raw := range refs {
+			line, remapped, rr := e.resolve(session, d, raw)
+			if rr != nil {
+				e.refuseRef(&res, session, d, i, raw, rr)
+				return res, nil
+			}
+			if remapped {
+				res.Remapped = append(res.Remapped, Remap{Ref: raw, Line: line})
+			}
+			lines[j] = line
+		}
+		start, end := lines[0], lines[len(lines)-1]
+		op, err := ed.Op(i, start, end)
+		if err != nil {
+			res.Outcome = Refusal(err)
+			return res, nil
+		}
+		ops = append(ops, op)
+	}
+
+	bom, _ := hashline.StripBOM(firstContent(d.Snap))
+	plan, err := hashline.PlanEdits(d.Snap, ops, hashline.Options{Dominant: d.Snap.Dominant(), BOM: bom != ""})
+	if err != nil {
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+
+	// The guard (PROTOCOL section 4).
+	cfg := e.Config()
+	if cfg.Guard != "off" {
+		targets := make([]ledger.Range, len(plan.Targets))
+		for i, t := range plan.Targets {
+			targets[i] = ledger.Range{Start: t.Start, End: t.End}
+		}
+		dec := e.Ledger.Check(session, ledger.DocKey(d.Key), targets)
+		for _, r := range dec.OtherStale {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", linesWord(r), itThem(r)))
+		}
+		guard = "clear"
+		if !dec.Clear() {
+			if cfg.Guard == "warn" {
+				guard = "warned"
+				for _, r := range dec.Unread {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s were not read before this edit.", linesWord(r)))
+				}
+				for _, r := range dec.Stale {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("%s changed since you read them and were edited anyway.", linesWord(r)))
+				}
+			} else {
+				guard = "blocked"
+				if e.refuseGuard(&res, session, p.Agent, d, dec, cfg.AutoExpand) {
+					guard = "expanded"
+				}
+				return res, nil
+			}
+		}
+	}
+
+	res.Diff = hashline.UnifiedDiff(res.Path, d.Snap, plan.Splices, 3)
+	if p.DryRun {
+		res.DryRun = true
+		changes := plan.Changes(d.Snap, textdoc.UTF8)
+		next, _, err := d.Snap.Apply(changes, textdoc.UTF8)
+		if err != nil {
+			return res, fmt.Errorf("dry run of %s: %w", res.Path, err)
+		}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d edits would apply to %s; nothing was changed.", len(ops), res.Path)}
+		res.FileHash = before
+		res.Window, res.WindowRange = e.window(next, bom, plan.Splices, p.FullRefresh)
+		return res, nil
+	}
+
+	after, err := e.apply(ctx, session, d, plan)
+	if err != nil {
+		if k := result.KindOf(err); k == "" || k == result.InvalidParams {
+			return res, err
+		}
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+	res.Applied = true
+	res.FileHash = after.FileHash()
+	if after.Open {
+		v := after.Version
+		res.Version = &v
+	}
+	res.Window, res.WindowRange = e.window(after.Snap, bom, plan.Splices, p.FullRefresh)
+	if res.WindowRange != nil {
+		// The window was shown to the agent: it counts as read at this revision.
+		e.Ledger.RecordRead(session, p.Agent, ledger.DocKey(after.Key), after.Rev, *res.WindowRange)
+	}
+	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", len(ops), plural(len(ops), "edit", "edits"), res.Path)}
+	if len(res.Remapped) > 0 {
+		res.Message += " Some refs named lines that have moved: see remapped."
+	}
+	res.Ledger = e.docLedger(session, after)
+	return res, nil
+}
+
+// resolve maps a ref to a current line (PROTOCOL section 7): the candidates
+// are the ref's line now and the line it named in every earlier view this
+// session was shown, carried through the change log; those whose hash is the
+// ref's remain. The file is never searched for the hash.
+func (e *Env) resolve(session string, d workspace.Doc, raw string) (line int, remapped bool, err error) {
+	ref, err := hashline.ParseRef(raw)
+	if err != nil {
+		return 0, false, result.Wrap(result.InvalidRef, err, err.Error())
+	}
+	n := d.Snap.LineCount()
+	// The ref's sources are the views this session was shown where line L
+	// held hash H. Each maps L to the current text through the change log; a
+	// source whose line changed or vanished since means the ref may name a
+	// line that is gone: stale. Line L of the current text counts only when no
+	// view covers L (a ref of unknown provenance). PROTOCOL section 7 always
+	// counts it and keeps any surviving candidate, which lets a ref to a
+	// deleted line land on a duplicate ("}") that another view showed there;
+	// the simulated-agent test catches exactly that.
+	doc := ledger.DocKey(d.Key)
+	covered, gone := false, false
+	var match []int
+	for _, sh := range e.Ledger.Shown(session, doc) {
+		if ref.Line < sh.Range.Start || ref.Line > sh.Range.End {
+			continue
+		}
+		covered = true
+		if old, ok := e.WS.SnapshotAt(d.Key, sh.Rev); ok && ref.Line <= old.LineCount() && lineHash(old, ref.Line) != ref.Hash {
+			continue // this view showed another line there: not the source
+		}
+		cur, ok := e.Ledger.MapLine(doc, sh.Rev, ref.Line)
+		if !ok || cur > n || lineHash(d.Snap, cur) != ref.Hash {
+			gone = true
+			continue
+		}
+		if !slices.Contains(match, cur) {
+			match = append(match, cur)
+		}
+	}
+	if !covered && ref.Line <= n && lineHash(d.Snap, ref.Line) == ref.Hash {
+		match = []int{ref.Line}
+	}
+	if gone {
+		match = nil
+	}
+	slices.Sort(match)
+	switch len(match) {
+	case 1:
+		return match[0], match[0] != ref.Line, nil
+	case 0:
+		return 0, false, &refError{kind: result.StaleRef, ref: ref}
+	default:
+		return 0, false, &refError{kind: result.AmbiguousRef, ref: ref, candidates: match}
+	}
+}
+
+type refError struct {
+	kind       result.Kind
+	ref        hashline.Ref
+	candidates []int
+}
+
+func (r *refError) Error() string { return string(r.kind) }
+
+// refuseRef fills a stale_ref / ambiguous_ref / invalid_ref answer, with fresh
+// refs around the line so the agent can retry without a full read (those
+// lines count as read).
+func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index int, raw string, err error) {
+	idx := index
+	res.FailingEditIndex = &idx
+	res.FailingRef = raw
+	var re *refError
+	if !errors.As(err, &re) {
+		res.Outcome = Refusal(err)
+		return
+	}
+	n := d.Snap.LineCount()
+	res.ExpectedHash = re.ref.Hash
+	if re.ref.Line <= n {
+		res.ActualHash = lineHash(d.Snap, re.ref.Line)
+	}
+	around := []int{re.ref.Line}
+	if re.kind == result.AmbiguousRef {
+		around = re.candidates
+		res.Candidates = re.candidates
+	}
+	var shown ledger.RangeSet
+	for _, l := range around {
+		r := ledger.Range{Start: max(1, l-windowContext), End: min(n, l+windowContext)}
+		if l > n {
+			r = ledger.Range{Start: max(1, n-2*windowContext), End: n}
+		}
+		if r.Start <= r.End {
+			shown.Add(r)
+		}
+	}
+	bom, _ := hashline.StripBOM(firstContent(d.Snap))
+	for _, r := range shown.Ranges() {
+		for i := r.Start; i <= r.End; i++ {
+			res.FreshRefs = append(res.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
+		}
+		e.Ledger.RecordRead(session, "", ledger.DocKey(d.Key), d.Rev, r)
+	}
+	if re.kind == result.AmbiguousRef {
+		res.Outcome = Refusal(result.Errorf(result.AmbiguousRef,
+			"Ref %s of edit %d could mean lines %s: they hold the same content and the document changed since you saw line %d. Use the fresh refs to name one.", raw, index, joinInts(re.candidates), re.ref.Line))
+		return
+	}
+	what := fmt.Sprintf("line %d now has hash %s", re.ref.Line, res.ActualHash)
+	if re.ref.Line > n {
+		what = fmt.Sprintf("the document has only %d lines now", n)
+	}
+	res.Outcome = Refusal(result.Errorf(result.StaleRef,
+		"Ref %s of edit %d is stale: %s, and the line you saw is gone or changed. Nothing was applied; use the fresh refs (lines around it, now counted as read) and retry.", raw, index, what))
+}
+
+// refuseGuard fills a guard refusal naming the exact ranges; with
+// auto-expand it also returns the missing lines and records them as read, so
+// the retry can succeed at once. It reports whether lines were returned.
+func (e *Env) refuseGuard(res *EditResult, session, agent string, d workspace.Doc, dec ledger.Decision, expand bool) bool {
+	res.Unread, res.Stale = dec.Unread, dec.Stale
+	var msgs []string
+	kind := result.UnreadRange
+	for _, r := range dec.Unread {
+		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", linesWord(r), wasWere(r), thatRange(r)))
+	}
+	for _, r := range dec.Stale {
+		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", linesWord(r), itThem(r), itThem(r)))
+	}
+	if len(dec.Unread) == 0 {
+		kind = result.StaleRange
+	}
+	expanded := false
+	if expand {
+		var missing ledger.RangeSet
+		for _, r := range dec.Unread {
+			missing.Add(r)
+		}
+		for _, r := range dec.Stale {
+			missing.Add(r)
+		}
+		content, got := e.expand(session, agent, d, missing.Ranges())
+		if len(got) > 0 {
+			res.Expanded, res.ExpandedRanges = content, got
+			expanded = true
+			msgs = append(msgs, "Those lines are in expanded below and now count as read: check them and retry the edit.")
+		}
+	}
+	res.Outcome = Refusal(result.Errorf(kind, "%s", strings.Join(msgs, " ")))
+	return expanded
+}
+
+// expand returns the given lines annotated, within the read budget, and
+// records what it returned as read.
+func (e *Env) expand(session, agent string, d workspace.Doc, rs []ledger.Range) (string, []ledger.Range) {
+	budget := e.Config().ReadBudget
+	bom, _ := hashline.StripBOM(firstContent(d.Snap))
+	var buf []byte
+	var got []ledger.Range
+	used := 0
+	for _, r := range rs {
+		last := r.Start - 1
+		for i := r.Start; i <= r.End; i++ {
+			mark := len(buf)
+			buf = hashline.AppendLine(buf, i, shownContent(d.Snap, i, bom))
+			buf = append(buf, '\n')
+			if used+len(buf)-mark > budget {
+				buf = buf[:mark]
+				break
+			}
+			used += len(buf) - mark
+			last = i
+		}
+		if last >= r.Start {
+			g := ledger.Range{Start: r.Start, End: last}
+			got = append(got, g)
+			e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, g)
+		}
+		if last < r.End {
+			break
+		}
+	}
+	return string(buf), got
+}
+
+// window returns the edited regions ±5 lines of the new text, annotated (or
+// the whole text within the budget with fullRefresh).
+func (e *Env) window(s *textdoc.Snapshot, bom string, splices []hashline.Splice, full bool) (string, *ledger.Range) {
+	n := s.LineCount()
+	if n == 0 {
+		return "", nil
+	}
+	r := ledger.Range{Start: 1, End: n}
+	if !full {
+		first, last := -1, -1
+		delta := 0
+		for _, sp := range splices {
+			ns := sp.Start + delta // 0-based start in the new text
+			ne := ns + len(sp.New) - 1
+			if len(sp.New) == 0 {
+				ne = ns
+			}
+			if first < 0 || ns < first {
+				first = ns
+			}
+			if ne > last {
+				last = ne
+			}
+			delta += len(sp.New) - sp.Old
+		}
+		r = ledger.Range{Start: max(1, first+1-windowContext), End: min(n, last+1+windowContext)}
+	}
+	budget := e.Config().ReadBudget
+	var buf []byte
+	end := r.Start - 1
+	for i := r.Start; i <= r.End; i++ {
+		mark := len(buf)
+		buf = hashline.AppendLine(buf, i, shownContent(s, i, bom))
+		buf = append(buf, '\n')
+		if len(buf) > budget {
+			buf = buf[:mark]
+			break
+		}
+		end = i
+	}
+	if end < r.Start {
+		return "", nil
+	}
+	r.End = end
+	return string(buf), &r
+}
+
+// lineHash is the hashline hash of a 1-based line as the agent sees it
+// (without a leading BOM).
+func lineHash(s *textdoc.Snapshot, line int) string {
+	c := s.Line(line - 1).Content
+	if line == 1 {
+		_, c = hashline.StripBOM(c)
+	}
+	return hashline.Hash(c)
+}
+
+func shownContent(s *textdoc.Snapshot, line int, bom string) string {
+	c := s.Line(line - 1).Content
+	if line == 1 && bom != "" {
+		_, c = hashline.StripBOM(c)
+	}
+	return c
+}
+
+func firstContent(s *textdoc.Snapshot) string {
+	if s.LineCount() == 0 {
+		return ""
+	}
+	return s.Line(0).Content
+}
+
+func wasWere(r ledger.Range) string {
+	if r.Start == r.End {
+		return "was"
+	}
+	return "were"
+}
+
+func itThem(r ledger.Range) string {
+	if r.Start == r.End {
+		return "it"
+	}
+	return "them"
+}
+
+func thatRange(r ledger.Range) string {
+	if r.Start == r.End {
+		return "that line"
+	}
+	return "that range"
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}

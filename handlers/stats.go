@@ -1,0 +1,216 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/store"
+)
+
+// Every agent-facing write call is audited: in memory (the last
+// maxRecent calls) and, when the database is open, in its audit table, so
+// `sightline stats` in another process sees the same numbers.
+
+const maxRecent = 10000
+
+type stats struct {
+	mu      sync.Mutex
+	recent  []store.AuditEntry // oldest first
+	pending sync.WaitGroup     // audit writes under way
+}
+
+// audit records one call.
+func (e *Env) audit(ctx context.Context, method string, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, args []byte) {
+	a := store.AuditEntry{
+		Time:       time.Now(),
+		Session:    c.SessionOr(),
+		Agent:      c.Agent,
+		Method:     method,
+		Path:       path,
+		Outcome:    "ok",
+		BeforeHash: before,
+		AfterHash:  after,
+		ArgsDigest: digest(args),
+		Duration:   d,
+		Guard:      guard,
+	}
+	if !o.OK {
+		a.Outcome, a.Error = "refused", string(o.Error)
+	}
+	e.stats.mu.Lock()
+	e.stats.recent = append(e.stats.recent, a)
+	if len(e.stats.recent) > maxRecent {
+		e.stats.recent = slices.Delete(e.stats.recent, 0, len(e.stats.recent)-maxRecent)
+	}
+	e.stats.mu.Unlock()
+	if e.Persist == nil {
+		return
+	}
+	e.stats.pending.Add(1)
+	go func() {
+		defer e.stats.pending.Done()
+		if err := e.Persist.DB().AppendAudit(context.WithoutCancel(ctx), a); err != nil {
+			e.Log.Warn("audit", zap.Error(err))
+		}
+	}()
+}
+
+func digest(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// StatsParams are the params of sightline/stats.
+type StatsParams struct {
+	// Limit bounds how many of the latest audited calls are counted (0: all).
+	Limit int `json:"limit,omitempty"`
+}
+
+// MethodStats are one method's outcomes and latency.
+type MethodStats struct {
+	Calls   int     `json:"calls"`
+	Success int     `json:"success"`
+	Stale   int     `json:"stale"`
+	Refused int     `json:"refused"`
+	Error   int     `json:"error"`
+	P50Ms   float64 `json:"p50Ms"`
+	P99Ms   float64 `json:"p99Ms"`
+}
+
+// GuardStats say how often the edit guard fired and how often auto-expand
+// let the very next edit of that document succeed.
+type GuardStats struct {
+	Checks         int     `json:"checks"`
+	Trips          int     `json:"trips"`
+	TripRate       float64 `json:"tripRate"`
+	Expanded       int     `json:"expanded"`
+	Resolved       int     `json:"resolved"`
+	ResolutionRate float64 `json:"resolutionRate"`
+}
+
+// StatsResult is the answer of sightline/stats.
+type StatsResult struct {
+	Outcome
+	Source  string                 `json:"source"` // "database" or "memory"
+	Calls   int                    `json:"calls"`
+	Methods map[string]MethodStats `json:"methods"`
+	Guard   GuardStats             `json:"guard"`
+}
+
+// Stats computes the metrics from the audit log (the database when open,
+// else this process's memory).
+func (e *Env) Stats(ctx context.Context, p StatsParams) (StatsResult, error) {
+	var entries []store.AuditEntry
+	src := "memory"
+	if e.Persist != nil {
+		e.stats.pending.Wait()
+		all, err := e.Persist.DB().Audit(ctx, p.Limit)
+		if err != nil {
+			return StatsResult{}, err
+		}
+		slices.Reverse(all) // oldest first
+		entries, src = all, "database"
+	} else {
+		e.stats.mu.Lock()
+		entries = slices.Clone(e.stats.recent)
+		e.stats.mu.Unlock()
+		if p.Limit > 0 && len(entries) > p.Limit {
+			entries = entries[len(entries)-p.Limit:]
+		}
+	}
+	res := ComputeStats(entries)
+	res.Source = src
+	return res, nil
+}
+
+// ComputeStats derives the metrics from audit entries, oldest first.
+func ComputeStats(entries []store.AuditEntry) StatsResult {
+	res := StatsResult{Outcome: Outcome{OK: true}, Calls: len(entries), Methods: map[string]MethodStats{}}
+	lat := map[string][]time.Duration{}
+	for i, a := range entries {
+		m := res.Methods[a.Method]
+		m.Calls++
+		switch outcomeClass(a) {
+		case "success":
+			m.Success++
+		case "stale":
+			m.Stale++
+		case "error":
+			m.Error++
+		default:
+			m.Refused++
+		}
+		res.Methods[a.Method] = m
+		lat[a.Method] = append(lat[a.Method], a.Duration)
+		switch a.Guard {
+		case "clear":
+			res.Guard.Checks++
+		case "blocked", "warned":
+			res.Guard.Checks++
+			res.Guard.Trips++
+		case "expanded":
+			res.Guard.Checks++
+			res.Guard.Trips++
+			res.Guard.Expanded++
+			for _, b := range entries[i+1:] {
+				if b.Method == a.Method && b.Session == a.Session && b.Path == a.Path {
+					if b.Outcome == "ok" {
+						res.Guard.Resolved++
+					}
+					break
+				}
+			}
+		}
+	}
+	for name, ds := range lat {
+		slices.Sort(ds)
+		m := res.Methods[name]
+		m.P50Ms = quantileMs(ds, 0.50)
+		m.P99Ms = quantileMs(ds, 0.99)
+		res.Methods[name] = m
+	}
+	if res.Guard.Checks > 0 {
+		res.Guard.TripRate = float64(res.Guard.Trips) / float64(res.Guard.Checks)
+	}
+	if res.Guard.Expanded > 0 {
+		res.Guard.ResolutionRate = float64(res.Guard.Resolved) / float64(res.Guard.Expanded)
+	}
+	return res
+}
+
+func outcomeClass(a store.AuditEntry) string {
+	if a.Outcome == "ok" {
+		return "success"
+	}
+	switch result.Kind(a.Error) {
+	case result.StaleRef, result.StaleRange, result.FileChanged, result.VersionConflict:
+		return "stale"
+	case "", "internal":
+		return "error"
+	}
+	return "refused"
+}
+
+func quantileMs(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q * float64(len(sorted)))
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// drainAudit waits for audit writes under way (before the database closes).
+func (e *Env) drainAudit() { e.stats.pending.Wait() }

@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/sightline-lsp/sightline/textdoc"
+)
+
+// editor is the handlers.Editor of this connection: workspace/applyEdit with
+// one versioned TextDocumentEdit, which the client refuses whole if the
+// buffer is no longer at that version.
+type editor struct{ s *Server }
+
+func (ed editor) Encoding() textdoc.Encoding { return ed.s.encoding() }
+
+func (ed editor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
+	edits := make([]protocol.TextDocumentEditElement, 0, len(changes))
+	for _, c := range changes {
+		edits = append(edits, &protocol.TextEdit{
+			Range: protocol.Range{
+				Start: protocol.Position{Line: c.Range.Start.Line, Character: c.Range.Start.Char},
+				End:   protocol.Position{Line: c.Range.End.Line, Character: c.Range.End.Char},
+			},
+			NewText: c.Text,
+		})
+	}
+	v := version
+	params := &protocol.ApplyWorkspaceEditParams{
+		Label: &label,
+		Edit: protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
+			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocolURI(uri)},
+				Version:                &v,
+			},
+			Edits: edits,
+		}}},
+	}
+	var res protocol.ApplyWorkspaceEditResult
+	if _, err := ed.s.conn.Call(ctx, "workspace/applyEdit", params, &res); err != nil {
+		return false, "", err
+	}
+	reason := ""
+	if res.FailureReason != nil {
+		reason = *res.FailureReason
+	}
+	return res.Applied, reason, nil
+}
