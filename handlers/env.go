@@ -35,8 +35,9 @@ type Env struct {
 	cfgMu sync.RWMutex
 	cfg   config.Config
 
-	symMu sync.Mutex
-	syms  map[workspace.Key]symCache
+	symMu   sync.Mutex
+	syms    map[workspace.Key]symCache
+	warming map[workspace.Key]int64 // revision being extracted in the background
 }
 
 type symCache struct {
@@ -49,7 +50,21 @@ func NewEnv(ws *workspace.Workspace, l *ledger.Ledger, cfg config.Config, log *z
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Env{WS: ws, Ledger: l, Extract: extract.NewRegex(), Log: log, cfg: cfg, syms: make(map[workspace.Key]symCache)}
+	e := &Env{WS: ws, Ledger: l, Log: log, cfg: cfg, syms: make(map[workspace.Key]symCache)}
+	e.Extract = e.engine(cfg.Extract)
+	return e
+}
+
+// engine returns the signature extractor for a configured name, falling back
+// to regex (with a log line) when it cannot be had, e.g. tree-sitter in a
+// binary built without it.
+func (e *Env) engine(name string) extract.Extractor {
+	x, err := extract.New(name)
+	if err != nil {
+		e.Log.Warn("signature extractor unavailable; using regex", zap.String("extract", name), zap.Error(err))
+		return extract.NewRegex()
+	}
+	return x
 }
 
 // Config returns the effective configuration.
@@ -62,8 +77,16 @@ func (e *Env) Config() config.Config {
 // SetConfig replaces the configuration.
 func (e *Env) SetConfig(c config.Config) {
 	e.cfgMu.Lock()
+	old := e.cfg.Extract
 	e.cfg = c
 	e.cfgMu.Unlock()
+	if c.Extract != old {
+		x := e.engine(c.Extract)
+		e.symMu.Lock()
+		e.Extract = x
+		e.syms = make(map[workspace.Key]symCache)
+		e.symMu.Unlock()
+	}
 }
 
 // Outcome is the envelope of every agent-facing answer (PROTOCOL section 5):
@@ -103,6 +126,13 @@ func (c Caller) SessionOr() string {
 	return c.Session
 }
 
+// extractor returns the current signature extractor.
+func (e *Env) extractor() extract.Extractor {
+	e.symMu.Lock()
+	defer e.symMu.Unlock()
+	return e.Extract
+}
+
 // symbols returns the declarations of a document, extracted once per revision.
 func (e *Env) symbols(d workspace.Doc) []extract.Symbol {
 	lang := extract.Language(d.Path, d.Lang)
@@ -120,42 +150,67 @@ func (e *Env) symbols(d workspace.Doc) []extract.Symbol {
 	for i := 0; i < n; i++ {
 		ls[i] = extract.Line{N: i + 1, Content: d.Snap.Line(i).Content}
 	}
-	syms := e.Extract.Extract(lang, ls)
+	syms := e.extractor().Extract(lang, ls)
 	e.symMu.Lock()
 	e.syms[d.Key] = symCache{rev: d.Rev, syms: syms}
 	e.symMu.Unlock()
 	return syms
 }
 
+// hintColdLimit is the largest document whose declarations a read extracts
+// on the spot (a few milliseconds, once per revision). Larger ones are
+// extracted in the background; until then their notices name nothing rather
+// than guess from a cut-off range, where a docstring or block comment would
+// make the extractor report names that are not declarations.
+const hintColdLimit = 4 << 20
+
 // symbolsIn returns the declarations starting inside r (1-based inclusive),
-// scanning only those lines and stopping after max+1, so a hint costs little
-// whatever the file's size.
+// from the document's symbols for this revision.
 func (e *Env) symbolsIn(d workspace.Doc, r ledger.Range, max int) []extract.Symbol {
-	lang := extract.Language(d.Path, d.Lang)
-	if lang == "" {
+	if extract.Language(d.Path, d.Lang) == "" {
 		return nil
 	}
 	e.symMu.Lock()
 	c, cached := e.syms[d.Key]
 	e.symMu.Unlock()
-	if cached && c.rev == d.Rev {
-		var out []extract.Symbol
-		for _, s := range c.syms {
-			if s.Start >= r.Start && s.Start <= r.End {
-				out = append(out, s)
-			}
-		}
-		return out
+	var syms []extract.Symbol
+	switch {
+	case cached && c.rev == d.Rev:
+		syms = c.syms
+	case d.Snap.Len() <= hintColdLimit:
+		syms = e.symbols(d)
+	default:
+		e.warm(d)
+		return nil
 	}
-	const chunk = 256
 	var out []extract.Symbol
-	buf := make([]extract.Line, 0, chunk)
-	for i := r.Start; i <= r.End && len(out) <= max; i++ {
-		buf = append(buf, extract.Line{N: i, Content: d.Snap.Line(i - 1).Content})
-		if len(buf) == chunk || i == r.End {
-			out = append(out, e.Extract.Extract(lang, buf)...)
-			buf = buf[:0]
+	for _, s := range syms {
+		if s.Start >= r.Start && s.Start <= r.End {
+			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// warm extracts a document's declarations in the background, once per
+// revision.
+func (e *Env) warm(d workspace.Doc) {
+	e.symMu.Lock()
+	if e.warming == nil {
+		e.warming = make(map[workspace.Key]int64)
+	}
+	if e.warming[d.Key] == d.Rev {
+		e.symMu.Unlock()
+		return
+	}
+	e.warming[d.Key] = d.Rev
+	e.symMu.Unlock()
+	go func() {
+		e.symbols(d)
+		e.symMu.Lock()
+		if e.warming[d.Key] == d.Rev {
+			delete(e.warming, d.Key)
+		}
+		e.symMu.Unlock()
+	}()
 }

@@ -2,8 +2,10 @@ package server_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/lsptest"
@@ -26,5 +28,45 @@ func BenchmarkReadPipe2000(b *testing.B) {
 		if err := e.Call("sightline/read", p, &res); err != nil || !res.OK {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkEditRoundTrip10k: sightline/edit on a 10,000-line open document,
+// request to answer, including the workspace/applyEdit round trip to the
+// editor and its didChange (target p99 ≤ 10 ms).
+func BenchmarkEditRoundTrip10k(b *testing.B) {
+	var src strings.Builder
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&src, "\tvalue%d := compute(%d) // line\n", i, i)
+	}
+	root := b.TempDir()
+	e := lsptest.Start(b, lsptest.Options{Root: root, Server: serverOpts(b)})
+	u := "file://" + root + "/big.go"
+	e.Open(u, "go", src.String())
+	var rr handlers.ReadResult
+	if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "budget": map[string]int{"chars": 1 << 22}}, &rr); err != nil || !rr.OK {
+		b.Fatal(err, rr.Message)
+	}
+	content := "\tvalue4999 := compute(4999) // line"
+	var times []time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		next := fmt.Sprintf("\tvalue4999 := compute(%d) // edited", i)
+		p := map[string]any{"textDocument": map[string]string{"uri": u}, "edits": []map[string]any{
+			{"type": "replace_line", "ref": "5000:" + hashOf(content), "new_content": next},
+		}}
+		var res handlers.EditResult
+		t0 := time.Now()
+		if err := e.Call("sightline/edit", p, &res); err != nil || !res.OK {
+			b.Fatalf("edit %d: %v %+v", i, err, res.Outcome)
+		}
+		times = append(times, time.Since(t0))
+		content = next
+	}
+	slices.Sort(times)
+	if len(times) > 0 {
+		b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(times[min(len(times)-1, len(times)*99/100)].Microseconds()), "p99-µs")
 	}
 }

@@ -40,3 +40,12 @@ func (s *Server) Diagnostic(ctx context.Context, p *protocol.DocumentDiagnosticP
 
 // protocolURI converts a URI string for the protocol types.
 func protocolURI(u string) uri.URI { return uri.URI(u) }
+
+// DocumentSymbol is the outline, from the signature extractor.
+func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
+	d, err := s.ws.Lookup(string(p.TextDocument.URI))
+	if err != nil {
+		return protocol.DocumentSymbolSlice{}, nil
+	}
+	return protocol.DocumentSymbolSlice(s.env.DocumentSymbols(d, s.encoding())), nil
+}

@@ -40,6 +40,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		}
 	}
 
+	if s.opts.Extract != "" {
+		cfg.Extract = s.opts.Extract
+	}
 	enc := textdoc.UTF16
 	caps := clientCaps{}
 	if g := p.Capabilities.General; g != nil && slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8) {
@@ -80,8 +83,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 				Change:    &incremental,
 				Save:      &protocol.SaveOptions{IncludeText: &no},
 			},
-			HoverProvider:    protocol.Boolean(true),
-			CodeLensProvider: &protocol.CodeLensOptions{ResolveProvider: &no},
+			HoverProvider:          protocol.Boolean(true),
+			DocumentSymbolProvider: protocol.Boolean(true),
+			CodeLensProvider:       &protocol.CodeLensOptions{ResolveProvider: &no},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
 			},

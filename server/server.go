@@ -48,6 +48,8 @@ type Options struct {
 	FlushEvery time.Duration
 	// Debounce delays publishing after a change so bursts coalesce.
 	Debounce time.Duration
+	// Extract overrides the extract setting (the --extract flag).
+	Extract string
 }
 
 // Server is one LSP session with one client.

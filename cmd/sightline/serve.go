@@ -18,6 +18,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	stateDir := fs.String("state-dir", "", "ledger database folder (default: $XDG_STATE_HOME/sightline/<workspace>)")
+	engine := fs.String("extract", "", "signature extractor: regex or treesitter (overrides the extract setting)")
 	_ = fs.Bool("stdio", true, "use stdio (the only transport; accepted for clients that pass it)")
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
@@ -29,7 +30,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer closeLog()
 	wd, _ := os.Getwd()
-	srv := server.New(server.Options{Log: log, Root: wd, StateDir: *stateDir})
+	srv := server.New(server.Options{Log: log, Root: wd, StateDir: *stateDir, Extract: *engine})
 	// stdout is the protocol stream: nothing else may write to it.
 	code := srv.Serve(ctx, server.NewStream(stdin, stdout, closerOf(stdin), closerOf(stdout)))
 	log.Info("exit", zap.Int("code", code))

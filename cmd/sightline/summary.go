@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/result"
+)
+
+func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	engine := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
+	maxChars := fs.Int("max-chars", 0, "excerpt size in characters (default 2000)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session whose ledger records the excerpt as read")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: sightline summary PATH [--extract regex|treesitter] [--json]")
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline summary: %v\n", err)
+		return exitUsage
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+	if *engine != "" {
+		cfg := env.Config()
+		cfg.Extract = *engine
+		if err := cfg.Validate(); err != nil {
+			fmt.Fprintf(stderr, "sightline summary: --extract: %v\n", err)
+			return exitUsage
+		}
+		env.SetConfig(cfg)
+	}
+	key, err := env.WS.Resolve(pos[0])
+	if err != nil {
+		o := handlers.Refusal(err)
+		return refuse(stdout, stderr, *asJSON, o, handlers.SummaryResult{Outcome: o})
+	}
+	res, err := env.Summary(ctx, handlers.SummaryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, MaxChars: *maxChars})
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline summary: %v\n", result.Message(err))
+		return exitUsage
+	}
+	if !res.OK {
+		return refuse(stdout, stderr, *asJSON, res.Outcome, res)
+	}
+	if *asJSON {
+		writeJSON(stdout, res)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%s  %s  %d lines\n", res.Path, res.Language, res.TotalLines)
+	for _, s := range res.Symbols {
+		where := fmt.Sprint(s.Start)
+		if s.End > s.Start {
+			where = fmt.Sprintf("%d-%d", s.Start, s.End)
+		}
+		fmt.Fprintf(stdout, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
+	}
+	return exitOK
+}
