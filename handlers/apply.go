@@ -71,8 +71,11 @@ func (e *Env) apply(ctx context.Context, session string, d workspace.Doc, plan h
 func (e *Env) applyViaEditor(ctx context.Context, session string, d workspace.Doc, plan hashline.Plan) (workspace.Doc, error) {
 	enc := e.Editor.Encoding()
 	changes := plan.Changes(d.Snap, enc)
-	expected := hashline.Render(d.Snap, "", plan.Splices)
-	e.WS.ExpectEdit(d.Key, d.Version, expected, session)
+	want, _, err := d.Snap.Apply(changes, enc)
+	if err != nil {
+		return workspace.Doc{}, fmt.Errorf("plan edit of %s: %w", e.WS.Rel(d.Key), err)
+	}
+	e.WS.ExpectEdit(d.Key, d.Version, want, writtenRegions(plan.Splices), session)
 	applied, reason, err := e.Editor.ApplyEdit(ctx, d.URI, d.Version, changes, "sightline: agent edit")
 	if err != nil || !applied {
 		e.WS.CancelExpect(d.Key)
@@ -167,4 +170,17 @@ func writeAtomic(path string, data []byte) (os.FileInfo, error) {
 		df.Close()
 	}
 	return os.Stat(path)
+}
+
+// writtenRegions are the 0-based [from, to) line ranges of the new text that
+// splices (in old coordinates, ascending) wrote.
+func writtenRegions(splices []hashline.Splice) [][2]int {
+	out := make([][2]int, 0, len(splices))
+	delta := 0
+	for _, sp := range splices {
+		from := sp.Start + delta
+		out = append(out, [2]int{from, from + len(sp.New)})
+		delta += len(sp.New) - sp.Old
+	}
+	return out
 }

@@ -2,12 +2,14 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
@@ -92,5 +94,40 @@ func BenchmarkRead2000(b *testing.B) {
 		if err != nil || !res.OK || res.Range.End != 2000 {
 			b.Fatal(err, res.Message)
 		}
+	}
+}
+
+// BenchmarkEdit100On200k: one sightline/edit call with 100 replace_line edits
+// spread over a 200,000-line open document, in-process: decode, ref
+// resolution, guard, plan, apply to the buffer (target ≤ 5 ms).
+func BenchmarkEdit100On200k(b *testing.B) {
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{b.TempDir()}, Config: config.Default(), NoPersist: true})
+	env.Editor = loopEditor{env.WS}
+	u := "file:///bench/big.go"
+	src := source(200000)
+	d, _ := env.WS.Open(u, "go", 1, src)
+	env.Ledger.RecordRead("default", "", ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: 1, End: 200000})
+	lines := strings.Split(src, "\n")
+	round := 0
+	for b.Loop() {
+		b.StopTimer()
+		round++
+		edits := make([]map[string]string, 0, 100)
+		for i := 0; i < 100; i++ {
+			n := i*2000 + 1 + round%2 // alternate lines so each round edits fresh ones
+			edits = append(edits, map[string]string{"type": "replace_line", "ref": fmt.Sprintf("%d:%s", n, hashline.Hash(lines[n-1])), "new_content": fmt.Sprintf("\tedited%d := %d", round, i)})
+		}
+		raw, _ := json.Marshal(edits)
+		b.StartTimer()
+		res, err := env.Edit(context.Background(), handlers.EditParams{TextDocument: handlers.TextDocument{URI: u}, Edits: raw})
+		if err != nil || !res.OK {
+			b.Fatalf("round %d: %v %+v", round, err, res.Outcome)
+		}
+		b.StopTimer()
+		for i, e := range edits {
+			n := i*2000 + 1 + round%2
+			lines[n-1] = e["new_content"]
+		}
+		b.StartTimer()
 	}
 }

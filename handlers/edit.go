@@ -116,7 +116,11 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, nil
 	}
 	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)
-	before = d.FileHash()
+	// Hashing a large document costs milliseconds: only when asked.
+	before = d.FileHashIfKnown()
+	if p.FileHash != "" {
+		before = d.FileHash()
+	}
 	if p.FileHash != "" && p.FileHash != before {
 		res.Outcome = Refusal(result.Errorf(result.FileChanged,
 			"%s changed since you read it (fileHash %s, now %s). Read it again, or send the edit without fileHash to resolve each ref line by line.", res.Path, p.FileHash, before))

@@ -51,13 +51,49 @@ func (d Doc) FileHash() string {
 }
 
 type lazyHash struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	v    string
 }
 
 func (h *lazyHash) get(s *textdoc.Snapshot) string {
-	h.once.Do(func() { h.v = hashText(s.Text()) })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.done {
+		h.v, h.done = hashSnapshot(s), true
+	}
 	return h.v
+}
+
+// cached returns the hash if it was computed already, else "".
+func (h *lazyHash) cached() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.v
+}
+
+// FileHashIfKnown returns the file hash when it was already computed, else
+// "" (for records that must not pay for hashing a large document).
+func (d Doc) FileHashIfKnown() string {
+	if d.hash == nil {
+		return ""
+	}
+	return d.hash.cached()
+}
+
+// hashSnapshot streams the snapshot through SHA-256 in chunks of lines, so
+// a large document is hashed without materialising its whole text.
+func hashSnapshot(s *textdoc.Snapshot) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 64<<10)
+	n := s.LineCount()
+	for from := 0; from < n; {
+		to := min(n, from+1024)
+		buf = s.AppendText(buf[:0], from, to)
+		h.Write(buf)
+		from = to
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 func hashText(s string) string {
@@ -109,9 +145,27 @@ type Workspace struct {
 // expectation is an edit sightline asked the editor to apply: the didChange
 // that brings exactly this text after this version is the session's own.
 type expectation struct {
-	base   int32
-	text   string
-	author string
+	base     int32
+	want     *textdoc.Snapshot
+	regions  [][2]int // 0-based [from, to) line ranges of want that the edit wrote
+	author   string
+}
+
+// matches reports whether snap is the expected result: same size and line
+// count, and the written regions identical. The rest cannot differ: the
+// editor applied the edit to the expected base version in one step.
+func (x expectation) matches(snap *textdoc.Snapshot) bool {
+	if snap.Len() != x.want.Len() || snap.LineCount() != x.want.LineCount() {
+		return false
+	}
+	for _, r := range x.regions {
+		for i := r[0]; i < r[1] && i < snap.LineCount(); i++ {
+			if snap.Line(i) != x.want.Line(i) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 type entry struct {
@@ -332,7 +386,7 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 		// The editor reports the edit sightline asked for like any other
 		// change; it is the session's own only if it brings exactly the
 		// expected text after the expected version.
-		if old.Version == x.base && snap.Len() == len(x.text) && snap.Text() == x.text {
+		if old.Version == x.base && x.matches(snap) {
 			author = x.author
 		}
 		delete(w.expects, k)
@@ -360,11 +414,12 @@ func (w *Workspace) broadcast() {
 }
 
 // ExpectEdit announces that the editor was asked to turn version base of an
-// open document into text on behalf of author, so the didChange that does so
-// is attributed to author (its lines become authored, not stale).
-func (w *Workspace) ExpectEdit(k Key, base int32, text, author string) {
+// open document into want (regions: the 0-based [from, to) line ranges of
+// want that the edit wrote) on behalf of author, so the didChange that does
+// so is attributed to author (its lines become authored, not stale).
+func (w *Workspace) ExpectEdit(k Key, base int32, want *textdoc.Snapshot, regions [][2]int, author string) {
 	w.mu.Lock()
-	w.expects[k] = expectation{base: base, text: text, author: author}
+	w.expects[k] = expectation{base: base, want: want, regions: regions, author: author}
 	w.mu.Unlock()
 }
 
