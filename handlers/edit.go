@@ -199,7 +199,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		if err != nil {
 			return res, fmt.Errorf("dry run of %s: %w", res.Path, err)
 		}
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d edits would apply to %s; nothing was changed.", len(ops), res.Path)}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d %s would apply to %s; nothing was changed.", len(ops), plural(len(ops), "edit", "edits"), res.Path)}
 		res.FileHash = before
 		res.Window, res.WindowRange = e.window(next, bom, plan.Splices, p.FullRefresh)
 		return res, nil
