@@ -145,10 +145,10 @@ type Workspace struct {
 // expectation is an edit sightline asked the editor to apply: the didChange
 // that brings exactly this text after this version is the session's own.
 type expectation struct {
-	base     int32
-	want     *textdoc.Snapshot
-	regions  [][2]int // 0-based [from, to) line ranges of want that the edit wrote
-	author   string
+	base    int32
+	want    *textdoc.Snapshot
+	regions [][2]int // 0-based [from, to) line ranges of want that the edit wrote
+	author  string
 }
 
 // matches reports whether snap is the expected result: same size and line
