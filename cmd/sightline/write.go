@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/result"
+)
+
+func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("write", flag.ContinueOnError)
+	mode := fs.String("mode", "", "create, edit, append or overwrite")
+	oldText := fs.String("old-text", "", "edit mode: the exact text to replace (must occur once)")
+	expected := fs.String("expected-version", "", "refuse unless the file still has this hash")
+	dryRun := fs.Bool("dry-run", false, "show the diff; write nothing")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session whose ledger guards the write")
+	agent := fs.String("agent", "", "agent role inside the session")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 1 || *mode == "" {
+		fmt.Fprintln(stderr, "usage: sightline write PATH --mode create|edit|append|overwrite [--old-text T] [--expected-version H] < content")
+		return exitUsage
+	}
+	content, err := io.ReadAll(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline write: reading the content: %v\n", err)
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline write: %v\n", err)
+		return exitUsage
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+	key, err := env.WS.Resolve(pos[0])
+	if err != nil {
+		o := handlers.Refusal(err)
+		return refuse(stdout, stderr, *asJSON, o, handlers.WriteResult{Outcome: o})
+	}
+	c := string(content)
+	p := handlers.WriteParams{
+		Caller:          handlers.Caller{Session: *session, Agent: *agent},
+		TextDocument:    handlers.TextDocument{URI: string(key)},
+		Mode:            *mode,
+		Content:         &c,
+		ExpectedVersion: *expected,
+		DryRun:          *dryRun,
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "old-text" {
+			p.OldText = oldText
+		}
+	})
+	res, err := env.Write(ctx, p)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline write: %v\n", result.Message(err))
+		return exitUsage
+	}
+	if *asJSON {
+		writeJSON(stdout, res)
+	} else if res.OK {
+		fmt.Fprintln(stdout, res.Message)
+		io.WriteString(stdout, res.Diff)
+	} else {
+		fmt.Fprintf(stderr, "%s: %s\n", res.Error, res.Message)
+		for _, l := range res.Nearest {
+			fmt.Fprintln(stderr, l)
+		}
+		io.WriteString(stderr, res.Expanded)
+	}
+	if !res.OK {
+		return exitRefused
+	}
+	return exitOK
+}
