@@ -31,11 +31,11 @@ func TestWriteModes(t *testing.T) {
 		fmt.Fprintf(&long, "line %d\n", i)
 	}
 	e, root := start(t, map[string]string{
-		"crlf.txt": "alpha\r\nbeta\r\ngamma\r\n",
+		"crlf.txt":  "alpha\r\nbeta\r\ngamma\r\n",
 		"noeol.txt": "one\ntwo",
-		"long.txt": long.String(),
-		"dup.txt":  "x = 1\ny = 2\nx = 1\n",
-		"bin.dat":  "\x00\x01",
+		"long.txt":  long.String(),
+		"dup.txt":   "x = 1\ny = 2\nx = 1\n",
+		"bin.dat":   "\x00\x01",
 	}, lsptest.Options{})
 	disk := func(name string) string {
 		b, _ := os.ReadFile(filepath.Join(root, name))
