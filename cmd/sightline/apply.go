@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+// runApply reads model output from standard input as a stream and applies
+// each edit block as soon as its ">>>> EDIT END" arrives.
+func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	dryRun := fs.Bool("dry-run", false, "validate every block; write nothing")
+	stage := fs.Bool("stage", false, "git add the files written")
+	asJSON := fs.Bool("json", false, "print the results as JSON at the end")
+	session := fs.String("session", "default", "session whose ledger guards the edits")
+	agent := fs.String("agent", "", "agent role inside the session")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 0 {
+		fmt.Fprintln(stderr, "usage: sightline apply [--dry-run] [--stage] [--json] < model-output.txt")
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline apply: %v\n", err)
+		return exitUsage
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+	run := env.NewBlocks(handlers.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := stdin.Read(buf)
+		if n > 0 {
+			for _, r := range run.Write(ctx, buf[:n]) {
+				if !*asJSON {
+					printBlock(stdout, r)
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline apply: reading standard input: %v\n", err)
+			return exitUsage
+		}
+	}
+	res := run.Close()
+	if *asJSON {
+		writeJSON(stdout, res)
+	} else {
+		for _, r := range res.Blocks {
+			if r.Status == "skipped" {
+				printBlock(stdout, r)
+			}
+		}
+		fmt.Fprintln(stdout, res.Message)
+	}
+	if !res.OK {
+		return exitRefused
+	}
+	return exitOK
+}
+
+func printBlock(w io.Writer, r handlers.BlockResult) {
+	fmt.Fprintf(w, "[%s] %s: %s\n", r.Status, r.Path, r.Message)
+	if r.Diagnostic != nil && r.Diagnostic.Line > 0 {
+		fmt.Fprintf(w, "  (%s near line %d)\n", r.Diagnostic.Kind, r.Diagnostic.Line)
+	}
+	io.WriteString(w, r.Diff)
+	io.WriteString(w, r.Expanded)
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cli runs the built binary in a workspace and returns stdout, stderr and
+// the exit code.
+type cli struct {
+	t        *testing.T
+	bin, dir string
+	env      []string
+}
+
+func newCLI(t *testing.T, files map[string]string) *cli {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	return &cli{t: t, bin: bin, dir: dir, env: append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())}
+}
+
+func (c *cli) run(stdin string, args ...string) (string, string, int) {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir = filepath.Join(c.dir)
+	cmd.Env = c.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestCLIReadEditApplyWrite(t *testing.T) {
+	c := newCLI(t, map[string]string{"src/a.go": "package a\n\nfunc A() {}\n", "notes.txt": "x\r\ny\r\n"})
+
+	out, _, code := c.run("", "read", "src/a.go:1-2", "--json")
+	var rr struct {
+		OK       bool   `json:"ok"`
+		Content  string `json:"content"`
+		FileHash string `json:"fileHash"`
+	}
+	json.Unmarshal([]byte(out), &rr)
+	if code != 0 || !rr.OK || !strings.HasPrefix(rr.Content, "1:") {
+		t.Fatalf("read: %d %s", code, out)
+	}
+	ref1 := strings.SplitN(rr.Content, "|", 2)[0]
+
+	// An edit of a line never read is refused (exit 1) with the range.
+	_, errOut, code := c.run(`[{"type":"delete_line","ref":"3:zzzz"}]`, "edit", "src/a.go", "--edits", "-")
+	if code != 1 || !strings.Contains(errOut, "stale_ref") {
+		t.Fatalf("stale edit: %d %s", code, errOut)
+	}
+	out, _, code = c.run(`[{"type":"replace_line","ref":"`+ref1+`","new_content":"package b"}]`, "edit", "src/a.go", "--edits", "-", "--file-hash", rr.FileHash)
+	if code != 0 || !strings.Contains(out, "+package b") {
+		t.Fatalf("edit: %d %s", code, out)
+	}
+
+	// Edit blocks from standard input; exit 1 when one fails.
+	blocks := "src/a.go\n<<<< EDIT\npackage b\n==== REPLACE\npackage c\n>>>> EDIT END\nsrc/a.go\n<<<< EDIT\nnope\n==== REPLACE\nyes\n>>>> EDIT END\n"
+	out, _, code = c.run(blocks, "apply")
+	if code != 1 || !strings.Contains(out, "[applied] src/a.go") || !strings.Contains(out, "[failed] src/a.go") {
+		t.Fatalf("apply: %d %s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "src/a.go")); !strings.HasPrefix(string(b), "package c\n") {
+		t.Fatalf("after apply: %q", b)
+	}
+
+	// Write modes: append keeps CRLF; create refuses an existing file.
+	c.run("", "read", "notes.txt")
+	if out, _, code = c.run("z\n", "write", "notes.txt", "--mode", "append"); code != 0 {
+		t.Fatalf("append: %d %s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "notes.txt")); string(b) != "x\r\ny\r\nz\r\n" {
+		t.Fatalf("append: %q", b)
+	}
+	if _, errOut, code = c.run("q", "write", "notes.txt", "--mode", "create"); code != 1 || !strings.Contains(errOut, "exists") {
+		t.Fatalf("create over a file: %d %s", code, errOut)
+	}
+	if _, _, code = c.run("", "write", "notes.txt"); code != 2 {
+		t.Fatalf("usage error exit code %d", code)
+	}
+	out, _, code = c.run("", "stats", "--json")
+	var st struct {
+		Methods map[string]struct{ Calls int } `json:"methods"`
+	}
+	json.Unmarshal([]byte(out), &st)
+	if code != 0 || st.Methods["sightline/edit"].Calls != 2 || st.Methods["sightline/write"].Calls != 2 {
+		t.Fatalf("stats: %d %s", code, out)
+	}
+}

@@ -1,0 +1,536 @@
+// Package editblock finds edit blocks in free-form model output and matches
+// them against a file's lines (the edit-block protocol of issue 5):
+//
+//	path/to/file.ext
+//	<<<< EDIT
+//	[anchor lines]
+//	[old lines]
+//	==== REPLACE
+//	[anchor lines]
+//	[new lines]
+//	>>>> EDIT END
+//
+// It is pure: no LSP types, no file I/O, no guard. The caller resolves and
+// polices paths, runs the guard and applies the Match through its own apply
+// path (the Match carries a hashline.Plan for that).
+//
+// Marker lines are recognised at column 0 only: "<<<< EDIT" (optionally
+// followed by whitespace and a path), "==== REPLACE" (trailing whitespace
+// allowed) and any line starting with ">>>> EDIT END". A marker line can
+// therefore not be part of a block's content; a marker out of place ends the
+// block being read as malformed (an Orphan) rather than guessing, so a
+// broken block is never applied with prose swallowed into it.
+package editblock
+
+import (
+	"bytes"
+	"fmt"
+)
+
+const (
+	markEdit    = "<<<< EDIT"
+	markReplace = "==== REPLACE"
+	markEnd     = ">>>> EDIT END"
+)
+
+const (
+	// headMax is how much of a line outside a block the scanner looks at:
+	// enough for any marker and any path. Prose lines are cut there, so a
+	// huge line costs no memory and parsing stays independent of chunking.
+	headMax = 512
+	// candMax: longer lines are never path candidates.
+	candMax = 256
+)
+
+// Block is one complete edit block found in model output.
+type Block struct {
+	// Index is the block's 0-based position among all "<<<< EDIT" markers
+	// of the output: Blocks, Orphans and the Partial share the numbering,
+	// so sorting by Index gives output order.
+	Index int
+	// Path is the path as written, unwrapped from markdown (`a.go`, **a.go**,
+	// ### a.go). The caller resolves and polices it.
+	Path string
+	// Inherited says Path was not written before this block: it follows the
+	// previous block with only blank lines or fences in between, and takes
+	// that block's path.
+	Inherited bool
+	Old       []string // EDIT half, lines without terminators
+	New       []string // REPLACE half
+	// Line is the 1-based line of the "<<<< EDIT" marker in the output.
+	Line int
+}
+
+// IsCreate reports whether the block creates a file (empty EDIT half).
+func (b Block) IsCreate() bool { return len(b.Old) == 0 }
+
+// IsNoOp reports whether the block changes nothing: both halves are the same
+// non-empty lines.
+func (b Block) IsNoOp() bool {
+	if len(b.Old) == 0 || len(b.Old) != len(b.New) {
+		return false
+	}
+	for i := range b.Old {
+		if b.Old[i] != b.New[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Anchor returns the number of leading lines both halves share: the
+// anchor, which stays as it is.
+func (b Block) Anchor() int {
+	k := 0
+	for k < len(b.Old) && k < len(b.New) && b.Old[k] == b.New[k] {
+		k++
+	}
+	return k
+}
+
+// Orphan reasons.
+const (
+	OrphanNoPath       = "no_path"       // complete block without a path line before it
+	OrphanNoReplace    = "no_replace"    // ">>>> EDIT END" or the next "<<<< EDIT" before "==== REPLACE"
+	OrphanNoEnd        = "no_end"        // the next "<<<< EDIT" before ">>>> EDIT END"
+	OrphanExtraReplace = "extra_replace" // a second "==== REPLACE"
+)
+
+// Orphan is a "<<<< EDIT" the parser could not turn into a Block. Nothing of
+// it is applied; the caller reports it (status skipped).
+type Orphan struct {
+	Index   int
+	Path    string // "" when no path was found
+	Line    int    // 1-based line of its "<<<< EDIT"
+	Reason  string // one of the Orphan constants
+	Message string // for the model
+}
+
+// Partial is a block the output ended in: never applied.
+type Partial struct {
+	Index int
+	Path  string // "" when no path was found
+	Line  int    // 1-based line of its "<<<< EDIT"
+	// InNew says "==== REPLACE" was seen.
+	InNew   bool
+	Message string
+}
+
+type state uint8
+
+const (
+	scanning state = iota
+	readingOld
+	readingNew
+)
+
+// Parser finds edit blocks in a stream of model output. Feed it chunks of
+// any size with Write; it emits each block when its ">>>> EDIT END" arrives.
+// The blocks, orphans and partial it reports do not depend on how the output
+// is cut into chunks. Lines end at "\n", "\r\n" or "\r" (the LSP rule), also
+// when a "\r\n" is split between chunks. A Parser is not safe for concurrent
+// use; its zero value is ready.
+type Parser struct {
+	st      state
+	line    []byte // the current line so far, when it continues in the next chunk
+	skip    bool   // the rest of the current line is ignored: its ">>>> EDIT END" prefix already ended a block
+	afterCR bool   // the last byte seen ended a line with '\r': a '\n' right after it belongs to it
+	lineNo  int    // lines completed so far
+
+	cand     []byte // the last non-blank, non-fence short line: the path candidate
+	hasCand  bool
+	inherit  bool   // only blank lines and fences since the last block ended
+	lastPath string // that block's path
+
+	next    int // Index of the next "<<<< EDIT"
+	cur     pending
+	out     []Block
+	orphans []Orphan
+}
+
+// pending is the block being read.
+type pending struct {
+	index, line int
+	path        string
+	inherited   bool
+	notPath     string // the line before it, when that was no path: for the message
+	body        []byte // the contents of all its lines, back to back
+	ends        []int  // end offset in body of each line
+	nOld        int    // lines of the EDIT half
+}
+
+// NewParser returns a ready parser.
+func NewParser() *Parser { return &Parser{} }
+
+// Write feeds the next chunk of output and returns the blocks it completed,
+// in order (nil when none). Orphans found meanwhile wait for Orphans.
+func (p *Parser) Write(chunk []byte) []Block {
+	p.out = nil
+	if len(chunk) == 0 {
+		return nil
+	}
+	if p.afterCR {
+		p.afterCR = false
+		if chunk[0] == '\n' {
+			chunk = chunk[1:]
+		}
+	}
+	pos, lf := 0, -1 // lf: index of the next '\n' at or after pos, or len(chunk)
+	for pos < len(chunk) {
+		if lf < pos {
+			if j := bytes.IndexByte(chunk[pos:], '\n'); j >= 0 {
+				lf = pos + j
+			} else {
+				lf = len(chunk)
+			}
+		}
+		// The '\r' search is bounded by the '\n' found, so scanning stays
+		// linear whatever the terminators.
+		end := lf
+		if j := bytes.IndexByte(chunk[pos:lf], '\r'); j >= 0 {
+			end = pos + j
+		}
+		if end == len(chunk) {
+			p.carry(chunk[pos:])
+			break
+		}
+		next := end + 1
+		if chunk[end] == '\r' {
+			if next < len(chunk) {
+				if chunk[next] == '\n' {
+					next++
+				}
+			} else {
+				p.afterCR = true
+			}
+		}
+		p.complete(chunk[pos:end])
+		pos = next
+	}
+	// A block ends as soon as its end marker is there, not when the line
+	// does: the last line of a stream often has no terminator, and the
+	// caller applies blocks as they complete.
+	if p.st == readingNew && !p.skip && bytes.HasPrefix(p.line, []byte(markEnd)) {
+		p.finish()
+		p.skip = true
+		p.line = p.line[:0]
+	}
+	return p.out
+}
+
+// carry keeps the start of a line that continues in the next chunk.
+func (p *Parser) carry(b []byte) {
+	switch {
+	case p.skip:
+	case p.st == scanning:
+		p.line = append(p.line, b[:min(len(b), max(headMax-len(p.line), 0))]...)
+	default:
+		p.line = append(p.line, b...)
+	}
+}
+
+// complete handles the line that ends with c.
+func (p *Parser) complete(c []byte) {
+	switch {
+	case p.skip:
+		p.skip = false
+		p.line = p.line[:0]
+	case len(p.line) > 0:
+		p.carry(c)
+		p.process(p.line)
+		p.line = p.line[:0]
+	default:
+		p.process(c)
+	}
+	p.lineNo++
+}
+
+// Orphans returns the orphans found since the last call, in order, and
+// forgets them. Call it after Write (or at least after Close) to report
+// every "<<<< EDIT" the output holds.
+func (p *Parser) Orphans() []Orphan {
+	o := p.orphans
+	p.orphans = nil
+	return o
+}
+
+// Pending describes the block being read, or nil: what a UI shows as in
+// progress.
+func (p *Parser) Pending() *Partial {
+	if p.st == scanning {
+		return nil
+	}
+	return &Partial{Index: p.cur.index, Path: p.cur.path, Line: p.cur.line, InNew: p.st == readingNew}
+}
+
+// Close ends the stream. A block the output ended in is never returned as a
+// Block: it is described by the Partial (nil when there is none), so the
+// caller can say the block was not finished. Orphans found by Close wait for
+// Orphans. The parser is then ready for a new stream.
+func (p *Parser) Close() *Partial {
+	// A last line without terminator: complete it. (It cannot finish a
+	// block: Write already ended blocks at an end marker without one.)
+	if !p.skip && len(p.line) > 0 {
+		p.process(p.line)
+		p.lineNo++
+	}
+	var part *Partial
+	if pd := p.Pending(); pd != nil {
+		part = pd
+		what := "the edit block"
+		if pd.Path != "" {
+			what = fmt.Sprintf("the edit block for %s", pd.Path)
+		}
+		missing := "`==== REPLACE` and `>>>> EDIT END`"
+		if pd.InNew {
+			missing = "`>>>> EDIT END`"
+		}
+		part.Message = fmt.Sprintf("%s at output line %d was not finished: the output ended before its %s. It was not applied; send the whole block again.",
+			capital(what), pd.Line, missing)
+	}
+	*p = Parser{orphans: p.orphans}
+	return part
+}
+
+// Parsed is everything found in one output.
+type Parsed struct {
+	Blocks  []Block
+	Orphans []Orphan
+	Partial *Partial
+}
+
+// Parse parses a whole output.
+func Parse(text string) Parsed {
+	var p Parser
+	bs := p.Write([]byte(text))
+	part := p.Close()
+	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
+}
+
+// ParseAll parses a whole output and returns its blocks and the unfinished
+// last block, if any. Parse also returns the orphans.
+func ParseAll(text string) ([]Block, *Partial) {
+	r := Parse(text)
+	return r.Blocks, r.Partial
+}
+
+// process handles one complete line (content without terminator).
+func (p *Parser) process(c []byte) {
+	switch p.st {
+	case scanning:
+		if len(c) > headMax {
+			c = c[:headMax]
+		}
+		if rest, ok := editMarker(c); ok {
+			p.start(rest)
+			return
+		}
+		p.note(c)
+	case readingOld:
+		if rest, ok := editMarker(c); ok {
+			p.orphan(OrphanNoReplace)
+			p.start(rest)
+			return
+		}
+		switch {
+		case isReplace(c):
+			p.cur.nOld = len(p.cur.ends)
+			p.st = readingNew
+			p.hasCand = false
+		case isEnd(c):
+			p.orphan(OrphanNoReplace)
+			p.st = scanning
+		default:
+			p.add(c)
+		}
+	case readingNew:
+		if rest, ok := editMarker(c); ok {
+			p.orphan(OrphanNoEnd)
+			p.start(rest)
+			return
+		}
+		switch {
+		case isEnd(c):
+			p.finish()
+		case isReplace(c):
+			p.orphan(OrphanExtraReplace)
+			p.st = scanning
+		default:
+			p.add(c)
+		}
+	}
+}
+
+// note records a line outside the edit halves' markers as the path
+// candidate, unless it is blank or a code fence: those may stand between a
+// path and its "<<<< EDIT".
+func (p *Parser) note(c []byte) {
+	t := trimSpace(c)
+	if len(t) == 0 {
+		return
+	}
+	if info, ok := fenceInfo(t); ok {
+		// "```src/a.go" names the file; "```go" does not.
+		if f := lastField(info); len(f) > 0 {
+			if _, ok := pathFrom(f); ok {
+				p.cand = append(p.cand[:0], f...)
+				p.hasCand = true
+				p.inherit = false
+			}
+		}
+		return
+	}
+	p.inherit = false
+	if len(c) > candMax {
+		p.hasCand = false
+		return
+	}
+	p.cand = append(p.cand[:0], c...)
+	p.hasCand = true
+}
+
+// add appends a content line to the block being read. It is also a path
+// candidate, for a next "<<<< EDIT" that shows this block was malformed.
+func (p *Parser) add(c []byte) {
+	p.cur.body = append(p.cur.body, c...)
+	p.cur.ends = append(p.cur.ends, len(p.cur.body))
+	p.note(c)
+}
+
+// start begins a block at a "<<<< EDIT" line; rest is what follows the
+// marker on its line.
+func (p *Parser) start(rest []byte) {
+	cur := pending{index: p.next, line: p.lineNo + 1, body: p.cur.body[:0], ends: p.cur.ends[:0]}
+	p.next++
+	if path, ok := pathFrom(rest); ok {
+		cur.path = path
+	} else if p.hasCand {
+		var ok bool
+		if cur.path, ok = pathFrom(p.cand); !ok {
+			cur.notPath = string(trimSpace(p.cand))
+		}
+	} else if p.inherit {
+		cur.path, cur.inherited = p.lastPath, true
+	}
+	p.cur = cur
+	p.st = readingOld
+	p.hasCand, p.inherit = false, false
+}
+
+// finish ends the block being read at its end marker.
+func (p *Parser) finish() {
+	p.st = scanning
+	p.hasCand = false
+	if p.cur.path == "" {
+		p.orphan(OrphanNoPath)
+		return
+	}
+	text := string(p.cur.body) // one allocation for all the block's lines
+	b := Block{Index: p.cur.index, Path: p.cur.path, Inherited: p.cur.inherited, Line: p.cur.line}
+	b.Old = make([]string, p.cur.nOld)
+	b.New = make([]string, len(p.cur.ends)-p.cur.nOld)
+	from := 0
+	for i, end := range p.cur.ends {
+		if i < p.cur.nOld {
+			b.Old[i] = text[from:end]
+		} else {
+			b.New[i-p.cur.nOld] = text[from:end]
+		}
+		from = end
+	}
+	p.out = append(p.out, b)
+	p.lastPath, p.inherit = b.Path, true
+}
+
+// orphan reports the block being read as unusable. The caller sets the
+// next state.
+func (p *Parser) orphan(reason string) {
+	o := Orphan{Index: p.cur.index, Path: p.cur.path, Line: p.cur.line, Reason: reason}
+	what := fmt.Sprintf("The edit block at output line %d", o.Line)
+	if o.Path != "" {
+		what = fmt.Sprintf("The edit block for %s at output line %d", o.Path, o.Line)
+	}
+	switch reason {
+	case OrphanNoPath:
+		o.Message = what + " has no file path: put the path alone on the line right before `<<<< EDIT`. It was skipped."
+		if p.cur.notPath != "" {
+			o.Message = fmt.Sprintf("%s has no file path: the line before it, %s, is not one. Put the path alone on the line right before `<<<< EDIT`. It was skipped.",
+				what, quote(p.cur.notPath))
+		}
+	case OrphanNoReplace:
+		o.Message = what + " has no `==== REPLACE` line between its old and new lines. It was skipped; send it again complete."
+	case OrphanNoEnd:
+		o.Message = what + " has no `>>>> EDIT END` line before the next `<<<< EDIT`. It was skipped; send it again complete."
+	case OrphanExtraReplace:
+		o.Message = what + " has two `==== REPLACE` lines. It was skipped; send one block per change."
+	}
+	p.orphans = append(p.orphans, o)
+	p.inherit = false
+}
+
+// editMarker reports whether c is a "<<<< EDIT" line, and what follows the
+// marker on it.
+func editMarker(c []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(c, []byte(markEdit)) {
+		return nil, false
+	}
+	rest := c[len(markEdit):]
+	if len(rest) > 0 && !isSpace(rest[0]) {
+		return nil, false
+	}
+	return rest, true
+}
+
+func isReplace(c []byte) bool { return string(trimRightSpace(c)) == markReplace }
+
+func isEnd(c []byte) bool { return bytes.HasPrefix(c, []byte(markEnd)) }
+
+// fenceInfo reports whether t (trimmed) opens or closes a markdown code
+// fence, and its info string.
+func fenceInfo(t []byte) ([]byte, bool) {
+	if len(t) < 3 || (t[0] != '`' && t[0] != '~') || t[1] != t[0] || t[2] != t[0] {
+		return nil, false
+	}
+	i := 3
+	for i < len(t) && t[i] == t[0] {
+		i++
+	}
+	return trimSpace(t[i:]), true
+}
+
+// lastField returns the last space-separated field of t.
+func lastField(t []byte) []byte {
+	i := len(t)
+	for i > 0 && !isSpace(t[i-1]) {
+		i--
+	}
+	return t[i:]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\v' || c == '\f' }
+
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+func trimRightSpace(b []byte) []byte {
+	j := len(b)
+	for j > 0 && isSpace(b[j-1]) {
+		j--
+	}
+	return b[:j]
+}
+
+func capital(s string) string {
+	if s != "" && 'a' <= s[0] && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}

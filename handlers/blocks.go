@@ -1,0 +1,255 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/sightline-lsp/sightline/editblock"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// BlocksParams are the params of sightline/applyBlocks; dry_run is the
+// sightline_apply_blocks tool's spelling of dryRun.
+type BlocksParams struct {
+	Caller
+	Text      string `json:"text"`
+	DryRun    bool   `json:"dryRun,omitempty"`
+	DryRunAlt bool   `json:"dry_run,omitempty"`
+	// Stage runs `git add` on written files (off by default).
+	Stage bool `json:"stage,omitempty"`
+}
+
+// BlockDiagnostic says why a block failed.
+type BlockDiagnostic struct {
+	Kind string `json:"kind"`
+	Line int    `json:"line,omitempty"`
+}
+
+// BlockResult is one block's outcome.
+type BlockResult struct {
+	Index      int              `json:"index"`
+	Path       string           `json:"path"`
+	Status     string           `json:"status"` // applied, validated, failed, skipped
+	Message    string           `json:"message"`
+	Error      result.Kind      `json:"error,omitempty"`
+	Diagnostic *BlockDiagnostic `json:"diagnostic,omitempty"`
+	Diff       string           `json:"diff,omitempty"`
+	Expanded   string           `json:"expanded,omitempty"`
+}
+
+// BlocksResult is the answer of sightline/applyBlocks.
+type BlocksResult struct {
+	Outcome
+	Blocks []BlockResult `json:"blocks"`
+}
+
+// Blocks applies edit blocks one at a time, in output order; each sees the
+// file as the previous ones left it. It is the streaming engine behind
+// sightline/applyBlocks and `sightline apply`.
+type Blocks struct {
+	e       *Env
+	caller  Caller
+	dryRun  bool
+	stage   bool
+	parser  *editblock.Parser
+	scratch map[workspace.Key]*textdoc.Snapshot // dry run: each file as the earlier blocks would leave it
+	results []BlockResult
+}
+
+// NewBlocks starts a run.
+func (e *Env) NewBlocks(c Caller, dryRun, stage bool) *Blocks {
+	return &Blocks{e: e, caller: c, dryRun: dryRun, stage: stage, parser: editblock.NewParser(), scratch: map[workspace.Key]*textdoc.Snapshot{}}
+}
+
+// Write feeds model output; every block it completes is applied at once and
+// its result returned.
+func (b *Blocks) Write(ctx context.Context, chunk []byte) []BlockResult {
+	var out []BlockResult
+	for _, blk := range b.parser.Write(chunk) {
+		r := b.apply(ctx, blk)
+		b.results = append(b.results, r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// Close ends the output: blocks the parser could not complete are reported
+// as skipped. It returns every result in output order.
+func (b *Blocks) Close() BlocksResult {
+	var extra []BlockResult
+	for _, o := range b.parser.Orphans() {
+		extra = append(extra, BlockResult{Index: o.Index, Path: o.Path, Status: "skipped", Message: o.Message, Error: result.InvalidEdit})
+	}
+	if p := b.parser.Close(); p != nil {
+		extra = append(extra, BlockResult{Index: p.Index, Path: p.Path, Status: "skipped", Message: p.Message, Error: result.InvalidEdit})
+	}
+	all := append(append([]BlockResult(nil), b.results...), extra...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Index < all[j].Index })
+	res := BlocksResult{Outcome: Outcome{OK: true}, Blocks: all}
+	if all == nil {
+		res.Blocks = []BlockResult{}
+	}
+	counts := map[string]int{}
+	for _, r := range all {
+		counts[r.Status]++
+	}
+	if counts["failed"] > 0 {
+		res.OK, res.Error = false, result.NoMatch
+	}
+	res.Message = fmt.Sprintf("%d blocks: %d applied, %d validated, %d failed, %d skipped.", len(all), counts["applied"], counts["validated"], counts["failed"], counts["skipped"])
+	if len(all) == 0 {
+		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END."
+	}
+	return res
+}
+
+// ApplyBlocks answers sightline/applyBlocks.
+func (e *Env) ApplyBlocks(ctx context.Context, p BlocksParams) (BlocksResult, error) {
+	start := time.Now()
+	run := e.NewBlocks(p.Caller, p.DryRun || p.DryRunAlt, p.Stage)
+	run.Write(ctx, []byte(p.Text))
+	res := run.Close()
+	e.audit(ctx, "sightline/applyBlocks", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
+	return res, nil
+}
+
+func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
+	e := b.e
+	session := b.caller.SessionOr()
+	r := BlockResult{Index: blk.Index, Path: blk.Path}
+	fail := func(err error) BlockResult {
+		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
+		return r
+	}
+	k, err := e.WS.Resolve(blk.Path)
+	if err != nil {
+		return fail(err)
+	}
+	r.Path = e.WS.Rel(k)
+	unlock := e.lockDoc(k)
+	defer unlock()
+
+	if blk.IsCreate() {
+		return b.create(ctx, blk, k, r)
+	}
+	d, err := e.WS.Get(k)
+	if err != nil {
+		if result.KindOf(err) == result.Binary {
+			r.Status, r.Message, r.Error = "skipped", result.Message(err), result.Binary
+			return r
+		}
+		return fail(err)
+	}
+	src := d.Snap
+	if s, ok := b.scratch[k]; ok && b.dryRun {
+		src = s
+	}
+	m, diag := editblock.MatchBlock(src, blk, src.Dominant())
+	if diag != nil {
+		r.Diagnostic = &BlockDiagnostic{Kind: diag.Kind, Line: diag.Line}
+		return fail(diag.Err())
+	}
+	if m.NoOp {
+		r.Status, r.Message = statusOK(b.dryRun), fmt.Sprintf("The block for %s changes nothing (both halves are the same).", r.Path)
+		return r
+	}
+	if cfg := e.Config(); cfg.Guard != "off" && !b.dryRunScratch(k) {
+		dec := e.Ledger.Check(session, ledger.DocKey(k), []ledger.Range{{Start: m.Start, End: m.End}})
+		if !dec.Clear() && cfg.Guard == "enforce" {
+			var er EditResult
+			e.refuseGuard(&er, session, b.caller.Agent, d, dec, cfg.AutoExpand)
+			r.Expanded = er.Expanded
+			return fail(&result.Error{Kind: er.Error, Message: er.Message})
+		}
+	}
+	r.Diff = hashline.UnifiedDiff(r.Path, src, m.Plan.Splices, 3)
+	if b.dryRun {
+		next, _, err := src.Apply(m.Plan.Changes(src, textdoc.UTF8), textdoc.UTF8)
+		if err != nil {
+			return fail(err)
+		}
+		b.scratch[k] = next
+		r.Status, r.Message = "validated", fmt.Sprintf("The block for %s matches lines %d-%d and would apply.", r.Path, m.Start, m.End)
+		return r
+	}
+	if _, err := e.apply(ctx, session, d, m.Plan); err != nil {
+		return fail(err)
+	}
+	b.stageFile(d.Path)
+	r.Status, r.Message = "applied", fmt.Sprintf("Applied to %s at lines %d-%d.", r.Path, m.Start, m.End)
+	return r
+}
+
+// dryRunScratch reports whether a dry run already changed this file in
+// scratch: its later blocks are checked against text the ledger never saw,
+// so the guard's line numbers would not fit; the real run checks them.
+func (b *Blocks) dryRunScratch(k workspace.Key) bool {
+	_, ok := b.scratch[k]
+	return b.dryRun && ok
+}
+
+func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Key, r BlockResult) BlockResult {
+	e := b.e
+	var content string
+	for _, l := range blk.New {
+		content += l + "\n"
+	}
+	if _, err := e.WS.Get(k); err == nil || result.KindOf(err) != result.NotFound {
+		if err == nil {
+			err = result.Errorf(result.Exists, "%s already exists: a block with an empty EDIT half creates a file; to change this one, put the lines to replace in the EDIT half.", r.Path)
+		}
+		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
+		return r
+	}
+	if _, ok := b.scratch[k]; ok && b.dryRun {
+		r.Status, r.Message, r.Error = "failed", fmt.Sprintf("An earlier block already creates %s.", r.Path), result.Exists
+		return r
+	}
+	wr, err := e.create(b.caller.SessionOr(), k, content, WriteParams{Caller: b.caller, DryRun: b.dryRun}, WriteResult{Path: r.Path})
+	if err != nil {
+		r.Status, r.Message, r.Error = "failed", err.Error(), "internal"
+		return r
+	}
+	if !wr.OK {
+		r.Status, r.Message, r.Error = "failed", wr.Message, wr.Error
+		return r
+	}
+	r.Diff = wr.Diff
+	if b.dryRun {
+		b.scratch[k] = textdoc.New(content)
+		r.Status, r.Message = "validated", fmt.Sprintf("%s would be created.", r.Path)
+		return r
+	}
+	if p, ok := k.Path(); ok {
+		b.stageFile(p)
+	}
+	r.Status, r.Message = "applied", fmt.Sprintf("Created %s.", r.Path)
+	return r
+}
+
+// stageFile runs `git add` on a written file when staging was asked for;
+// failures are not the block's: the file is written.
+func (b *Blocks) stageFile(path string) {
+	if !b.stage || path == "" {
+		return
+	}
+	cmd := exec.Command("git", "add", "--", filepath.Base(path))
+	cmd.Dir = filepath.Dir(path)
+	_ = cmd.Run()
+}
+
+func statusOK(dry bool) string {
+	if dry {
+		return "validated"
+	}
+	return "applied"
+}
+
