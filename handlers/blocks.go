@@ -252,4 +252,3 @@ func statusOK(dry bool) string {
 	}
 	return "applied"
 }
-
