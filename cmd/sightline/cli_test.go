@@ -108,3 +108,23 @@ func TestCLIReadEditApplyWrite(t *testing.T) {
 		t.Fatalf("stats: %d %s", code, out)
 	}
 }
+
+// TestCLIApplyStage: --stage puts the written files in git's index.
+func TestCLIApplyStage(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	c := newCLI(t, nil)
+	os.RemoveAll(filepath.Join(c.dir, ".git"))
+	if out, err := exec.Command("git", "-C", c.dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	out, _, code := c.run("lib/new.txt\n<<<< EDIT\n==== REPLACE\nhello\n>>>> EDIT END\n", "apply", "--stage")
+	if code != 0 {
+		t.Fatalf("apply --stage: %d %s", code, out)
+	}
+	staged, err := exec.Command("git", "-C", c.dir, "diff", "--cached", "--name-only").Output()
+	if err != nil || strings.TrimSpace(string(staged)) != "lib/new.txt" {
+		t.Fatalf("staged: %q %v", staged, err)
+	}
+}
