@@ -104,7 +104,7 @@ func (b *Blocks) Close() BlocksResult {
 	if counts["failed"] > 0 {
 		res.OK, res.Error = false, result.NoMatch
 	}
-	res.Message = fmt.Sprintf("%d blocks: %d applied, %d validated, %d failed, %d skipped.", len(all), counts["applied"], counts["validated"], counts["failed"], counts["skipped"])
+	res.Message = fmt.Sprintf("%d %s: %d applied, %d validated, %d failed, %d skipped.", len(all), plural(len(all), "block", "blocks"), counts["applied"], counts["validated"], counts["failed"], counts["skipped"])
 	if len(all) == 0 {
 		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END."
 	}
