@@ -161,13 +161,10 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		r.Status, r.Message = statusOK(b.dryRun), fmt.Sprintf("The block for %s changes nothing (both halves are the same).", r.Path)
 		return r
 	}
-	if cfg := e.Config(); cfg.Guard != "off" && !b.dryRunScratch(k) {
-		dec := e.Ledger.Check(session, ledger.DocKey(k), []ledger.Range{{Start: m.Start, End: m.End}})
-		if !dec.Clear() && cfg.Guard == "enforce" {
-			var er EditResult
-			e.refuseGuard(&er, session, b.caller.Agent, d, dec, cfg.AutoExpand)
-			r.Expanded = er.Expanded
-			return fail(&result.Error{Kind: er.Error, Message: er.Message})
+	if !b.dryRunScratch(k) {
+		if v := e.guard(session, b.caller.Agent, d, []ledger.Range{{Start: m.Start, End: m.End}}); v.Err != nil {
+			r.Expanded = v.Expanded
+			return fail(v.Err)
 		}
 	}
 	r.Diff = hashline.UnifiedDiff(r.Path, src, m.Plan.Splices, 3)

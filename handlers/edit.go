@@ -160,35 +160,17 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, nil
 	}
 
-	// The guard (PROTOCOL section 4).
-	cfg := e.Config()
-	if cfg.Guard != "off" {
-		targets := make([]ledger.Range, len(plan.Targets))
-		for i, t := range plan.Targets {
-			targets[i] = ledger.Range{Start: t.Start, End: t.End}
-		}
-		dec := e.Ledger.Check(session, ledger.DocKey(d.Key), targets)
-		for _, r := range dec.OtherStale {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", linesWord(r), itThem(r)))
-		}
-		guard = "clear"
-		if !dec.Clear() {
-			if cfg.Guard == "warn" {
-				guard = "warned"
-				for _, r := range dec.Unread {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%s were not read before this edit.", linesWord(r)))
-				}
-				for _, r := range dec.Stale {
-					res.Warnings = append(res.Warnings, fmt.Sprintf("%s changed since you read them and were edited anyway.", linesWord(r)))
-				}
-			} else {
-				guard = "blocked"
-				if e.refuseGuard(&res, session, p.Agent, d, dec, cfg.AutoExpand) {
-					guard = "expanded"
-				}
-				return res, nil
-			}
-		}
+	targets := make([]ledger.Range, len(plan.Targets))
+	for i, t := range plan.Targets {
+		targets[i] = ledger.Range{Start: t.Start, End: t.End}
+	}
+	v := e.guard(session, p.Agent, d, targets)
+	guard = v.Name
+	res.Warnings = append(res.Warnings, v.Warnings...)
+	if v.Err != nil {
+		res.Unread, res.Stale, res.Expanded, res.ExpandedRanges = v.Unread, v.Stale, v.Expanded, v.ExpandedRanges
+		res.Outcome = Refusal(v.Err)
+		return res, nil
 	}
 
 	res.Diff = hashline.UnifiedDiff(res.Path, d.Snap, plan.Splices, 3)
@@ -214,11 +196,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, nil
 	}
 	res.Applied = true
-	res.FileHash = after.FileHash()
-	if after.Open {
-		v := after.Version
-		res.Version = &v
-	}
+	res.FileHash, res.Version = after.FileHash(), versionOf(after)
 	res.Window, res.WindowRange = e.window(after.Snap, bom, plan.Splices, p.FullRefresh)
 	if res.WindowRange != nil {
 		// The window was shown to the agent: it counts as read at this revision.
@@ -345,42 +323,6 @@ func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index 
 	}
 	res.Outcome = Refusal(result.Errorf(result.StaleRef,
 		"Ref %s of edit %d is stale: %s, and the line you saw is gone or changed. Nothing was applied; use the fresh refs (lines around it, now counted as read) and retry.", raw, index, what))
-}
-
-// refuseGuard fills a guard refusal naming the exact ranges; with
-// auto-expand it also returns the missing lines and records them as read, so
-// the retry can succeed at once. It reports whether lines were returned.
-func (e *Env) refuseGuard(res *EditResult, session, agent string, d workspace.Doc, dec ledger.Decision, expand bool) bool {
-	res.Unread, res.Stale = dec.Unread, dec.Stale
-	var msgs []string
-	kind := result.UnreadRange
-	for _, r := range dec.Unread {
-		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", linesWord(r), wasWere(r), thatRange(r)))
-	}
-	for _, r := range dec.Stale {
-		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", linesWord(r), itThem(r), itThem(r)))
-	}
-	if len(dec.Unread) == 0 {
-		kind = result.StaleRange
-	}
-	expanded := false
-	if expand {
-		var missing ledger.RangeSet
-		for _, r := range dec.Unread {
-			missing.Add(r)
-		}
-		for _, r := range dec.Stale {
-			missing.Add(r)
-		}
-		content, got := e.expand(session, agent, d, missing.Ranges())
-		if len(got) > 0 {
-			res.Expanded, res.ExpandedRanges = content, got
-			expanded = true
-			msgs = append(msgs, "Those lines are in expanded below and now count as read: check them and retry the edit.")
-		}
-	}
-	res.Outcome = Refusal(result.Errorf(kind, "%s", strings.Join(msgs, " ")))
-	return expanded
 }
 
 // expand returns the given lines annotated, within the read budget, and
@@ -515,4 +457,13 @@ func joinInts(xs []int) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// versionOf is the editor's version of an open document, nil for a file.
+func versionOf(d workspace.Doc) *int32 {
+	if !d.Open {
+		return nil
+	}
+	v := d.Version
+	return &v
 }

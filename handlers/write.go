@@ -43,6 +43,7 @@ type WriteResult struct {
 	FileHash string     `json:"fileHash,omitempty"`
 	Version  *int32     `json:"version"`
 	Ledger   *DocLedger `json:"ledger,omitempty"`
+	Warnings []string   `json:"warnings,omitempty"`
 	// no_match: the lines nearest to old_text, annotated (they count as read).
 	Nearest []string `json:"nearest,omitempty"`
 	// ambiguous_match: the first line of every match.
@@ -157,8 +158,12 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		splice = hashline.Splice{Start: 0, Old: n, New: contentLines(content, dom, true)}
 	}
 
-	if guard, err = e.guardWrite(session, p.Agent, d, targets, &res); err != nil {
-		res.Outcome = Refusal(err)
+	v := e.guard(session, p.Agent, d, targets)
+	guard = v.Name
+	res.Warnings = v.Warnings
+	if v.Err != nil {
+		res.Unread, res.Stale, res.Expanded, res.ExpandedRanges = v.Unread, v.Stale, v.Expanded, v.ExpandedRanges
+		res.Outcome = Refusal(v.Err)
 		return res, nil
 	}
 	plan := hashline.Plan{Splices: []hashline.Splice{splice}}
@@ -177,38 +182,10 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		return res, nil
 	}
 	res.Applied = true
-	res.FileHash = after.FileHash()
-	if after.Open {
-		v := after.Version
-		res.Version = &v
-	}
+	res.FileHash, res.Version = after.FileHash(), versionOf(after)
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("%s: %s.", strings.ToUpper(p.Mode[:1])+p.Mode[1:], res.Path)}
 	res.Ledger = e.docLedger(session, after)
 	return res, nil
-}
-
-// guardWrite asks the edit guard about the target lines (PROTOCOL section 4)
-// and fills a refusal; it returns the guard's verdict for the audit.
-func (e *Env) guardWrite(session, agent string, d workspace.Doc, targets []ledger.Range, res *WriteResult) (string, error) {
-	cfg := e.Config()
-	if cfg.Guard == "off" || len(targets) == 0 {
-		return "", nil
-	}
-	dec := e.Ledger.Check(session, ledger.DocKey(d.Key), targets)
-	if dec.Clear() {
-		return "clear", nil
-	}
-	if cfg.Guard == "warn" {
-		return "warned", nil
-	}
-	var er EditResult
-	expanded := e.refuseGuard(&er, session, agent, d, dec, cfg.AutoExpand)
-	res.Unread, res.Stale, res.Expanded, res.ExpandedRanges = er.Unread, er.Stale, er.Expanded, er.ExpandedRanges
-	verdict := "blocked"
-	if expanded {
-		verdict = "expanded"
-	}
-	return verdict, &result.Error{Kind: er.Error, Message: er.Message}
 }
 
 // editSplice finds old_text exactly once and returns the splice that

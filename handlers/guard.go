@@ -1,0 +1,76 @@
+package handlers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Verdict is what the edit guard said, for the answer and the audit.
+type Verdict struct {
+	// Name is "" (not asked: guard off, nothing targeted), "clear",
+	// "warned", "blocked", or "expanded" (blocked, missing lines returned).
+	Name     string
+	Warnings []string
+	// Err is the refusal when the write must not proceed.
+	Err            error
+	Unread, Stale  []ledger.Range
+	Expanded       string
+	ExpandedRanges []ledger.Range
+}
+
+// guard is the edit guard of PROTOCOL section 4, shared by every write path
+// (hashline edits, write modes, edit blocks): target lines not read, or
+// changed since read, block the write (enforce) or warn (warn); other lines
+// changed since read are a warning. With auto-expand the missing lines come
+// back annotated and count as read, so a retry can succeed at once.
+func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Range) Verdict {
+	cfg := e.Config()
+	if cfg.Guard == "off" || len(targets) == 0 {
+		return Verdict{}
+	}
+	dec := e.Ledger.Check(session, ledger.DocKey(d.Key), targets)
+	v := Verdict{Name: "clear"}
+	for _, r := range dec.OtherStale {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", linesWord(r), itThem(r)))
+	}
+	if dec.Clear() {
+		return v
+	}
+	if cfg.Guard == "warn" {
+		v.Name = "warned"
+		for _, r := range dec.Unread {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s %s not read before this edit.", linesWord(r), wasWere(r)))
+		}
+		for _, r := range dec.Stale {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s and %s edited anyway.", linesWord(r), itThem(r), wasWere(r)))
+		}
+		return v
+	}
+	v.Name, v.Unread, v.Stale = "blocked", dec.Unread, dec.Stale
+	var msgs []string
+	kind := result.UnreadRange
+	for _, r := range dec.Unread {
+		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", linesWord(r), wasWere(r), thatRange(r)))
+	}
+	for _, r := range dec.Stale {
+		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", linesWord(r), itThem(r), itThem(r)))
+	}
+	if len(dec.Unread) == 0 {
+		kind = result.StaleRange
+	}
+	if cfg.AutoExpand {
+		var missing ledger.RangeSet
+		missing.AddAll(dec.Unread)
+		missing.AddAll(dec.Stale)
+		if content, got := e.expand(session, agent, d, missing.Ranges()); len(got) > 0 {
+			v.Name, v.Expanded, v.ExpandedRanges = "expanded", content, got
+			msgs = append(msgs, "Those lines are in expanded below and now count as read: check them and retry the edit.")
+		}
+	}
+	v.Err = result.Errorf(kind, "%s", strings.Join(msgs, " "))
+	return v
+}
