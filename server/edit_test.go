@@ -328,3 +328,24 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestGuardModes: warn lets an edit of unread lines through with a warning;
+// off does not ask.
+func TestGuardModes(t *testing.T) {
+	src := "a\nb\nc\n"
+	for _, mode := range []string{"warn", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			e, root := start(t, map[string]string{"x.txt": src}, lsptest.Options{InitOptions: json.RawMessage(`{"sightline":{"guard":"` + mode + `"}}`)})
+			u := fileURI(root, "x.txt")
+			read(t, e, u, &ledger.Range{Start: 1, End: 1}, nil)
+			res := edit(t, e, u, []map[string]any{{"type": "replace_range", "start_ref": ref(src, 1), "end_ref": ref(src, 3), "new_content": "z"}}, nil)
+			if !res.OK {
+				t.Fatalf("%s: refused: %+v", mode, res.Outcome)
+			}
+			warned := strings.Contains(strings.Join(res.Warnings, " "), "Lines 2-3 were not read")
+			if warned != (mode == "warn") {
+				t.Fatalf("%s: warnings %v", mode, res.Warnings)
+			}
+		})
+	}
+}
