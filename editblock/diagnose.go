@@ -210,69 +210,84 @@ func plural(n int, w string) string {
 
 // near is a region of the file resembling the EDIT half.
 type near struct {
-	score      float64
-	start, end int // 0-based inclusive region
-	agree      int // EDIT lines found there (whitespace ignored at the ends)
+	score      float64 // share of the EDIT half's weight found there
+	start, end int     // 0-based inclusive region
+	agree      int     // EDIT lines found there (whitespace ignored at the ends)
 	pairs      []pair
 }
 
-type pair struct{ j, i int } // EDIT line j matched file line i
+// pair: EDIT line j matched file line i, exactly (trimmed) or only alike.
+type pair struct {
+	j, i  int
+	exact bool
+}
+
+// candidate is an alignment: the EDIT half's first line at file line p.
+type candidate struct {
+	p     int
+	votes float64
+}
 
 // nearDiag looks for the region most like the EDIT half. Lines vote for
-// alignments (file line i holding EDIT line j's trimmed text votes for
-// the region starting at i-j, weighted by the line's length, so "}" and
-// blank lines count for nothing); the best few alignments are then scored by
-// the longest common subsequence of lines within a window, which tolerates
-// lines the model left out or made up.
+// alignments (file line i holding EDIT line j's trimmed text votes for the
+// region starting at i-j, weighted by the line's length, so "}" and blank
+// lines count for nothing); when that finds nothing close enough, lines
+// merely alike the EDIT half's longest line vote too (one word changed in
+// a one-line block). The best few alignments are then scored by the
+// heaviest common subsequence of lines within a window, which tolerates
+// lines the model left out, added or misremembered.
 func nearDiag(v view, b Block) *Diagnostic {
 	old := b.Old
 	m := len(old)
 	if m > nearMaxLines || v.n == 0 {
 		return nil
 	}
+	ot := make([]string, m)
 	w := make([]int, m)
-	total := 0
+	total, key := 0, 0
 	idx := make(map[string][]int, m)
 	for j, l := range old {
-		t := trimWS(l)
-		w[j] = min(len(t), weightCap)
+		ot[j] = trimWS(l)
+		w[j] = min(len(ot[j]), weightCap)
 		total += w[j]
-		if len(t) >= trivialLen {
-			idx[t] = append(idx[t], j)
+		if len(ot[j]) >= trivialLen {
+			idx[ot[j]] = append(idx[ot[j]], j)
+		}
+		if len(ot[j]) > len(ot[key]) {
+			key = j
 		}
 	}
-	if len(idx) == 0 {
-		return nil
+	if len(ot[key]) < trivialLen {
+		return nil // nothing but braces and blank lines: no place is "near"
 	}
-	votes := map[int]int{}
+	votes := map[int]float64{}
 	v.each(func(i int, c string) bool {
 		t := trimWS(c)
 		if len(t) < trivialLen {
 			return true
 		}
 		for _, j := range idx[t] {
-			votes[i-j] += w[j]
+			votes[i-j] += float64(w[j])
 		}
 		return true
 	})
-	if len(votes) == 0 {
-		return nil
-	}
-	type cand struct{ p, votes int }
-	cands := make([]cand, 0, len(votes))
-	for p, n := range votes {
-		cands = append(cands, cand{p, n})
-	}
-	slices.SortFunc(cands, func(a, b cand) int { return cmp.Or(cmp.Compare(b.votes, a.votes), cmp.Compare(a.p, b.p)) })
-	slack := 3 + m/10
-	var best near
-	for _, c := range cands[:min(len(cands), nearTop)] {
-		if float64(c.votes) < nearThreshold*float64(total)/2 {
-			break // too few lines in common to reach the threshold even in a window
-		}
-		r := lcsRegion(v, old, w, max(c.p-slack, 0), min(c.p+m+slack, v.n))
-		r.score = float64(r.score) / float64(total)
-		if r.score > best.score || r.score == best.score && r.start < best.start && r.score > 0 {
+	best := bestRegion(v, ot, w, total, topCandidates(votes, nearThreshold*float64(total)/2))
+	if best.score < nearThreshold {
+		// Lines alike the longest EDIT line, prefiltered by first or last
+		// byte and length, so the pass stays cheap.
+		k := ot[key]
+		alike := map[int]float64{}
+		v.each(func(i int, c string) bool {
+			t := trimWS(c)
+			if len(t)*3 < len(k)*2 || len(k)*3 < len(t)*2 || t[0] != k[0] && t[len(t)-1] != k[len(k)-1] {
+				return true
+			}
+			if s := similarity(t, k); s >= alikeMin {
+				alike[i-key] = max(alike[i-key], s*float64(w[key]))
+			}
+			return true
+		})
+		if r := bestRegion(v, ot, w, total, topCandidates(alike, 0)); r.score > best.score {
 			best = r
 		}
 	}
@@ -280,44 +295,123 @@ func nearDiag(v view, b Block) *Diagnostic {
 		return nil
 	}
 	d := &Diagnostic{Kind: KindNear, Line: best.start + 1}
-	msg := fmt.Sprintf("No exact match for the EDIT lines in %s. The closest place is lines %d-%d (%d of %d lines agree).",
-		b.Path, best.start+1, best.end+1, best.agree, m)
+	where := fmt.Sprintf("lines %d-%d", best.start+1, best.end+1)
+	if best.start == best.end {
+		where = fmt.Sprintf("line %d", best.start+1)
+	}
+	msg := fmt.Sprintf("No exact match for the EDIT lines in %s. The closest place is %s (%d of %d lines agree).",
+		b.Path, where, best.agree, m)
+	if m == 1 {
+		msg = fmt.Sprintf("No exact match for the EDIT line in %s. The closest place is %s.", b.Path, where)
+	}
 	msg += " " + firstDifference(v, old, best)
-	d.Message = msg + fmt.Sprintf(" Read lines %d-%d again and copy the EDIT lines exactly from the file.", best.start+1, best.end+1)
+	d.Message = msg + fmt.Sprintf(" Read %s again and copy the lines exactly as the file has them.", where)
 	return d
 }
 
-// lcsRegion scores old against file lines [lo, hi) by the heaviest common
-// subsequence of trimmed lines; score holds the raw weight.
-func lcsRegion(v view, old []string, w []int, lo, hi int) near {
-	m, n := len(old), hi-lo
+// alikeMin is the similarity from which two lines count as the same line
+// misremembered.
+const alikeMin = 0.6
+
+// similarity is a cheap likeness of two lines: the share of the longer one
+// covered by their common prefix and suffix. One changed word or argument
+// keeps it high; unrelated lines score near 0.
+func similarity(a, b string) float64 {
+	if a == b {
+		return 1
+	}
+	n := max(len(a), len(b))
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return float64(p+s) / float64(n)
+}
+
+// topCandidates returns the nearTop alignments with the most votes, at
+// least min each, best first.
+func topCandidates(votes map[int]float64, minVotes float64) []candidate {
+	cs := make([]candidate, 0, len(votes))
+	for p, n := range votes {
+		if n >= minVotes {
+			cs = append(cs, candidate{p, n})
+		}
+	}
+	slices.SortFunc(cs, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.votes, a.votes), cmp.Compare(a.p, b.p)) })
+	return cs[:min(len(cs), nearTop)]
+}
+
+// bestRegion scores each candidate within a window around it and returns
+// the best region (the first on ties).
+func bestRegion(v view, ot []string, w []int, total int, cands []candidate) near {
+	m := len(ot)
+	slack := 3 + m/10
+	var best near
+	for _, c := range cands {
+		r := lcsRegion(v, ot, w, max(c.p-slack, 0), min(c.p+m+slack, v.n))
+		r.score /= float64(total)
+		if r.score > best.score {
+			best = r
+		}
+	}
+	return best
+}
+
+// lcsRegion scores the trimmed EDIT lines ot against file lines [lo, hi)
+// by the heaviest common subsequence, where equal lines weigh their weight
+// (at least 1, so blank and brace lines still align) and alike lines their
+// weight times their similarity. score holds the raw weight.
+func lcsRegion(v view, ot []string, w []int, lo, hi int) near {
+	m, n := len(ot), hi-lo
+	if n <= 0 {
+		return near{}
+	}
 	file := make([]string, n)
 	for i := range file {
 		file[i] = trimWS(v.at(lo + i))
 	}
-	ot := make([]string, m)
-	for j := range ot {
-		ot[j] = trimWS(old[j])
+	// credit of pairing ot[j] with file[i] for the alignment, and the
+	// similarity of an alike pair. Alike pairs weigh half, so equal lines
+	// decide the alignment ("step_one()" is alike "step_two()").
+	credit := func(j, i int) (float64, float64) {
+		if ot[j] == file[i] {
+			return float64(max(w[j], 1)), 1
+		}
+		if len(ot[j]) < trivialLen || len(file[i]) < trivialLen {
+			return 0, 0
+		}
+		if s := similarity(ot[j], file[i]); s >= alikeMin {
+			return s * float64(w[j]) / 2, s
+		}
+		return 0, 0
 	}
-	// dp[(j)*(n+1)+i]: best weight of old[j:] against file[i:]. Equal lines
-	// weigh at least 1 so blank and brace lines still align.
-	dp := make([]int, (m+1)*(n+1))
-	at := func(j, i int) int { return dp[j*(n+1)+i] }
+	// dp[j*(n+1)+i]: best weight of ot[j:] against file[i:].
+	dp := make([]float64, (m+1)*(n+1))
+	at := func(j, i int) float64 { return dp[j*(n+1)+i] }
 	for j := m - 1; j >= 0; j-- {
 		for i := n - 1; i >= 0; i-- {
 			best := max(at(j+1, i), at(j, i+1))
-			if ot[j] == file[i] {
-				best = max(best, at(j+1, i+1)+max(w[j], 1))
+			if c, _ := credit(j, i); c > 0 {
+				best = max(best, at(j+1, i+1)+c)
 			}
 			dp[j*(n+1)+i] = best
 		}
 	}
 	var r near
 	for j, i := 0, 0; j < m && i < n; {
+		c, sim := credit(j, i)
 		switch {
-		case ot[j] == file[i] && at(j, i) == at(j+1, i+1)+max(w[j], 1):
-			r.pairs = append(r.pairs, pair{j, lo + i})
-			r.score += float64(w[j])
+		case c > 0 && at(j, i) == at(j+1, i+1)+c:
+			exact := sim == 1
+			r.pairs = append(r.pairs, pair{j, lo + i, exact})
+			r.score += sim * float64(w[j])
+			if exact {
+				r.agree++
+			}
 			j++
 			i++
 		case at(j+1, i) >= at(j, i+1):
@@ -326,7 +420,6 @@ func lcsRegion(v view, old []string, w []int, lo, hi int) near {
 			i++
 		}
 	}
-	r.agree = len(r.pairs)
 	if len(r.pairs) > 0 {
 		f, l := r.pairs[0], r.pairs[len(r.pairs)-1]
 		r.start = max(f.i-f.j, 0)
@@ -346,6 +439,10 @@ func firstDifference(v view, old []string, r near) string {
 				gap := r.pairs[pi-1].i + 1
 				return fmt.Sprintf("After line %d of the EDIT half the file has %s (line %d), which the EDIT half leaves out.",
 					j, quote(v.at(gap)), gap+1)
+			}
+			if !p.exact {
+				return fmt.Sprintf("Line %d of the EDIT half, %s, differs from the file's line %d, %s.",
+					j+1, quote(old[j]), p.i+1, quote(v.at(p.i)))
 			}
 			if got := v.at(p.i); got != old[j] {
 				return fmt.Sprintf("Line %d of the EDIT half, %s, differs in whitespace from the file's line %d, %s (%s).",

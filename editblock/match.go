@@ -272,17 +272,20 @@ func ambiguous(b Block, count int, at []int) *Diagnostic {
 	if count > len(at) {
 		where = fmt.Sprintf("%d places, first at lines %s", count, listLines(d.Lines))
 	}
-	what := fmt.Sprintf("The EDIT lines for %s (%d lines starting %s)", b.Path, len(b.Old), quote(b.Old[0]))
-	if len(b.Old) == 1 {
-		what = fmt.Sprintf("The EDIT line %s for %s", quote(b.Old[0]), b.Path)
-	}
-	if b.Anchor() == len(b.Old) { // a pure insertion: the EDIT half is the anchor
+	var what string
+	verb, it, so := "matches", "it", "it matches"
+	switch {
+	case b.Anchor() == len(b.Old) && len(b.Old) == 1: // a pure insertion: the EDIT half is the anchor
 		what = fmt.Sprintf("The anchor %s for %s", quote(b.Old[0]), b.Path)
-		if len(b.Old) > 1 {
-			what = fmt.Sprintf("The anchor for %s (%d lines starting %s)", b.Path, len(b.Old), quote(b.Old[0]))
-		}
+	case b.Anchor() == len(b.Old):
+		what = fmt.Sprintf("The anchor for %s (%d lines starting %s)", b.Path, len(b.Old), quote(b.Old[0]))
+	case len(b.Old) == 1:
+		what = fmt.Sprintf("The EDIT line %s for %s", quote(b.Old[0]), b.Path)
+	default:
+		what = fmt.Sprintf("The EDIT lines for %s (%d lines starting %s)", b.Path, len(b.Old), quote(b.Old[0]))
+		verb, it, so = "match", "them", "they match"
 	}
-	d.Message = fmt.Sprintf("%s matches %s; add more unchanged lines before or after it so it matches one place.", what, where)
+	d.Message = fmt.Sprintf("%s %s %s; add more unchanged lines before or after %s so %s one place.", what, verb, where, it, so)
 	return d
 }
 

@@ -1,25 +1,3 @@
-// Package editblock finds edit blocks in free-form model output and matches
-// them against a file's lines (the edit-block protocol of issue 5):
-//
-//	path/to/file.ext
-//	<<<< EDIT
-//	[anchor lines]
-//	[old lines]
-//	==== REPLACE
-//	[anchor lines]
-//	[new lines]
-//	>>>> EDIT END
-//
-// It is pure: no LSP types, no file I/O, no guard. The caller resolves and
-// polices paths, runs the guard and applies the Match through its own apply
-// path (the Match carries a hashline.Plan for that).
-//
-// Marker lines are recognised at column 0 only: "<<<< EDIT" (optionally
-// followed by whitespace and a path), "==== REPLACE" (trailing whitespace
-// allowed) and any line starting with ">>>> EDIT END". A marker line can
-// therefore not be part of a block's content; a marker out of place ends the
-// block being read as malformed (an Orphan) rather than guessing, so a
-// broken block is never applied with prose swallowed into it.
 package editblock
 
 import (

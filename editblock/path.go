@@ -12,8 +12,30 @@ var wrappers = [...]struct {
 	quoted bool
 }{{"**", false}, {"`", true}, {`"`, true}, {"'", true}, {"*", false}}
 
-// labels may precede a path: "File: src/a.go".
-var labels = [...]string{"file:", "path:", "filename:"}
+// labels may precede a path: "File: src/a.go", "**File:** `src/a.go`".
+var labels = [...]string{"file", "path", "filename"}
+
+// cutLabel returns what follows a label, the label's bold or italic marks
+// included.
+func cutLabel(s []byte) ([]byte, bool) {
+	colon := bytes.IndexByte(s, ':')
+	if colon < 0 || colon > 16 {
+		return nil, false
+	}
+	name := bytes.Trim(s[:colon], "*_ ")
+	for _, l := range labels {
+		if bytes.EqualFold(name, []byte(l)) {
+			rest := s[colon+1:]
+			if len(rest) > 0 && (rest[0] == '*' || rest[0] == '_') {
+				rest = bytes.TrimLeft(rest, "*_") // "**File:** x"
+			} else if len(rest) == 0 || !isSpace(rest[0]) {
+				return nil, false // "path:x" may be a file name
+			}
+			return trimSpace(rest), true
+		}
+	}
+	return nil, false
+}
 
 // bareNames are file names without an extension that still pass as paths.
 var bareNames = [...]string{"Makefile", "Dockerfile", "Containerfile", "Gemfile", "Rakefile", "Procfile",
@@ -53,11 +75,8 @@ func pathFrom(line []byte) (string, bool) {
 				break
 			}
 		}
-		for _, l := range labels {
-			if len(s) > len(l) && bytes.EqualFold(s[:len(l)], []byte(l)) && isSpace(s[len(l)]) {
-				s, changed = trimSpace(s[len(l):]), true
-				break
-			}
+		if rest, ok := cutLabel(s); ok {
+			s, changed = rest, true
 		}
 	}
 	if !isPath(s, quoted) {

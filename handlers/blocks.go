@@ -85,11 +85,13 @@ func (b *Blocks) Write(ctx context.Context, chunk []byte) []BlockResult {
 // as skipped. It returns every result in output order.
 func (b *Blocks) Close() BlocksResult {
 	var extra []BlockResult
-	for _, o := range b.parser.Orphans() {
-		extra = append(extra, BlockResult{Index: o.Index, Path: o.Path, Status: "skipped", Message: o.Message, Error: result.InvalidEdit})
-	}
+	// Close first: the end of the output can still turn an open block into
+	// an orphan.
 	if p := b.parser.Close(); p != nil {
 		extra = append(extra, BlockResult{Index: p.Index, Path: p.Path, Status: "skipped", Message: p.Message, Error: result.InvalidEdit})
+	}
+	for _, o := range b.parser.Orphans() {
+		extra = append(extra, BlockResult{Index: o.Index, Path: o.Path, Status: "skipped", Message: o.Message, Error: result.InvalidEdit})
 	}
 	all := append(append([]BlockResult(nil), b.results...), extra...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Index < all[j].Index })
