@@ -49,7 +49,11 @@ func (e *Env) Hover(session string, d workspace.Doc, line int, enc textdoc.Encod
 		if r.Kind == "authored" {
 			verb = "wrote"
 		}
-		fmt.Fprintf(&b, "- %s %s lines %d-%d at %s (revision %d)\n", who, verb, r.Range.Start, r.Range.End, r.Time.Local().Format(time.TimeOnly), r.Rev)
+		at := "from disk"
+		if v, ok := e.WS.VersionAt(d.Key, r.Rev); ok {
+			at = fmt.Sprintf("at version %d", v)
+		}
+		fmt.Fprintf(&b, "- %s %s lines %d-%d %s, %s\n", who, verb, r.Range.Start, r.Range.End, at, r.Time.Local().Format(time.TimeOnly))
 		shown++
 	}
 	lr := LSPRange(d.Snap, ledger.Range{Start: n, End: n}, enc)

@@ -152,7 +152,7 @@ func TestReadEditDiagnosticsLensHoverShutdown(t *testing.T) {
 	if err := e.Call("textDocument/hover", map[string]any{"textDocument": map[string]string{"uri": u}, "position": map[string]int{"line": 20, "character": 0}}, &hover); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(hover.Contents.Value, "coder read lines 1-100") {
+	if !strings.Contains(hover.Contents.Value, "coder read lines 1-100 at version 1,") {
 		t.Fatalf("hover: %q", hover.Contents.Value)
 	}
 

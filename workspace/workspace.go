@@ -179,8 +179,10 @@ type entry struct {
 }
 
 type revSnap struct {
-	rev  int64
-	snap *textdoc.Snapshot
+	rev     int64
+	snap    *textdoc.Snapshot
+	version int32 // the editor's version, when the revision was an open buffer
+	open    bool
 }
 
 // maxPast bounds the earlier revisions kept per document.
@@ -189,12 +191,32 @@ const maxPast = 256
 // keep installs d as the entry's document, remembering the previous one.
 func (e *entry) keep(d Doc) {
 	if e.doc.Snap != nil && e.doc.Rev != d.Rev {
-		e.past = append(e.past, revSnap{e.doc.Rev, e.doc.Snap})
+		e.past = append(e.past, revSnap{e.doc.Rev, e.doc.Snap, e.doc.Version, e.doc.Open})
 		if len(e.past) > maxPast {
 			e.past = append(e.past[:0], e.past[len(e.past)-maxPast:]...)
 		}
 	}
 	e.doc = d
+}
+
+// VersionAt returns the editor's version of a document at a revision, if
+// that revision was an open buffer and is still remembered.
+func (w *Workspace) VersionAt(k Key, rev int64) (int32, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.docs[k]
+	if !ok {
+		return 0, false
+	}
+	if e.doc.Rev == rev {
+		return e.doc.Version, e.doc.Open
+	}
+	for i := len(e.past) - 1; i >= 0; i-- {
+		if e.past[i].rev == rev {
+			return e.past[i].version, e.past[i].open
+		}
+	}
+	return 0, false
 }
 
 // SnapshotAt returns the text of a document at an earlier (or the current)
