@@ -26,7 +26,7 @@ func (e *Env) Diagnostics(session string, d workspace.Doc, enc textdoc.Encoding)
 	if cfg.Diagnostics.Unread {
 		var syms []extract.Symbol
 		if len(v.Unread) > 0 {
-			syms = e.symbols(d)
+			syms = e.hintSymbols(d)
 		}
 		for _, r := range v.Unread {
 			msg := fmt.Sprintf("%s not read by the agent (session %s).", linesWord(r), session)

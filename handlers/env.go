@@ -170,19 +170,7 @@ func (e *Env) symbolsIn(d workspace.Doc, r ledger.Range, max int) []extract.Symb
 	if extract.Language(d.Path, d.Lang) == "" {
 		return nil
 	}
-	e.symMu.Lock()
-	c, cached := e.syms[d.Key]
-	e.symMu.Unlock()
-	var syms []extract.Symbol
-	switch {
-	case cached && c.rev == d.Rev:
-		syms = c.syms
-	case d.Snap.Len() <= hintColdLimit:
-		syms = e.symbols(d)
-	default:
-		e.warm(d)
-		return nil
-	}
+	syms := e.hintSymbols(d)
 	var out []extract.Symbol
 	for _, s := range syms {
 		if s.Start >= r.Start && s.Start <= r.End {
@@ -190,6 +178,23 @@ func (e *Env) symbolsIn(d workspace.Doc, r ledger.Range, max int) []extract.Symb
 		}
 	}
 	return out
+}
+
+// hintSymbols returns a document's declarations for hints: cached for this
+// revision, else extracted now if the document is small enough, else none
+// (and extracted in the background for next time).
+func (e *Env) hintSymbols(d workspace.Doc) []extract.Symbol {
+	e.symMu.Lock()
+	c, cached := e.syms[d.Key]
+	e.symMu.Unlock()
+	switch {
+	case cached && c.rev == d.Rev:
+		return c.syms
+	case d.Snap.Len() <= hintColdLimit:
+		return e.symbols(d)
+	}
+	e.warm(d)
+	return nil
 }
 
 // warm extracts a document's declarations in the background, once per
