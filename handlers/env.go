@@ -197,14 +197,16 @@ func (e *Env) hintSymbols(d workspace.Doc) []extract.Symbol {
 	return nil
 }
 
-// warm extracts a document's declarations in the background, once per
-// revision.
+// warm extracts a document's declarations in the background, one
+// extraction per document at a time.
 func (e *Env) warm(d workspace.Doc) {
 	e.symMu.Lock()
 	if e.warming == nil {
 		e.warming = make(map[workspace.Key]int64)
 	}
-	if e.warming[d.Key] == d.Rev {
+	if _, busy := e.warming[d.Key]; busy {
+		// One extraction per document at a time: while typing in a huge file
+		// the next round picks up the newest revision.
 		e.symMu.Unlock()
 		return
 	}
