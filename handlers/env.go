@@ -213,6 +213,11 @@ func (e *Env) warm(d workspace.Doc) {
 	e.warming[d.Key] = d.Rev
 	e.symMu.Unlock()
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				e.Log.Error("panic in signature extraction", zap.String("doc", string(d.Key)), zap.Any("panic", r))
+			}
+		}()
 		e.symbols(d)
 		e.symMu.Lock()
 		if e.warming[d.Key] == d.Rev {

@@ -106,10 +106,21 @@ func (s *Sync) Run(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := s.Flush(ctx); err != nil {
-				s.log.Error("ledger write-behind", zap.Error(err))
-			}
+			s.safeFlush(ctx)
 		}
+	}
+}
+
+// safeFlush flushes, logging errors and panics: the write-behind loop must
+// outlive a bad entry.
+func (s *Sync) safeFlush(ctx context.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in ledger write-behind", zap.Any("panic", r))
+		}
+	}()
+	if err := s.Flush(ctx); err != nil {
+		s.log.Error("ledger write-behind", zap.Error(err))
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"hash/fnv"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -90,8 +91,19 @@ func (p *publisher) loop() {
 			return
 		case <-time.After(p.s.opts.Debounce):
 		}
-		p.publish()
+		p.safePublish()
 	}
+}
+
+// safePublish publishes, turning a panic into a log line: a fault in what
+// the editor is shown must not take the session down.
+func (p *publisher) safePublish() {
+	defer func() {
+		if r := recover(); r != nil {
+			p.s.log.Error("panic while publishing", zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+		}
+	}()
+	p.publish()
 }
 
 // publish recomputes the dirty documents and sends what changed.
