@@ -99,6 +99,17 @@ func TestCLIReadEditApplyWrite(t *testing.T) {
 	if _, _, code = c.run("", "write", "notes.txt"); code != 2 {
 		t.Fatalf("usage error exit code %d", code)
 	}
+	out, _, code = c.run("", "summary", "src/a.go")
+	if code != 0 || !strings.Contains(out, "func") || !strings.Contains(out, "A()") {
+		t.Fatalf("summary: %d %s", code, out)
+	}
+	out, _, code = c.run("", "ledger")
+	if code != 0 || !strings.Contains(out, "src/a.go") || !strings.Contains(out, "notes.txt") {
+		t.Fatalf("ledger: %d %s", code, out)
+	}
+	if _, errOut, code := c.run("", "read", "../outside.txt"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("read outside the workspace: %d %s", code, errOut)
+	}
 	out, _, code = c.run("", "stats", "--json")
 	var st struct {
 		Methods map[string]struct{ Calls int } `json:"methods"`
