@@ -105,10 +105,15 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 	}
 
 	buf := make([]byte, 0, min(budget, d.Snap.Len()+total*10)+64)
-	used, last := 0, want.Start-1
+	// The budget counts characters. Bytes bound characters from above, so
+	// until the bytes reach the budget nothing needs counting; from then on
+	// characters are counted line by line.
+	used, last, counting := 0, want.Start-1, false
 	for i := want.Start; i <= want.End; i++ {
-		if err := ctx.Err(); err != nil {
-			return ReadResult{}, err
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ReadResult{}, err
+			}
 		}
 		content := d.Snap.Line(i - 1).Content
 		if i == 1 {
@@ -122,12 +127,17 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 			buf = append(buf, content...)
 		}
 		buf = append(buf, '\n')
-		n := utf8.RuneCount(buf[mark:])
-		if used+n > budget {
-			buf = buf[:mark]
-			break
+		if !counting && len(buf) > budget {
+			counting, used = true, utf8.RuneCount(buf[:mark])
 		}
-		used += n
+		if counting {
+			n := utf8.RuneCount(buf[mark:])
+			if used+n > budget {
+				buf = buf[:mark]
+				break
+			}
+			used += n
+		}
 		last = i
 	}
 	// buf is never written again: share it instead of copying a read that

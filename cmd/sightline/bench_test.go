@@ -27,7 +27,11 @@ type spawned struct {
 
 func spawn(tb testing.TB, bin, ws string) *spawned {
 	tb.Helper()
-	cmd := exec.Command(bin, "serve", "--log-level", "error", "--state-dir", filepath.Join(ws, ".state"))
+	args := []string{"serve", "--log-level", "error", "--state-dir", filepath.Join(ws, ".state")}
+	if prof := os.Getenv("SIGHTLINE_BENCH_CPUPROFILE"); prof != "" {
+		args = append(args, "--cpuprofile", prof)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = ws
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -20,6 +21,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
 	stateDir := fs.String("state-dir", "", "ledger database folder (default: $XDG_STATE_HOME/sightline/<workspace>)")
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (overrides the extract setting)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (performance work)")
 	_ = fs.Bool("stdio", true, "use stdio (the only transport; accepted for clients that pass it)")
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
@@ -30,6 +32,18 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer closeLog()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline serve: --cpuprofile: %v\n", err)
+			return exitUsage
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "sightline serve: --cpuprofile: %v\n", err)
+			return exitUsage
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 	if os.Getenv("GOGC") == "" {
 		// The live heap is small (documents share structure) while reads
 		// allocate their answers: collect less often, for steadier latency.
