@@ -349,3 +349,28 @@ func TestGuardModes(t *testing.T) {
 		})
 	}
 }
+
+// TestEditDryRunAndFullRefresh: a dry run answers with the diff and the
+// would-be window and changes nothing; fullRefresh answers with every line.
+func TestEditDryRunAndFullRefresh(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	src := b.String()
+	e, root := start(t, map[string]string{"x.txt": src}, lsptest.Options{})
+	u := fileURI(root, "x.txt")
+	read(t, e, u, nil, nil)
+	edits := []map[string]any{{"type": "replace_line", "ref": ref(src, 15), "new_content": "fifteen"}}
+	res := edit(t, e, u, edits, map[string]any{"dryRun": true})
+	if !res.OK || res.Applied || !res.DryRun || !strings.Contains(res.Diff, "+fifteen") || res.WindowRange == nil || *res.WindowRange != (ledger.Range{Start: 10, End: 20}) {
+		t.Fatalf("dry run: %+v window %v", res.Outcome, res.WindowRange)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "x.txt")); string(b) != src {
+		t.Fatal("dry run wrote")
+	}
+	res = edit(t, e, u, edits, map[string]any{"fullRefresh": true})
+	if !res.OK || !res.Applied || res.WindowRange == nil || *res.WindowRange != (ledger.Range{Start: 1, End: 30}) || !strings.Contains(res.Window, "15:"+hashOf("fifteen")+"|fifteen") {
+		t.Fatalf("full refresh: %+v window %v", res.Outcome, res.WindowRange)
+	}
+}
