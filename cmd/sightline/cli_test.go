@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cli runs the built binary in a workspace and returns stdout, stderr and
@@ -137,5 +138,39 @@ func TestCLIApplyStage(t *testing.T) {
 	staged, err := exec.Command("git", "-C", c.dir, "diff", "--cached", "--name-only").Output()
 	if err != nil || strings.TrimSpace(string(staged)) != "lib/new.txt" {
 		t.Fatalf("staged: %q %v", staged, err)
+	}
+}
+
+// TestCLIApplyStreams: a block is applied as soon as its end marker arrives,
+// while the model output is still streaming in.
+func TestCLIApplyStreams(t *testing.T) {
+	c := newCLI(t, map[string]string{"s.txt": "one\n"})
+	c.run("", "read", "s.txt")
+	cmd := exec.Command(c.bin, "apply")
+	cmd.Dir, cmd.Env = c.dir, c.env
+	in, _ := cmd.StdinPipe()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in.Write([]byte("Working on it.\n\ns.txt\n<<<< EDIT\none\n==== REPLACE\nONE\n>>>> EDIT END\n\nNow thinking about the next change...\n"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) == "ONE\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first block was not applied while the output was still open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	in.Write([]byte("s.txt\n<<<< EDIT\nONE\n==== REPLACE\nONE\nTWO\n>>>> EDIT END\n"))
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "ONE\nTWO\n" {
+		t.Fatalf("after the stream: %q", b)
 	}
 }
