@@ -506,9 +506,7 @@ func positionOf(text string, off int, enc string) (int, int) {
 			line, start = line+1, i+1
 		case '\r':
 			if i+1 < len(text) && text[i+1] == '\n' {
-				if i+1 < off {
-					continue // the \n ends this line
-				}
+				continue // a CRLF: its \n ends the line
 			}
 			line, start = line+1, i+1
 		}
