@@ -45,7 +45,7 @@ type Doc struct {
 // FileHash is "sha256:" + hex SHA-256 of the document's exact bytes.
 func (d Doc) FileHash() string {
 	if d.hash == nil {
-		return hashText(d.Snap.Text())
+		return hashSnapshot(d.Snap)
 	}
 	return d.hash.get(d.Snap)
 }
@@ -96,10 +96,6 @@ func hashSnapshot(s *textdoc.Snapshot) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-func hashText(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
 
 // ChangeEvent reports that a document's content moved from one revision to
 // the next. Changes are 0-based line changes in order (each relative to the
