@@ -96,7 +96,6 @@ func hashSnapshot(s *textdoc.Snapshot) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-
 // ChangeEvent reports that a document's content moved from one revision to
 // the next. Changes are 0-based line changes in order (each relative to the
 // text after the previous one); Replaced means the old text is unknown and the
