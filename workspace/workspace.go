@@ -453,18 +453,22 @@ func (w *Workspace) WaitVersion(ctx context.Context, k Key, base int32) (Doc, er
 	for {
 		w.mu.Lock()
 		e, ok := w.docs[k]
+		var d Doc
+		if ok {
+			d = e.doc
+		}
 		moved := w.moved
 		w.mu.Unlock()
-		if !ok || !e.doc.Open {
+		if !ok || !d.Open {
 			return Doc{}, result.Errorf(result.NotFound, "%s was closed in the editor.", w.Rel(k))
 		}
-		if e.doc.Version != base {
-			return e.doc, nil
+		if d.Version != base {
+			return d, nil
 		}
 		select {
 		case <-moved:
 		case <-ctx.Done():
-			return e.doc, ctx.Err()
+			return d, ctx.Err()
 		}
 	}
 }
@@ -571,10 +575,15 @@ func (w *Workspace) Known(k Key) (Doc, bool) {
 func (w *Workspace) Get(k Key) (Doc, error) {
 	w.mu.Lock()
 	e, known := w.docs[k]
-	if known && e.doc.Open {
-		d := e.doc
-		w.mu.Unlock()
-		return d, nil
+	var seenMod time.Time
+	var seenSize int64
+	if known {
+		if e.doc.Open {
+			d := e.doc
+			w.mu.Unlock()
+			return d, nil
+		}
+		seenMod, seenSize = e.modTime, e.size
 	}
 	w.mu.Unlock()
 
@@ -595,11 +604,17 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if fi.IsDir() {
 		return Doc{}, result.Errorf(result.NotFound, "%s is a directory, not a file.", w.Rel(k))
 	}
-	if known && fi.ModTime().Equal(e.modTime) && fi.Size() == e.size {
+	if known && fi.ModTime().Equal(seenMod) && fi.Size() == seenSize {
 		w.mu.Lock()
-		d := w.docs[k].doc
+		cur, still := w.docs[k]
+		var d Doc
+		if still {
+			d = cur.doc
+		}
 		w.mu.Unlock()
-		return d, nil
+		if still {
+			return d, nil
+		}
 	}
 	if fi.Size() > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
