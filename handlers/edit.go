@@ -200,7 +200,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	res.Window, res.WindowRange = e.window(after.Snap, bom, plan.Splices, p.FullRefresh)
 	if res.WindowRange != nil {
 		// The window was shown to the agent: it counts as read at this revision.
-		e.Ledger.RecordRead(session, p.Agent, ledger.DocKey(after.Key), after.Rev, *res.WindowRange)
+		e.recordRead(session, p.Agent, after, *res.WindowRange)
 	}
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", len(ops), plural(len(ops), "edit", "edits"), res.Path)}
 	if len(res.Remapped) > 0 {
@@ -227,28 +227,33 @@ func (e *Env) resolve(session string, d workspace.Doc, raw string) (line int, re
 	// view covers L (a ref of unknown provenance). PROTOCOL section 7 always
 	// counts it and keeps any surviving candidate, which lets a ref to a
 	// deleted line land on a duplicate ("}") that another view showed there;
-	// the simulated-agent test catches exactly that.
-	doc := ledger.DocKey(d.Key)
-	covered, gone := false, false
-	var match []int
-	for _, sh := range e.Ledger.Shown(session, doc) {
-		if ref.Line < sh.Range.Start || ref.Line > sh.Range.End {
-			continue
-		}
-		covered = true
-		if old, ok := e.WS.SnapshotAt(d.Key, sh.Rev); ok && ref.Line <= old.LineCount() && lineHash(old, ref.Line) != ref.Hash {
-			continue // this view showed another line there: not the source
-		}
-		cur, ok := e.Ledger.MapLine(doc, sh.Rev, ref.Line)
-		if !ok || cur > n || lineHash(d.Snap, cur) != ref.Hash {
-			gone = true
-			continue
-		}
-		if !slices.Contains(match, cur) {
-			match = append(match, cur)
+	// the simulated-agent test catches exactly that. A view whose text is no
+	// longer kept (see Workspace.Pin) is a possible source only when no view
+	// with known text is one.
+	var known, unknown []ledger.Source
+	sources := e.Ledger.Sources(session, ledger.DocKey(d.Key), ref.Line)
+	for _, src := range sources {
+		old, ok := e.WS.SnapshotAt(d.Key, src.Rev)
+		switch {
+		case !ok:
+			unknown = append(unknown, src)
+		case ref.Line <= old.LineCount() && lineHash(old, ref.Line) == ref.Hash:
+			known = append(known, src)
 		}
 	}
-	if !covered && ref.Line <= n && lineHash(d.Snap, ref.Line) == ref.Hash {
+	if len(known) == 0 {
+		known = unknown
+	}
+	var match []int
+	gone := false
+	for _, src := range known {
+		if !src.OK || src.Line > n || lineHash(d.Snap, src.Line) != ref.Hash {
+			gone = true
+		} else if !slices.Contains(match, src.Line) {
+			match = append(match, src.Line)
+		}
+	}
+	if len(sources) == 0 && ref.Line <= n && lineHash(d.Snap, ref.Line) == ref.Hash {
 		match = []int{ref.Line}
 	}
 	if gone {
@@ -310,7 +315,7 @@ func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index 
 		for i := r.Start; i <= r.End; i++ {
 			res.FreshRefs = append(res.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
 		}
-		e.Ledger.RecordRead(session, "", ledger.DocKey(d.Key), d.Rev, r)
+		e.recordRead(session, "", d, r)
 	}
 	if re.kind == result.AmbiguousRef {
 		res.Outcome = Refusal(result.Errorf(result.AmbiguousRef,
@@ -349,7 +354,7 @@ func (e *Env) expand(session, agent string, d workspace.Doc, rs []ledger.Range) 
 		if last >= r.Start {
 			g := ledger.Range{Start: r.Start, End: last}
 			got = append(got, g)
-			e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, g)
+			e.recordRead(session, agent, d, g)
 		}
 		if last < r.End {
 			break

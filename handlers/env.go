@@ -226,3 +226,10 @@ func (e *Env) warm(d workspace.Doc) {
 		e.symMu.Unlock()
 	}()
 }
+
+// recordRead records lines shown to an agent and keeps the revision they
+// were shown at, so refs copied from them can be checked against it.
+func (e *Env) recordRead(session, agent string, d workspace.Doc, r ledger.Range) {
+	e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.WS.Pin(d.Key, d.Rev)
+}

@@ -98,7 +98,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 			return res, nil
 		}
 		// An empty document: reading it is reading all of it.
-		e.Ledger.RecordRead(session, p.Agent, ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: 1, End: 0})
+		e.recordRead(session, p.Agent, d, ledger.Range{Start: 1, End: 0})
 		res.Message = fmt.Sprintf("%s is empty.", res.Path)
 		res.Ledger = e.docLedger(session, d)
 		return res, nil
@@ -146,7 +146,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 	if last >= want.Start {
 		got := ledger.Range{Start: want.Start, End: last}
 		res.Range = &got
-		e.Ledger.RecordRead(session, p.Agent, ledger.DocKey(d.Key), d.Rev, got)
+		e.recordRead(session, p.Agent, d, got)
 	}
 	if last < want.End {
 		res.Truncated = true

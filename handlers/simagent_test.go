@@ -215,3 +215,50 @@ func checkSync(t *testing.T, env *handlers.Env, u, want string) {
 		t.Fatalf("server text diverged from the simulated world")
 	}
 }
+
+// TestRefAfterLongTyping: a line the user changed, then hundreds of
+// keystrokes (each a revision) elsewhere, then a re-read: the ref from the
+// re-read resolves: the first read showed another line there, so it is not
+// the ref's source, whether its text is still kept or not. (Before, a view
+// whose text had been dropped after 256 revisions made every later ref to
+// that line stale.)
+func TestRefAfterLongTyping(t *testing.T) {
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{t.TempDir()}, Config: config.Default(), NoPersist: true})
+	env.Editor = loopEditor{env.WS}
+	u := "file:///t/typing.txt"
+	env.WS.Open(u, "plaintext", 1, "a\nb\nfoo\nd\n")
+	read := func() string {
+		res, err := env.Read(context.Background(), handlers.ReadParams{TextDocument: handlers.TextDocument{URI: u}})
+		if err != nil || !res.OK {
+			t.Fatal(err, res.Message)
+		}
+		return res.Content
+	}
+	read()
+	v := int32(1)
+	change := func(line, from, to uint32, text string) {
+		v++
+		r := textdoc.Range{Start: textdoc.Pos{Line: line, Char: from}, End: textdoc.Pos{Line: line, Char: to}}
+		if _, err := env.WS.Change(u, v, []textdoc.Change{{Range: &r, Text: text}}, textdoc.UTF8, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	change(2, 0, 3, "bar")
+	for i := 0; i < 600; i++ { // type and erase on line 1
+		if i%2 == 0 {
+			change(0, 1, 1, "x")
+		} else {
+			change(0, 1, 2, "")
+		}
+	}
+	content := read()
+	ref := strings.SplitN(strings.Split(content, "\n")[2], "|", 2)[0]
+	edits, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": ref, "new_content": "baz"}})
+	res, err := env.Edit(context.Background(), handlers.EditParams{TextDocument: handlers.TextDocument{URI: u}, Edits: edits})
+	if err != nil || !res.OK {
+		t.Fatalf("edit after long typing: %v %+v", err, res.Outcome)
+	}
+	if d, _ := env.WS.Lookup(u); d.Snap.Text() != "a\nb\nbaz\nd\n" {
+		t.Fatalf("text %q", d.Snap.Text())
+	}
+}

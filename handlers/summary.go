@@ -83,7 +83,7 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (SummaryResult, erro
 	if last > 0 {
 		r := ledger.Range{Start: 1, End: last}
 		res.ExcerptRange = &r
-		e.Ledger.RecordRead(p.SessionOr(), p.Agent, ledger.DocKey(d.Key), d.Rev, r)
+		e.recordRead(p.SessionOr(), p.Agent, d, r)
 	}
 	return res, nil
 }

@@ -285,7 +285,7 @@ func (e *Env) nearest(session, agent string, d workspace.Doc, oldText string) []
 	for i := r.Start; i <= r.End; i++ {
 		out = append(out, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
 	}
-	e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.recordRead(session, agent, d, r)
 	return out
 }
 
@@ -367,6 +367,7 @@ func (e *Env) create(session string, k workspace.Key, content string, p WritePar
 	e.Ledger.MarkCreated(session, doc)
 	if n := d.Snap.LineCount(); n > 0 {
 		e.Ledger.RecordAuthored(session, p.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n})
+		e.WS.Pin(d.Key, d.Rev)
 	}
 	res.Applied = true
 	res.FileHash = d.FileHash()

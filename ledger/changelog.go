@@ -4,7 +4,6 @@ package ledger
 // reads recorded late and for ref resolution (PROTOCOL section 7).
 
 import (
-	"slices"
 	"sort"
 )
 
@@ -70,39 +69,44 @@ func (l *Ledger) MapLine(doc DocKey, rev Rev, line int) (cur int, ok bool) {
 	return line, true
 }
 
-// Candidates are the current lines a ref to line of doc may mean for
-// session (PROTOCOL section 7): line itself if it exists, and line of every
-// revision at which the session was shown it, mapped to the current text.
-// Sorted, distinct; the caller keeps those whose hash matches.
-func (l *Ledger) Candidates(session string, doc DocKey, line int) []int {
+// Source is one view the session was shown that covers a line: its
+// revision, and where that line is now (OK false: changed or deleted since).
+type Source struct {
+	Rev  Rev
+	Line int
+	OK   bool
+}
+
+// Sources are the views of doc that session was shown covering line, oldest
+// first, each with that line mapped to the current text: what a ref to line
+// may have been copied from (PROTOCOL section 7). Views the change log no
+// longer reaches are left out: nothing can be said of them.
+func (l *Ledger) Sources(session string, doc DocKey, line int) []Source {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	d := l.docs[doc]
 	if d == nil || !d.shaped {
 		return nil
 	}
-	var out []int
-	if line >= 1 && line <= d.total {
-		out = append(out, line)
-	}
 	e := d.sessions[session]
 	if e == nil {
-		return out
+		return nil
 	}
+	var out []Source
 	for i := range e.records {
 		r := &e.records[i]
-		if !r.shown.Contains(line) || r.lines.IsEmpty() || r.rev < d.base {
+		if !r.shown.Contains(line) || r.rev < d.base {
 			continue
 		}
 		cur, ok := line, true
 		for k := d.firstAfter(r.rev); k < len(d.log) && ok; k++ {
 			cur, ok = d.log[k].Change.MapLine(cur)
 		}
-		if ok && !slices.Contains(out, cur) {
-			out = append(out, cur)
+		if !ok {
+			cur = 0
 		}
+		out = append(out, Source{Rev: r.rev, Line: cur, OK: ok})
 	}
-	slices.Sort(out)
 	return out
 }
 

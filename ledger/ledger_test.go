@@ -336,14 +336,14 @@ func TestReadAtOlderRevision(t *testing.T) {
 	if r := v.Records[0]; r.Rev != 1 || r.Range != (Range{5, 20}) {
 		t.Errorf("record %+v", r)
 	}
-	if c := l.Candidates("s", doc, 15); !slices.Equal(c, []int{14, 15}) {
-		t.Errorf("Candidates(15) = %v", c)
+	if c := l.Sources("s", doc, 15); !slices.Equal(c, []Source{{Rev: 1, Line: 14, OK: true}}) {
+		t.Errorf("Sources(15) = %v", c)
 	}
-	if c := l.Candidates("s", doc, 10); !slices.Equal(c, []int{10}) { // line 10 of rev 1 was replaced
-		t.Errorf("Candidates(10) = %v", c)
+	if c := l.Sources("s", doc, 10); !slices.Equal(c, []Source{{Rev: 1}}) { // line 10 of rev 1 was replaced
+		t.Errorf("Sources(10) = %v", c)
 	}
-	if c := l.Candidates("s", doc, 99); c != nil {
-		t.Errorf("Candidates(99) = %v", c)
+	if c := l.Sources("s", doc, 99); c != nil {
+		t.Errorf("Sources(99) = %v", c)
 	}
 	// A revision the ledger has not seen yet counts as the current one.
 	l.RecordRead("s", "", doc, 7, Range{1, 2})

@@ -479,7 +479,7 @@ func compare(t *rapid.T, l *Ledger, m *model) {
 				t.Fatalf("%s: record %d = %+v, model %+v lines %v", s, i, r, mr, m.linesOf(mr.ids, pos))
 			}
 		}
-		checkCandidates(t, l, m, s, e)
+		checkSources(t, l, m, s, e)
 	}
 	checkMapLine(t, l, m)
 	checkGuard(t, l, m)
@@ -514,34 +514,33 @@ func checkMapLine(t *rapid.T, l *Ledger, m *model) {
 	}
 }
 
-// checkCandidates: every candidate the ledger offers is one the model finds
-// (the current line, or a shown line that survived), and none is missing
-// while every record's revision is still reachable.
-func checkCandidates(t *rapid.T, l *Ledger, m *model, s string, e *mEntry) {
-	all := true
-	for _, r := range e.records {
-		all = all && m.mappable(r.rev)
-	}
+// checkSources: for every line, the views the ledger reports are records
+// that cover it, in order, each mapped exactly as the model maps it; none
+// the model can still map is missing (the ledger may reach a little further
+// back than the model's conservative bound).
+func checkSources(t *rapid.T, l *Ledger, m *model, s string, e *mEntry) {
 	for line := 1; line <= len(m.ids)+1; line++ {
-		want := map[int]bool{}
-		if line <= len(m.ids) {
-			want[line] = true
-		}
+		got := l.Sources(s, doc, line)
+		i := 0
 		for _, r := range e.records {
-			if r.shown.Contains(line) {
-				if p, ok := m.mapLine(r.rev, line); ok {
-					want[p] = true
-				}
+			if !r.shown.Contains(line) {
+				continue
+			}
+			p, ok := m.mapLine(r.rev, line)
+			if !ok {
+				p = 0
+			}
+			want := Source{Rev: r.rev, Line: p, OK: ok}
+			if i < len(got) && got[i] == want {
+				i++
+				continue
+			}
+			if m.mappable(r.rev) {
+				t.Fatalf("%s: Sources(%d) = %v lacks %v", s, line, got, want)
 			}
 		}
-		got := l.Candidates(s, doc, line)
-		for _, c := range got {
-			if !want[c] {
-				t.Fatalf("%s: Candidates(%d) = %v, model %v", s, line, got, want)
-			}
-		}
-		if all && len(got) != len(want) {
-			t.Fatalf("%s: Candidates(%d) = %v, model %v", s, line, got, want)
+		if i != len(got) {
+			t.Fatalf("%s: Sources(%d) = %v: %v is no record the model knows", s, line, got, got[i])
 		}
 	}
 }

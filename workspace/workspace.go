@@ -171,6 +171,9 @@ type entry struct {
 	// each costs only what changed): ref resolution asks what a line held
 	// when the agent was shown it.
 	past []revSnap
+	// pinned holds the revisions an agent was shown (see Pin), kept beyond
+	// the recent ones: a ref is checked against the text its view held.
+	pinned []revSnap
 }
 
 type revSnap struct {
@@ -180,8 +183,12 @@ type revSnap struct {
 	open    bool
 }
 
-// maxPast bounds the earlier revisions kept per document.
-const maxPast = 256
+// maxPast bounds the recent revisions kept per document, maxPinned the
+// revisions kept because an agent was shown them.
+const (
+	maxPast   = 256
+	maxPinned = 512
+)
 
 // keep installs d as the entry's document, remembering the previous one.
 func (e *entry) keep(d Doc) {
@@ -194,6 +201,44 @@ func (e *entry) keep(d Doc) {
 	e.doc = d
 }
 
+// Pin keeps a document's revision rev (it must be current or recent) for as
+// long as maxPinned later pins allow: an agent was shown it, and its refs
+// are checked against it.
+func (w *Workspace) Pin(k Key, rev int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.docs[k]
+	if !ok {
+		return
+	}
+	if n := len(e.pinned); n > 0 && e.pinned[n-1].rev == rev {
+		return
+	}
+	rs, found := e.find(rev)
+	if !found {
+		return
+	}
+	e.pinned = append(e.pinned, rs)
+	if len(e.pinned) > maxPinned {
+		e.pinned = append(e.pinned[:0], e.pinned[len(e.pinned)-maxPinned:]...)
+	}
+}
+
+// find returns a kept revision of the entry.
+func (e *entry) find(rev int64) (revSnap, bool) {
+	if e.doc.Rev == rev {
+		return revSnap{e.doc.Rev, e.doc.Snap, e.doc.Version, e.doc.Open}, true
+	}
+	for _, list := range [][]revSnap{e.past, e.pinned} {
+		for i := len(list) - 1; i >= 0; i-- {
+			if list[i].rev == rev {
+				return list[i], true
+			}
+		}
+	}
+	return revSnap{}, false
+}
+
 // VersionAt returns the editor's version of a document at a revision, if
 // that revision was an open buffer and is still remembered.
 func (w *Workspace) VersionAt(k Key, rev int64) (int32, bool) {
@@ -203,15 +248,8 @@ func (w *Workspace) VersionAt(k Key, rev int64) (int32, bool) {
 	if !ok {
 		return 0, false
 	}
-	if e.doc.Rev == rev {
-		return e.doc.Version, e.doc.Open
-	}
-	for i := len(e.past) - 1; i >= 0; i-- {
-		if e.past[i].rev == rev {
-			return e.past[i].version, e.past[i].open
-		}
-	}
-	return 0, false
+	rs, found := e.find(rev)
+	return rs.version, found && rs.open
 }
 
 // SnapshotAt returns the text of a document at an earlier (or the current)
@@ -223,15 +261,8 @@ func (w *Workspace) SnapshotAt(k Key, rev int64) (*textdoc.Snapshot, bool) {
 	if !ok {
 		return nil, false
 	}
-	if e.doc.Rev == rev {
-		return e.doc.Snap, true
-	}
-	for i := len(e.past) - 1; i >= 0; i-- {
-		if e.past[i].rev == rev {
-			return e.past[i].snap, true
-		}
-	}
-	return nil, false
+	rs, found := e.find(rev)
+	return rs.snap, found
 }
 
 // New makes a workspace over the given roots (absolute paths; the first is
