@@ -102,11 +102,8 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 
 	d, err := e.document(p.TextDocument.URI)
 	if err != nil {
-		if result.KindOf(err) == result.InvalidParams {
-			return res, err
-		}
-		res.Outcome = Refusal(err)
-		return res, nil
+		res.Outcome, err = refusalOr(err)
+		return res, err
 	}
 	unlock := e.lockDoc(d.Key)
 	defer unlock()
@@ -189,11 +186,8 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 
 	after, err := e.apply(ctx, session, d, plan)
 	if err != nil {
-		if k := result.KindOf(err); k == "" || k == result.InvalidParams {
-			return res, err
-		}
-		res.Outcome = Refusal(err)
-		return res, nil
+		res.Outcome, err = refusalOr(err)
+		return res, err
 	}
 	res.Applied = true
 	res.FileHash, res.Version = after.FileHash(), versionOf(after)

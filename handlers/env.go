@@ -97,6 +97,16 @@ type Outcome struct {
 	Error   result.Kind `json:"error,omitempty"`
 }
 
+// refusalOr sorts an error: invalid params and internal faults go back to
+// the caller as errors (JSON-RPC errors, CLI exit 2); an agent-facing kind
+// becomes a refusal the caller answers with.
+func refusalOr(err error) (Outcome, error) {
+	if k := result.KindOf(err); k == "" || k == result.InvalidParams {
+		return Outcome{}, err
+	}
+	return Refusal(err), nil
+}
+
 // Refusal turns an error into an Outcome.
 func Refusal(err error) Outcome {
 	k := result.KindOf(err)

@@ -46,11 +46,8 @@ func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (LedgerResult, e
 		}
 		d, err := e.document(p.TextDocument.URI)
 		if err != nil {
-			if result.KindOf(err) == result.InvalidParams {
-				return res, err
-			}
-			res.Outcome = Refusal(err)
-			return res, nil
+			res.Outcome, err = refusalOr(err)
+			return res, err
 		}
 		res.Documents = append(res.Documents, *e.docLedger(session, d))
 		return res, nil

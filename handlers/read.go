@@ -65,10 +65,8 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 
 	d, err := e.document(p.TextDocument.URI)
 	if err != nil {
-		if result.KindOf(err) == result.InvalidParams {
-			return ReadResult{}, err
-		}
-		return ReadResult{Outcome: Refusal(err), URI: p.TextDocument.URI}, nil
+		o, err := refusalOr(err)
+		return ReadResult{Outcome: o, URI: p.TextDocument.URI}, err
 	}
 	total := d.Snap.LineCount()
 	res := ReadResult{

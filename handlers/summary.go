@@ -53,11 +53,8 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (SummaryResult, erro
 	}
 	d, err := e.document(p.TextDocument.URI)
 	if err != nil {
-		if result.KindOf(err) == result.InvalidParams {
-			return res, err
-		}
-		res.Outcome = Refusal(err)
-		return res, nil
+		res.Outcome, err = refusalOr(err)
+		return res, err
 	}
 	res.Outcome = Outcome{OK: true}
 	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)

@@ -175,11 +175,8 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 	}
 	after, err := e.apply(ctx, session, d, plan)
 	if err != nil {
-		if k := result.KindOf(err); k == "" || k == result.InvalidParams {
-			return res, err
-		}
-		res.Outcome = Refusal(err)
-		return res, nil
+		res.Outcome, err = refusalOr(err)
+		return res, err
 	}
 	res.Applied = true
 	res.FileHash, res.Version = after.FileHash(), versionOf(after)
