@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/sightline-lsp/sightline/handlers"
-	"github.com/sightline-lsp/sightline/result"
 )
 
 func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -47,10 +46,10 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
+	out := output{"edit", stdout, stderr, *asJSON}
 	key, err := env.WS.Resolve(pos[0])
 	if err != nil {
-		o := handlers.Refusal(err)
-		return refuse(stdout, stderr, *asJSON, o, handlers.EditResult{Outcome: o})
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.EditResult{Outcome: o} })
 	}
 	res, err := env.Edit(ctx, handlers.EditParams{
 		Caller:       handlers.Caller{Session: *session, Agent: *agent},
@@ -60,33 +59,18 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		DryRun:       *dryRun,
 		FullRefresh:  *full,
 	})
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline edit: %v\n", result.Message(err))
-		return exitUsage
-	}
-	if *asJSON {
-		writeJSON(stdout, res)
-		if !res.OK {
-			return exitRefused
-		}
-		return exitOK
-	}
-	if !res.OK {
-		fmt.Fprintf(stderr, "%s: %s\n", res.Error, res.Message)
+	return out.answer(res, res.Outcome, err, func(w io.Writer) {
 		for _, l := range res.FreshRefs {
-			fmt.Fprintln(stderr, l)
+			fmt.Fprintln(w, l)
 		}
-		if res.Expanded != "" {
-			io.WriteString(stderr, res.Expanded)
+		io.WriteString(w, res.Expanded)
+	}, func(w io.Writer) {
+		fmt.Fprintln(w, res.Message)
+		for _, warn := range res.Warnings {
+			fmt.Fprintln(w, "warning:", warn)
 		}
-		return exitRefused
-	}
-	fmt.Fprintln(stdout, res.Message)
-	for _, w := range res.Warnings {
-		fmt.Fprintln(stdout, "warning:", w)
-	}
-	io.WriteString(stdout, res.Diff)
-	return exitOK
+		io.WriteString(w, res.Diff)
+	})
 }
 
 func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {

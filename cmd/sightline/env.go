@@ -10,6 +10,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // workspaceRoot is the nearest folder above the working directory holding
@@ -56,4 +57,43 @@ func writeJSON(w io.Writer, v any) {
 func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "sightline", versionString())
 	return exitOK
+}
+
+// output prints a command's answer the same way for every command.
+type output struct {
+	name           string
+	stdout, stderr io.Writer
+	json           bool
+}
+
+// answer prints a handler's answer and returns the exit code (PROTOCOL
+// section 8): a fault or invalid input is 2; a refusal prints its kind and
+// message (and detail, such as fresh refs) and is 1; success prints the JSON
+// or runs human.
+func (o output) answer(res any, out handlers.Outcome, err error, detail, human func(io.Writer)) int {
+	switch {
+	case err != nil:
+		fmt.Fprintf(o.stderr, "sightline %s: %v\n", o.name, result.Message(err))
+		return exitUsage
+	case o.json:
+		writeJSON(o.stdout, res)
+	case !out.OK:
+		fmt.Fprintf(o.stderr, "%s: %s\n", out.Error, out.Message)
+		if detail != nil {
+			detail(o.stderr)
+		}
+	default:
+		human(o.stdout)
+	}
+	if !out.OK {
+		return exitRefused
+	}
+	return exitOK
+}
+
+// refuse answers with a refusal that happened before the handler ran (a path
+// outside the workspace); empty is the command's result type with o set.
+func (o output) refuse(err error, empty func(handlers.Outcome) any) int {
+	ref := handlers.Refusal(err)
+	return o.answer(empty(ref), ref, nil, nil, nil)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
-	"github.com/sightline-lsp/sightline/result"
 )
 
 func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -27,12 +26,12 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
+	out := output{"ledger", stdout, stderr, *asJSON}
 	p := handlers.LedgerParams{Caller: handlers.Caller{Session: *session}}
 	if len(pos) == 1 {
 		key, err := env.WS.Resolve(pos[0])
 		if err != nil {
-			o := handlers.Refusal(err)
-			return refuse(stdout, stderr, *asJSON, o, handlers.LedgerResult{Outcome: o})
+			return out.refuse(err, func(o handlers.Outcome) any { return handlers.LedgerResult{Outcome: o} })
 		}
 		p.TextDocument = &handlers.TextDocument{URI: string(key)}
 	} else {
@@ -41,34 +40,24 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		env.LoadSession(ctx, *session)
 	}
 	res, err := env.LedgerReport(ctx, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline ledger: %v\n", result.Message(err))
-		return exitUsage
-	}
-	if !res.OK {
-		return refuse(stdout, stderr, *asJSON, res.Outcome, res)
-	}
-	if *asJSON {
-		writeJSON(stdout, res)
-		return exitOK
-	}
-	if len(res.Documents) == 0 {
-		fmt.Fprintf(stdout, "Session %s has read nothing.\n", res.Session)
-		return exitOK
-	}
-	for _, d := range res.Documents {
-		fmt.Fprintf(stdout, "%s  %s  %d lines", d.Path, d.State, d.TotalLines)
-		for _, part := range []struct {
-			name string
-			rs   []ledger.Range
-		}{{"read", d.Read}, {"authored", d.Authored}, {"stale", d.Stale}, {"unread", d.Unread}} {
-			if len(part.rs) > 0 {
-				fmt.Fprintf(stdout, "  %s %s", part.name, ranges(part.rs))
-			}
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
+		if len(res.Documents) == 0 {
+			fmt.Fprintf(w, "Session %s has read nothing.\n", res.Session)
+			return
 		}
-		fmt.Fprintln(stdout)
-	}
-	return exitOK
+		for _, d := range res.Documents {
+			fmt.Fprintf(w, "%s  %s  %d lines", d.Path, d.State, d.TotalLines)
+			for _, part := range []struct {
+				name string
+				rs   []ledger.Range
+			}{{"read", d.Read}, {"authored", d.Authored}, {"stale", d.Stale}, {"unread", d.Unread}} {
+				if len(part.rs) > 0 {
+					fmt.Fprintf(w, "  %s %s", part.name, ranges(part.rs))
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	})
 }
 
 func ranges(rs []ledger.Range) string {

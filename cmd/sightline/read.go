@@ -10,7 +10,6 @@ import (
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
-	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/version"
 )
 
@@ -47,10 +46,10 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
 		}
 	}()
+	out := output{"read", stdout, stderr, *asJSON}
 	key, err := env.WS.Resolve(path)
 	if err != nil {
-		o := handlers.Refusal(err)
-		return refuse(stdout, stderr, *asJSON, o, handlers.ReadResult{Outcome: o})
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.ReadResult{Outcome: o} })
 	}
 	p := handlers.ReadParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Range: rng}
 	if *raw {
@@ -63,33 +62,12 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}{*budget}
 	}
 	res, err := env.Read(ctx, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline read: %v\n", result.Message(err))
-		return exitUsage
-	}
-	if !res.OK {
-		return refuse(stdout, stderr, *asJSON, res.Outcome, res)
-	}
-	if *asJSON {
-		writeJSON(stdout, res)
-		return exitOK
-	}
-	io.WriteString(stdout, res.Content)
-	if res.Notice != "" {
-		fmt.Fprintln(stdout, res.Notice)
-	}
-	return exitOK
-}
-
-// refuse prints a refusal (v as JSON, or o's kind and message) and returns
-// exit code 1.
-func refuse(stdout, stderr io.Writer, asJSON bool, o handlers.Outcome, v any) int {
-	if asJSON {
-		writeJSON(stdout, v)
-	} else {
-		fmt.Fprintf(stderr, "%s: %s\n", o.Error, o.Message)
-	}
-	return exitRefused
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
+		io.WriteString(w, res.Content)
+		if res.Notice != "" {
+			fmt.Fprintln(w, res.Notice)
+		}
+	})
 }
 
 // parsePathRange splits "src/a.go:10-20" (or ":10" for one line) into a path

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
-	"github.com/sightline-lsp/sightline/result"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -36,30 +35,20 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		env.SetConfig(cfg)
 	}
+	out := output{"summary", stdout, stderr, *asJSON}
 	key, err := env.WS.Resolve(pos[0])
 	if err != nil {
-		o := handlers.Refusal(err)
-		return refuse(stdout, stderr, *asJSON, o, handlers.SummaryResult{Outcome: o})
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.SummaryResult{Outcome: o} })
 	}
 	res, err := env.Summary(ctx, handlers.SummaryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, MaxChars: *maxChars})
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline summary: %v\n", result.Message(err))
-		return exitUsage
-	}
-	if !res.OK {
-		return refuse(stdout, stderr, *asJSON, res.Outcome, res)
-	}
-	if *asJSON {
-		writeJSON(stdout, res)
-		return exitOK
-	}
-	fmt.Fprintf(stdout, "%s  %s  %d lines\n", res.Path, res.Language, res.TotalLines)
-	for _, s := range res.Symbols {
-		where := fmt.Sprint(s.Start)
-		if s.End > s.Start {
-			where = fmt.Sprintf("%d-%d", s.Start, s.End)
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
+		fmt.Fprintf(w, "%s  %s  %d lines\n", res.Path, res.Language, res.TotalLines)
+		for _, s := range res.Symbols {
+			where := fmt.Sprint(s.Start)
+			if s.End > s.Start {
+				where = fmt.Sprintf("%d-%d", s.Start, s.End)
+			}
+			fmt.Fprintf(w, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
 		}
-		fmt.Fprintf(stdout, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
-	}
-	return exitOK
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
-	"github.com/sightline-lsp/sightline/result"
 )
 
 func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -35,10 +34,10 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
+	out := output{"write", stdout, stderr, *asJSON}
 	key, err := env.WS.Resolve(pos[0])
 	if err != nil {
-		o := handlers.Refusal(err)
-		return refuse(stdout, stderr, *asJSON, o, handlers.WriteResult{Outcome: o})
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.WriteResult{Outcome: o} })
 	}
 	c := string(content)
 	p := handlers.WriteParams{
@@ -55,24 +54,13 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	})
 	res, err := env.Write(ctx, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline write: %v\n", result.Message(err))
-		return exitUsage
-	}
-	if *asJSON {
-		writeJSON(stdout, res)
-	} else if res.OK {
-		fmt.Fprintln(stdout, res.Message)
-		io.WriteString(stdout, res.Diff)
-	} else {
-		fmt.Fprintf(stderr, "%s: %s\n", res.Error, res.Message)
+	return out.answer(res, res.Outcome, err, func(w io.Writer) {
 		for _, l := range res.Nearest {
-			fmt.Fprintln(stderr, l)
+			fmt.Fprintln(w, l)
 		}
-		io.WriteString(stderr, res.Expanded)
-	}
-	if !res.OK {
-		return exitRefused
-	}
-	return exitOK
+		io.WriteString(w, res.Expanded)
+	}, func(w io.Writer) {
+		fmt.Fprintln(w, res.Message)
+		io.WriteString(w, res.Diff)
+	})
 }
