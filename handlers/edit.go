@@ -57,13 +57,7 @@ type EditResult struct {
 	Candidates       []int    `json:"candidates,omitempty"`
 	FreshRefs        []string `json:"fresh_refs,omitempty"`
 
-	// guard refusals
-	Unread []ledger.Range `json:"unread,omitempty"`
-	Stale  []ledger.Range `json:"stale,omitempty"`
-	// Expanded holds the missing lines, annotated, when auto-expand returned
-	// them (they now count as read).
-	Expanded       string         `json:"expanded,omitempty"`
-	ExpandedRanges []ledger.Range `json:"expandedRanges,omitempty"`
+	GuardRefusal
 }
 
 // windowContext is how many lines around an edit the answer shows.
@@ -165,7 +159,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	guard = v.Name
 	res.Warnings = append(res.Warnings, v.Warnings...)
 	if v.Err != nil {
-		res.Unread, res.Stale, res.Expanded, res.ExpandedRanges = v.Unread, v.Stale, v.Expanded, v.ExpandedRanges
+		res.GuardRefusal = v.GuardRefusal
 		res.Outcome = Refusal(v.Err)
 		return res, nil
 	}

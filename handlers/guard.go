@@ -9,6 +9,16 @@ import (
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
+// GuardRefusal is what a write refused by the guard answers besides its
+// message: the exact ranges, and with auto-expand the missing lines
+// (annotated; they now count as read).
+type GuardRefusal struct {
+	Unread         []ledger.Range `json:"unread,omitempty"`
+	Stale          []ledger.Range `json:"stale,omitempty"`
+	Expanded       string         `json:"expanded,omitempty"`
+	ExpandedRanges []ledger.Range `json:"expandedRanges,omitempty"`
+}
+
 // Verdict is what the edit guard said, for the answer and the audit.
 type Verdict struct {
 	// Name is "" (not asked: guard off, nothing targeted), "clear",
@@ -16,10 +26,8 @@ type Verdict struct {
 	Name     string
 	Warnings []string
 	// Err is the refusal when the write must not proceed.
-	Err            error
-	Unread, Stale  []ledger.Range
-	Expanded       string
-	ExpandedRanges []ledger.Range
+	Err error
+	GuardRefusal
 }
 
 // guard is the edit guard of PROTOCOL section 4, shared by every write path

@@ -48,11 +48,7 @@ type WriteResult struct {
 	Nearest []string `json:"nearest,omitempty"`
 	// ambiguous_match: the first line of every match.
 	Matches []int `json:"matches,omitempty"`
-	// guard refusals, as sightline/edit
-	Unread         []ledger.Range `json:"unread,omitempty"`
-	Stale          []ledger.Range `json:"stale,omitempty"`
-	Expanded       string         `json:"expanded,omitempty"`
-	ExpandedRanges []ledger.Range `json:"expandedRanges,omitempty"`
+	GuardRefusal
 }
 
 // Write serves the str_replace-style write modes: create, edit, append,
@@ -162,7 +158,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 	guard = v.Name
 	res.Warnings = v.Warnings
 	if v.Err != nil {
-		res.Unread, res.Stale, res.Expanded, res.ExpandedRanges = v.Unread, v.Stale, v.Expanded, v.ExpandedRanges
+		res.GuardRefusal = v.GuardRefusal
 		res.Outcome = Refusal(v.Err)
 		return res, nil
 	}
