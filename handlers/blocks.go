@@ -115,17 +115,15 @@ func (b *Blocks) Close() BlocksResult {
 
 // ApplyBlocks answers sightline/applyBlocks.
 func (e *Env) ApplyBlocks(ctx context.Context, p BlocksParams) (BlocksResult, error) {
-	start := time.Now()
 	run := e.NewBlocks(p.Caller, p.DryRun || p.DryRunAlt, p.Stage)
 	run.Write(ctx, []byte(p.Text))
 	res := run.Close()
-	e.audit(ctx, "sightline/applyBlocks", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
 	return res, nil
 }
 
 func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	e := b.e
-	session := b.caller.SessionOr()
+	start := time.Now()
 	r := BlockResult{Index: blk.Index, Path: blk.Path}
 	fail := func(err error) BlockResult {
 		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
@@ -136,63 +134,49 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		return fail(err)
 	}
 	r.Path = e.WS.Rel(k)
-	unlock := e.lockDoc(k)
-	defer unlock()
-
 	if blk.IsCreate() {
+		unlock := e.locks.lock(k)
+		defer unlock()
 		return b.create(ctx, blk, k, r)
 	}
-	d, err := e.WS.Get(k)
+	var m editblock.Match
+	out, err := e.transact(ctx, writeReq{caller: b.caller, uri: string(k), dryRun: b.dryRun, scratch: b.scratch[k],
+		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+			var diag *editblock.Diagnostic
+			m, diag = editblock.MatchBlock(d.Snap, blk, d.Snap.Dominant())
+			if diag != nil {
+				r.Diagnostic = &BlockDiagnostic{Kind: diag.Kind, Line: diag.Line}
+				return hashline.Plan{}, nil, diag.Err()
+			}
+			return m.Plan, []ledger.Range{{Start: m.Start, End: m.End}}, nil
+		}})
+	if !b.dryRun {
+		o := Outcome{OK: err == nil}
+		if err != nil {
+			o = Refusal(err)
+		}
+		e.audit(ctx, "sightline/applyBlocks", b.caller, r.Path, o, out.before.FileHashIfKnown(), out.after.FileHashIfKnown(), out.verdict.Name, time.Since(start), []byte(blk.Path))
+	}
 	if err != nil {
 		if result.KindOf(err) == result.Binary {
 			r.Status, r.Message, r.Error = "skipped", result.Message(err), result.Binary
 			return r
 		}
+		r.Expanded = out.verdict.Expanded
 		return fail(err)
 	}
-	src := d.Snap
-	if s, ok := b.scratch[k]; ok && b.dryRun {
-		src = s
-	}
-	m, diag := editblock.MatchBlock(src, blk, src.Dominant())
-	if diag != nil {
-		r.Diagnostic = &BlockDiagnostic{Kind: diag.Kind, Line: diag.Line}
-		return fail(diag.Err())
-	}
-	if m.NoOp {
+	r.Diff = out.diff
+	switch {
+	case out.noop:
 		r.Status, r.Message = statusOK(b.dryRun), fmt.Sprintf("The block for %s changes nothing (both halves are the same).", r.Path)
-		return r
-	}
-	if !b.dryRunScratch(k) {
-		if v := e.guard(session, b.caller.Agent, d, []ledger.Range{{Start: m.Start, End: m.End}}); v.Err != nil {
-			r.Expanded = v.Expanded
-			return fail(v.Err)
-		}
-	}
-	r.Diff = hashline.UnifiedDiff(r.Path, src, m.Plan.Splices, 3)
-	if b.dryRun {
-		next, _, err := src.Apply(m.Plan.Changes(src, textdoc.UTF8), textdoc.UTF8)
-		if err != nil {
-			return fail(err)
-		}
-		b.scratch[k] = next
+	case b.dryRun:
+		b.scratch[k] = out.next
 		r.Status, r.Message = "validated", fmt.Sprintf("The block for %s matches lines %d-%d and would apply.", r.Path, m.Start, m.End)
-		return r
+	default:
+		b.stageFile(out.after.Path)
+		r.Status, r.Message = "applied", fmt.Sprintf("Applied to %s at lines %d-%d.", r.Path, m.Start, m.End)
 	}
-	if _, err := e.apply(ctx, session, d, m.Plan); err != nil {
-		return fail(err)
-	}
-	b.stageFile(d.Path)
-	r.Status, r.Message = "applied", fmt.Sprintf("Applied to %s at lines %d-%d.", r.Path, m.Start, m.End)
 	return r
-}
-
-// dryRunScratch reports whether a dry run already changed this file in
-// scratch: its later blocks are checked against text the ledger never saw,
-// so the guard's line numbers would not fit; the real run checks them.
-func (b *Blocks) dryRunScratch(k workspace.Key) bool {
-	_, ok := b.scratch[k]
-	return b.dryRun && ok
 }
 
 func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Key, r BlockResult) BlockResult {

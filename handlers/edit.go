@@ -70,11 +70,10 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	start := time.Now()
 	session := p.SessionOr()
 	res = EditResult{Remapped: []Remap{}, Warnings: []string{}}
-	var guard string
-	var before string
+	var out writeOut
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/edit", p.Caller, res.Path, res.Outcome, before, res.FileHash, guard, time.Since(start), p.Edits)
+			e.audit(ctx, "sightline/edit", p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), p.Edits)
 		}
 	}()
 
@@ -94,103 +93,77 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, nil
 	}
 
-	d, err := e.document(p.TextDocument.URI)
+	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
+		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+			// Resolve every ref (section 7 of the protocol), then build the ops.
+			ops := make([]hashline.Op, 0, len(edits))
+			for i, ed := range edits {
+				refs := ed.Refs()
+				lines := make([]int, len(refs))
+				for j, raw := range refs {
+					line, remapped, rr := e.resolve(session, d, raw)
+					if rr != nil {
+						return hashline.Plan{}, nil, e.refuseRef(&res, session, d, i, raw, rr)
+					}
+					if remapped {
+						res.Remapped = append(res.Remapped, Remap{Ref: raw, Line: line})
+					}
+					lines[j] = line
+				}
+				op, err := ed.Op(i, lines[0], lines[len(lines)-1])
+				if err != nil {
+					return hashline.Plan{}, nil, err
+				}
+				ops = append(ops, op)
+			}
+			bom, _ := hashline.StripBOM(firstContent(d.Snap))
+			plan, err := hashline.PlanEdits(d.Snap, ops, hashline.Options{Dominant: d.Snap.Dominant(), BOM: bom != ""})
+			if err != nil {
+				return plan, nil, err
+			}
+			targets := make([]ledger.Range, len(plan.Targets))
+			for i, t := range plan.Targets {
+				targets[i] = ledger.Range{Start: t.Start, End: t.End}
+			}
+			return plan, targets, nil
+		}})
+	if out.before.Snap != nil {
+		res.URI, res.Path = out.before.URI, e.WS.Rel(out.before.Key)
+	}
+	res.Warnings = append(res.Warnings, out.warnings...)
 	if err != nil {
+		res.GuardRefusal = out.verdict.GuardRefusal
+		if result.KindOf(err) == result.FileChanged {
+			res.FileHash = out.before.FileHash()
+		}
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
-	unlock := e.lockDoc(d.Key)
-	defer unlock()
-	// Re-read under the lock: an edit that finished meanwhile moved the text.
-	if d, err = e.document(p.TextDocument.URI); err != nil {
-		res.Outcome = Refusal(err)
+	n := len(edits)
+	switch {
+	case out.noop:
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("The %s to %s %s nothing; the file was not touched.", plural(n, "edit", "edits"), res.Path, plural(n, "changes", "change"))}
+		res.FileHash, res.Version = out.before.FileHash(), versionOf(out.before)
 		return res, nil
-	}
-	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)
-	// Hashing a large document costs milliseconds: only when asked.
-	before = d.FileHashIfKnown()
-	if p.FileHash != "" {
-		before = d.FileHash()
-	}
-	if p.FileHash != "" && p.FileHash != before {
-		res.Outcome = Refusal(result.Errorf(result.FileChanged,
-			"%s changed since you read it (fileHash %s, now %s). Read it again, or send the edit without fileHash to resolve each ref line by line.", res.Path, p.FileHash, before))
-		res.FileHash = before
-		return res, nil
-	}
-
-	// Resolve every ref (PROTOCOL section 7), then build the ops.
-	ops := make([]hashline.Op, 0, len(edits))
-	for i, ed := range edits {
-		refs := ed.Refs()
-		lines := make([]int, len(refs))
-		for j, raw := range refs {
-			line, remapped, rr := e.resolve(session, d, raw)
-			if rr != nil {
-				e.refuseRef(&res, session, d, i, raw, rr)
-				return res, nil
-			}
-			if remapped {
-				res.Remapped = append(res.Remapped, Remap{Ref: raw, Line: line})
-			}
-			lines[j] = line
-		}
-		start, end := lines[0], lines[len(lines)-1]
-		op, err := ed.Op(i, start, end)
-		if err != nil {
-			res.Outcome = Refusal(err)
-			return res, nil
-		}
-		ops = append(ops, op)
-	}
-
-	bom, _ := hashline.StripBOM(firstContent(d.Snap))
-	plan, err := hashline.PlanEdits(d.Snap, ops, hashline.Options{Dominant: d.Snap.Dominant(), BOM: bom != ""})
-	if err != nil {
-		res.Outcome = Refusal(err)
-		return res, nil
-	}
-
-	targets := make([]ledger.Range, len(plan.Targets))
-	for i, t := range plan.Targets {
-		targets[i] = ledger.Range{Start: t.Start, End: t.End}
-	}
-	v := e.guard(session, p.Agent, d, targets)
-	guard = v.Name
-	res.Warnings = append(res.Warnings, v.Warnings...)
-	if v.Err != nil {
-		res.GuardRefusal = v.GuardRefusal
-		res.Outcome = Refusal(v.Err)
-		return res, nil
-	}
-
-	res.Diff = hashline.UnifiedDiff(res.Path, d.Snap, plan.Splices, 3)
-	if p.DryRun {
+	case p.DryRun:
 		res.DryRun = true
-		changes := plan.Changes(d.Snap, textdoc.UTF8)
-		next, _, err := d.Snap.Apply(changes, textdoc.UTF8)
-		if err != nil {
-			return res, fmt.Errorf("dry run of %s: %w", res.Path, err)
-		}
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d %s would apply to %s; nothing was changed.", len(ops), plural(len(ops), "edit", "edits"), res.Path)}
-		res.FileHash = before
-		res.Window, res.WindowRange = e.window(next, bom, plan.Splices, p.FullRefresh)
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d %s would apply to %s; nothing was changed.", n, plural(n, "edit", "edits"), res.Path)}
+		res.FileHash = out.before.FileHashIfKnown()
+		res.Diff = out.diff
+		res.Window, res.WindowRange = e.window(out.next, out.plan, p.FullRefresh)
 		return res, nil
 	}
-
-	after, err := e.apply(ctx, session, d, plan)
-	if err != nil {
-		res.Outcome, err = refusalOr(err)
-		return res, err
-	}
-	res.Applied = true
+	after := out.after
+	res.Applied, res.Diff = true, out.diff
 	res.FileHash, res.Version = after.FileHash(), versionOf(after)
-	res.Window, res.WindowRange = e.window(after.Snap, bom, plan.Splices, p.FullRefresh)
-	if res.WindowRange != nil {
-		// The window was shown to the agent: it counts as read at this revision.
-		e.recordRead(session, p.Agent, after, *res.WindowRange)
+	if out.shown {
+		res.Window, res.WindowRange = e.window(after.Snap, out.plan, p.FullRefresh)
+		if res.WindowRange != nil {
+			// The window was shown to the agent: it counts as read at this revision.
+			e.recordRead(session, p.Agent, after, *res.WindowRange)
+		}
 	}
-	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", len(ops), plural(len(ops), "edit", "edits"), res.Path)}
+	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", n, plural(n, "edit", "edits"), res.Path)}
 	if len(res.Remapped) > 0 {
 		res.Message += " Some refs named lines that have moved: see remapped."
 	}
@@ -266,17 +239,16 @@ type refError struct {
 
 func (r *refError) Error() string { return string(r.kind) }
 
-// refuseRef fills a stale_ref / ambiguous_ref / invalid_ref answer, with fresh
-// refs around the line so the agent can retry without a full read (those
-// lines count as read).
-func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index int, raw string, err error) {
+// refuseRef fills the fields of a stale_ref / ambiguous_ref / invalid_ref
+// answer, with fresh refs around the line so the agent can retry without a
+// full read (those lines count as read), and returns the refusal.
+func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index int, raw string, err error) error {
 	idx := index
 	res.FailingEditIndex = &idx
 	res.FailingRef = raw
 	var re *refError
 	if !errors.As(err, &re) {
-		res.Outcome = Refusal(err)
-		return
+		return err
 	}
 	n := d.Snap.LineCount()
 	res.ExpectedHash = re.ref.Hash
@@ -306,16 +278,15 @@ func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index 
 		e.recordRead(session, "", d, r)
 	}
 	if re.kind == result.AmbiguousRef {
-		res.Outcome = Refusal(result.Errorf(result.AmbiguousRef,
-			"Ref %s of edit %d could mean lines %s: they hold the same content and the document changed since you saw line %d. Use the fresh refs to name one.", raw, index, joinInts(re.candidates), re.ref.Line))
-		return
+		return result.Errorf(result.AmbiguousRef,
+			"Ref %s of edit %d could mean lines %s: they hold the same content and the document changed since you saw line %d. Use the fresh refs to name one.", raw, index, joinInts(re.candidates), re.ref.Line)
 	}
 	what := fmt.Sprintf("line %d now has hash %s", re.ref.Line, res.ActualHash)
 	if re.ref.Line > n {
 		what = fmt.Sprintf("the document has only %d lines now", n)
 	}
-	res.Outcome = Refusal(result.Errorf(result.StaleRef,
-		"Ref %s of edit %d is stale: %s, and the line you saw is gone or changed. Nothing was applied; use the fresh refs (lines around it, now counted as read) and retry.", raw, index, what))
+	return result.Errorf(result.StaleRef,
+		"Ref %s of edit %d is stale: %s, and the line you saw is gone or changed. Nothing was applied; use the fresh refs (lines around it, now counted as read) and retry.", raw, index, what)
 }
 
 // expand returns the given lines annotated, within the read budget, and
@@ -351,33 +322,20 @@ func (e *Env) expand(session, agent string, d workspace.Doc, rs []ledger.Range) 
 	return string(buf), got
 }
 
-// window returns the edited regions ±5 lines of the new text, annotated (or
-// the whole text within the budget with fullRefresh).
-func (e *Env) window(s *textdoc.Snapshot, bom string, splices []hashline.Splice, full bool) (string, *ledger.Range) {
+// window returns the plan's changed regions ±5 lines of s (the new text),
+// from the first to the last, annotated, within the read budget (or the
+// whole text within the budget with full).
+func (e *Env) window(s *textdoc.Snapshot, plan hashline.Plan, full bool) (string, *ledger.Range) {
 	n := s.LineCount()
-	if n == 0 {
+	span, ok := plan.Span()
+	if n == 0 || !ok && !full {
 		return "", nil
 	}
-	r := ledger.Range{Start: 1, End: n}
-	if !full {
-		first, last := -1, -1
-		delta := 0
-		for _, sp := range splices {
-			ns := sp.Start + delta // 0-based start in the new text
-			ne := ns + len(sp.New) - 1
-			if len(sp.New) == 0 {
-				ne = ns
-			}
-			if first < 0 || ns < first {
-				first = ns
-			}
-			if ne > last {
-				last = ne
-			}
-			delta += len(sp.New) - sp.Old
-		}
-		r = ledger.Range{Start: max(1, first+1-windowContext), End: min(n, last+1+windowContext)}
+	r := ledger.Range{Start: span.Start, End: min(span.End, n)}
+	if full {
+		r = ledger.Range{Start: 1, End: n}
 	}
+	bom, _ := hashline.StripBOM(firstContent(s))
 	budget := e.Config().ReadBudget
 	var buf []byte
 	end := r.Start - 1

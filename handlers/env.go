@@ -27,8 +27,7 @@ type Env struct {
 	Persist *ledgerdb.Sync // nil when the ledger lives in memory only
 	Editor  Editor         // the editor connection; nil in the CLI
 
-	editMu    sync.Mutex
-	editLocks map[workspace.Key]*sync.Mutex
+	locks docLocks
 
 	stats stats
 

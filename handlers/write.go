@@ -91,14 +91,14 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		return res, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
-	if path, ok := k.Path(); ok && !e.WS.Inside(path) {
-		res.Outcome = Refusal(result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, e.WS.Root()))
-		return res, nil
-	}
-	unlock := e.lockDoc(k)
-	defer unlock()
 
 	if p.Mode == "create" {
+		if path, ok := k.Path(); ok && !e.WS.Inside(path) {
+			res.Outcome = Refusal(result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, e.WS.Root()))
+			return res, nil
+		}
+		unlock := e.locks.lock(k)
+		defer unlock()
 		return e.create(session, k, content, p, res)
 	}
 	if p.Mode == "edit" && p.OldText == nil {
@@ -106,74 +106,72 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			"edit mode requires old_text: the exact text to replace. To add to the end of the file use mode \"append\"; to replace the whole file use mode \"overwrite\"."))
 		return res, nil
 	}
-	d, err := e.document(p.TextDocument.URI)
+	out, err := e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
+		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+			var splice hashline.Splice
+			var targets []ledger.Range
+			dom := d.Snap.Dominant()
+			n := d.Snap.LineCount()
+			switch p.Mode {
+			case "edit":
+				var err error
+				splice, targets, err = e.editSplice(session, p.Agent, d, *p.OldText, content, dom, &res)
+				if err != nil {
+					return hashline.Plan{}, nil, err
+				}
+				if newN := n - splice.Old + len(splice.New); n >= 20 && newN*3 < n {
+					return hashline.Plan{}, nil, result.Errorf(result.DramaticReduction,
+						"This edit would cut %s from %d lines to %d. If you mean to replace the whole file use mode \"overwrite\"; otherwise make old_text exactly the text to replace.", res.Path, n, newN)
+				}
+			case "append":
+				splice = appendSplice(d, content, dom)
+				if n > 0 {
+					targets = []ledger.Range{{Start: n, End: n}}
+				}
+			case "overwrite":
+				if st := e.Ledger.Summarize(session, ledger.DocKey(d.Key)); st.State != ledger.FullyRead && st.State != ledger.ModelAuthored && n > 0 {
+					// Overwrite replaces every line: all of them must be known.
+					targets = []ledger.Range{{Start: 1, End: n}}
+				}
+				splice = hashline.Splice{Start: 0, Old: n, New: contentLines(content, dom, true)}
+			}
+			tr := make([]hashline.LineRange, len(targets))
+			for i, t := range targets {
+				tr[i] = hashline.LineRange{Start: t.Start, End: t.End}
+			}
+			return hashline.NewPlan(n, []hashline.Splice{splice}, tr), targets, nil
+		}})
+	guard = out.verdict.Name
+	before = out.before.FileHashIfKnown()
+	if out.before.Snap != nil {
+		res.URI = out.before.URI
+	}
+	if len(out.warnings) > 0 {
+		res.Warnings = out.warnings
+	}
 	if err != nil {
-		if result.KindOf(err) == result.NotFound {
+		switch result.KindOf(err) {
+		case result.NotFound:
 			err = result.Errorf(result.NotFound, "%s does not exist; use mode \"create\" for a new file.", res.Path)
+		case result.FileChanged:
+			res.FileHash = out.before.FileHash()
 		}
-		res.Outcome = Refusal(err)
+		res.GuardRefusal = out.verdict.GuardRefusal
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
+	res.Diff = out.diff
+	switch {
+	case out.noop:
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("The %s changes nothing in %s; the file was not touched.", p.Mode, res.Path)}
+		res.FileHash, res.Version = out.before.FileHash(), versionOf(out.before)
 		return res, nil
-	}
-	res.URI = d.URI
-	if p.ExpectedVersion != "" {
-		before = d.FileHash()
-		if before != p.ExpectedVersion {
-			res.Outcome = Refusal(result.Errorf(result.FileChanged, "%s changed since version %s (now %s): read it again before writing.", res.Path, p.ExpectedVersion, before))
-			res.FileHash = before
-			return res, nil
-		}
-	}
-
-	var splice hashline.Splice
-	var targets []ledger.Range
-	dom := d.Snap.Dominant()
-	n := d.Snap.LineCount()
-	switch p.Mode {
-	case "edit":
-		var refusal error
-		splice, targets, refusal = e.editSplice(session, p.Agent, d, *p.OldText, content, dom, &res)
-		if refusal != nil {
-			res.Outcome = Refusal(refusal)
-			return res, nil
-		}
-		if newN := n - splice.Old + len(splice.New); n >= 20 && newN*3 < n {
-			res.Outcome = Refusal(result.Errorf(result.DramaticReduction,
-				"This edit would cut %s from %d lines to %d. If you mean to replace the whole file use mode \"overwrite\"; otherwise make old_text exactly the text to replace.", res.Path, n, newN))
-			return res, nil
-		}
-	case "append":
-		splice = appendSplice(d, content, dom)
-		if n > 0 {
-			targets = []ledger.Range{{Start: n, End: n}}
-		}
-	case "overwrite":
-		if st := e.Ledger.Summarize(session, ledger.DocKey(d.Key)); st.State != ledger.FullyRead && st.State != ledger.ModelAuthored && n > 0 {
-			// Overwrite replaces every line: all of them must be known.
-			targets = []ledger.Range{{Start: 1, End: n}}
-		}
-		splice = hashline.Splice{Start: 0, Old: n, New: contentLines(content, dom, true)}
-	}
-
-	v := e.guard(session, p.Agent, d, targets)
-	guard = v.Name
-	res.Warnings = v.Warnings
-	if v.Err != nil {
-		res.GuardRefusal = v.GuardRefusal
-		res.Outcome = Refusal(v.Err)
-		return res, nil
-	}
-	plan := hashline.Plan{Splices: []hashline.Splice{splice}}
-	res.Diff = hashline.UnifiedDiff(res.Path, d.Snap, plan.Splices, 3)
-	if p.DryRun {
+	case p.DryRun:
 		res.DryRun = true
 		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the %s would change %s as the diff shows; nothing was written.", p.Mode, res.Path)}
 		return res, nil
 	}
-	after, err := e.apply(ctx, session, d, plan)
-	if err != nil {
-		res.Outcome, err = refusalOr(err)
-		return res, err
-	}
+	after := out.after
 	res.Applied = true
 	res.FileHash, res.Version = after.FileHash(), versionOf(after)
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("%s: %s.", strings.ToUpper(p.Mode[:1])+p.Mode[1:], res.Path)}

@@ -150,12 +150,12 @@ func PlanEdits(src Source, ops []Op, opts Options) (Plan, error) {
 	ws = fixFinalNewline(src, ws, dom)
 	ws = fixJoins(src, ws)
 
-	p := Plan{OldLines: n, NewLines: n, Splices: make([]Splice, len(ws))}
+	splices := make([]Splice, len(ws))
 	for i, w := range ws {
-		p.Splices[i] = Splice{Start: w.start, Old: w.old, New: w.new}
-		p.NewLines += len(w.new) - w.old
+		splices[i] = Splice{Start: w.start, Old: w.old, New: w.new}
 	}
-	p.Targets = targets(ops)
+	p := NewPlan(n, splices, targets(ops))
+	p.Written = nil
 	delta := 0
 	for _, w := range ws {
 		ns := w.start + delta
@@ -164,13 +164,72 @@ func PlanEdits(src Source, ops []Op, opts Options) (Plan, error) {
 				p.Written = addRange(p.Written, ns+j+1, ns+j+1)
 			}
 		}
-		lo, hi := max(ns-WindowContext, 0), min(ns+len(w.new)+WindowContext, p.NewLines)
-		if lo < hi {
-			p.Window = addRange(p.Window, lo+1, hi)
-		}
 		delta += len(w.new) - w.old
 	}
 	return p, nil
+}
+
+// NewPlan makes the plan of splices (ascending, non-overlapping, in the
+// coordinates of a text of oldLines lines) with targets as the guard's lines:
+// the line counts, the window, and every new line as Written. Planners other
+// than PlanEdits (write modes, edit blocks, patches) build their plans with
+// it, so every write answers the same questions the same way.
+func NewPlan(oldLines int, splices []Splice, targets []LineRange) Plan {
+	p := Plan{Splices: splices, Targets: targets, OldLines: oldLines, NewLines: oldLines}
+	for _, sp := range splices {
+		p.NewLines += len(sp.New) - sp.Old
+	}
+	for _, r := range p.Regions() {
+		lo, hi := max(r.Start-1-WindowContext, 0), min(r.End+WindowContext, p.NewLines)
+		if r.End >= r.Start {
+			p.Written = addRange(p.Written, r.Start, r.End)
+		}
+		if lo < hi {
+			p.Window = addRange(p.Window, lo+1, hi)
+		}
+	}
+	return p
+}
+
+// Regions are the lines of the new text each splice wrote, 1-based, one per
+// splice in order; a pure deletion is the empty range {k+1, k} after the
+// line k it follows. Together with the line counts they say all of the new
+// text that differs from the old.
+func (p Plan) Regions() []LineRange {
+	out := make([]LineRange, len(p.Splices))
+	delta := 0
+	for i, sp := range p.Splices {
+		ns := sp.Start + delta
+		out[i] = LineRange{ns + 1, ns + len(sp.New)}
+		delta += len(sp.New) - sp.Old
+	}
+	return out
+}
+
+// Identity reports whether the plan changes nothing in src, the text it was
+// made against: every splice writes back exactly the lines it replaces.
+// O(lines spliced).
+func (p Plan) Identity(src Source) bool {
+	for _, sp := range p.Splices {
+		if sp.Old != len(sp.New) {
+			return false
+		}
+		for j, l := range sp.New {
+			if src.Line(sp.Start+j) != l {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Span is the smallest range holding every window, or false when the plan
+// leaves an empty text.
+func (p Plan) Span() (LineRange, bool) {
+	if len(p.Window) == 0 {
+		return LineRange{}, false
+	}
+	return LineRange{p.Window[0].Start, p.Window[len(p.Window)-1].End}, true
 }
 
 // work is a splice being planned; model[j] says whether new[j] was written by

@@ -30,6 +30,9 @@ const (
 	Denied            Kind = "denied"
 	ApprovalRefused   Kind = "approval_refused"
 	InvalidEdit       Kind = "invalid_edit"
+	ReadOnly          Kind = "read_only"
+	Timeout           Kind = "timeout"
+	IOError           Kind = "io_error"
 	// InvalidParams is not an agent-facing kind: the LSP layer answers it with
 	// JSON-RPC -32602 and the CLI with exit code 2.
 	InvalidParams Kind = "invalid_params"

@@ -504,31 +504,29 @@ func (w *Workspace) WaitVersion(ctx context.Context, k Key, base int32) (Doc, er
 	}
 }
 
-// CommitDisk records that sightline wrote a closed document to disk: the
-// changes (in enc positions of the snapshot it edited) move the document to
-// its new text, attributed to author, and the file's new stat is remembered
-// so the next Get does not read it back as someone else's change.
-func (w *Workspace) CommitDisk(k Key, from Doc, changes []textdoc.Change, enc textdoc.Encoding, author string, fi os.FileInfo) (Doc, error) {
-	snap, lcs, err := from.Snap.Apply(changes, enc)
-	if err != nil {
-		return Doc{}, fmt.Errorf("commit edit of %s: %w", w.Rel(k), err)
-	}
+// CommitDisk records that sightline wrote a closed document to disk: next
+// (from's text with lcs applied, as Snapshot.Apply returned them) is the new
+// text, attributed to author, and the file's new stat is remembered so the
+// next Get does not read it back as someone else's change. The snapshot is
+// the one the write was made from: nothing is applied twice.
+func (w *Workspace) CommitDisk(k Key, from Doc, next *textdoc.Snapshot, lcs []textdoc.LineChange, author string, fi os.FileInfo) Doc {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	d := from
-	d.Snap = snap
+	d.Open = false
+	d.Snap = next
 	d.hash = &lazyHash{}
 	d.Rev = w.nextRev()
 	cur, known := w.docs[k]
 	if known && cur.doc.Rev != from.Rev {
 		// Someone changed the document between the edit's read and now: its
 		// ledger can't be shifted from the edit's base; start over.
-		ev := &ChangeEvent{Key: k, FromRev: cur.doc.Rev, ToRev: d.Rev, Replaced: true, NewTotal: snap.LineCount(), Doc: d}
+		ev := &ChangeEvent{Key: k, FromRev: cur.doc.Rev, ToRev: d.Rev, Replaced: true, NewTotal: next.LineCount(), Doc: d}
 		cur.keep(d)
 		cur.modTime, cur.size = fi.ModTime(), fi.Size()
 		w.emit(ev)
 		w.broadcast()
-		return d, nil
+		return d
 	}
 	if known {
 		cur.keep(d)
@@ -536,9 +534,9 @@ func (w *Workspace) CommitDisk(k Key, from Doc, changes []textdoc.Change, enc te
 	} else {
 		w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
 	}
-	w.emit(&ChangeEvent{Key: k, FromRev: from.Rev, ToRev: d.Rev, Changes: lcs, NewTotal: snap.LineCount(), Author: author, Doc: d})
+	w.emit(&ChangeEvent{Key: k, FromRev: from.Rev, ToRev: d.Rev, Changes: lcs, NewTotal: next.LineCount(), Author: author, Doc: d})
 	w.broadcast()
-	return d, nil
+	return d
 }
 
 // Close forgets an editor buffer (didClose): the document is the disk again,

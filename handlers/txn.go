@@ -1,0 +1,329 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Every write (hashline edits, write modes, edit blocks) is one transaction
+// with one implementation: resolve the document, lock it, check the
+// preconditions, let the feature plan, guard, diff, then a dry run or the
+// commit. The plan's next snapshot is the only new text: the disk is written
+// from it, the editor is asked for exactly it (as simultaneous LSP edits
+// derived from the plan), and the workspace and ledger move to it. A feature
+// supplies only its planner.
+
+// Editor is the editor connection edits to open documents go through.
+type Editor interface {
+	// ApplyEdit asks the editor to apply changes (positions in Encoding) to
+	// the open document uri at version, all or nothing. The changes all refer
+	// to the text at version, as the edits of one LSP TextDocumentEdit do.
+	// applied=false with a reason is the editor's refusal (the buffer moved
+	// on, the user said no).
+	ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (applied bool, reason string, err error)
+	// Encoding is the negotiated position encoding.
+	Encoding() textdoc.Encoding
+}
+
+// editSettle bounds the wait for the editor to report an applied edit.
+const editSettle = 3 * time.Second
+
+// docLocks serialises writes to one document within this process.
+type docLocks struct {
+	mu    sync.Mutex
+	locks map[workspace.Key]*sync.Mutex
+}
+
+func (l *docLocks) lock(k workspace.Key) func() {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = make(map[workspace.Key]*sync.Mutex)
+	}
+	m, ok := l.locks[k]
+	if !ok {
+		m = &sync.Mutex{}
+		l.locks[k] = m
+	}
+	l.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// planner is a feature's part of a write: the plan, in the coordinates of d,
+// and the lines the guard checks. Its error is the answer (a refusal, or a
+// fault).
+type planner func(d workspace.Doc) (hashline.Plan, []ledger.Range, error)
+
+// writeReq is one write as the transaction sees it.
+type writeReq struct {
+	caller Caller
+	uri    string
+	dryRun bool
+	// wantHash makes the write compare-and-swap: the file hash the caller
+	// last saw, or "".
+	wantHash string
+	plan     planner
+	// scratch, in a dry run, is the text earlier dry-run steps left (edit
+	// blocks validated in sequence). The guard is not asked: the ledger
+	// never saw that text; the real run asks.
+	scratch *textdoc.Snapshot
+}
+
+// writeOut is what a transaction did.
+type writeOut struct {
+	before workspace.Doc // the document the plan was made against
+	after  workspace.Doc // the document now (before, for a dry run or no-op)
+	plan   hashline.Plan
+	next   *textdoc.Snapshot // the planned text
+	diff   string
+	// noop: the plan changes nothing; nothing was written.
+	noop    bool
+	applied bool
+	verdict Verdict
+	// shown says whether after holds next's lines in the plan's window:
+	// false when the editor has not reported the edit back yet.
+	shown    bool
+	warnings []string
+}
+
+// transact runs one write. A refusal comes back as an error with a result
+// kind; out holds what was known when it stopped (the document, the
+// verdict), for the answer.
+func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err error) {
+	session := req.caller.SessionOr()
+	d, err := e.document(req.uri)
+	if err != nil {
+		return out, err
+	}
+	unlock := e.locks.lock(d.Key)
+	defer unlock()
+	// Re-read under the lock: a write that finished meanwhile moved the text.
+	if d, err = e.document(req.uri); err != nil {
+		return out, err
+	}
+	out.before, out.after = d, d
+	if req.wantHash != "" {
+		if now := d.FileHash(); now != req.wantHash {
+			return out, result.Errorf(result.FileChanged,
+				"%s changed since you read it (fileHash %s, now %s). Read it again before writing.", e.WS.Rel(d.Key), req.wantHash, now)
+		}
+	}
+	base := d.Snap
+	if req.dryRun && req.scratch != nil {
+		base = req.scratch
+		d.Snap = base
+	}
+	plan, targets, err := req.plan(d)
+	if err != nil {
+		return out, err
+	}
+	out.plan = plan
+	if plan.Identity(base) {
+		out.noop, out.next = true, base
+		return out, nil
+	}
+	next, lcs, err := plan.Apply(base)
+	if err != nil {
+		return out, fmt.Errorf("plan of %s does not apply: %w", e.WS.Rel(d.Key), err)
+	}
+	out.next = next
+	if req.scratch == nil {
+		out.verdict = e.guard(session, req.caller.Agent, d, targets)
+		out.warnings = append(out.warnings, out.verdict.Warnings...)
+		if out.verdict.Err != nil {
+			return out, out.verdict.Err
+		}
+	}
+	out.diff = hashline.UnifiedDiff(e.WS.Rel(d.Key), base, plan.Splices, 3)
+	if req.dryRun {
+		return out, nil
+	}
+	after, warn, err := e.commit(ctx, session, d, plan, next, lcs)
+	if err != nil {
+		return out, err
+	}
+	out.after, out.applied = after, true
+	out.warnings = append(out.warnings, warn...)
+	out.shown = sameLines(after.Snap, next, plan)
+	return out, nil
+}
+
+// sameLines reports whether got holds want's text as far as the plan can
+// tell in O(change): the same size and line count, and the lines the plan
+// wrote (with their windows) identical.
+func sameLines(got, want *textdoc.Snapshot, plan hashline.Plan) bool {
+	if got == want {
+		return true
+	}
+	if got.Len() != want.Len() || got.LineCount() != want.LineCount() {
+		return false
+	}
+	for _, r := range plan.Window {
+		for i := r.Start; i <= r.End; i++ {
+			if got.Line(i-1) != want.Line(i-1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// commit makes next the document's text: through the editor for an open
+// document (a versioned workspace edit the editor refuses if the buffer moved
+// on), or atomically to disk for a closed one. Nothing is half-applied either
+// way.
+func (e *Env) commit(ctx context.Context, session string, d workspace.Doc, plan hashline.Plan, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, []string, error) {
+	via := e.Config().ApplyVia
+	if d.Open && e.Editor != nil && via != "disk" {
+		return e.commitEditor(ctx, session, d, plan, next)
+	}
+	if via == "client" {
+		return workspace.Doc{}, nil, result.Errorf(result.Denied, "applyVia is \"client\" but %s is not open in an editor connected to sightline; open it or set applyVia to auto.", e.WS.Rel(d.Key))
+	}
+	if d.Open {
+		// No editor to ask (or applyVia=disk): the disk may be written only if
+		// the buffer holds no unsaved changes, which the disk write would hide.
+		disk, err := os.ReadFile(d.Path)
+		if err != nil || !bytes.Equal(disk, []byte(d.Snap.Text())) {
+			return workspace.Doc{}, nil, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", e.WS.Rel(d.Key))
+		}
+	}
+	after, err := e.commitDisk(session, d, next, lcs)
+	return after, nil, err
+}
+
+func (e *Env) commitEditor(ctx context.Context, session string, d workspace.Doc, plan hashline.Plan, next *textdoc.Snapshot) (workspace.Doc, []string, error) {
+	rel := e.WS.Rel(d.Key)
+	regions := plan.Regions()
+	spans := make([][2]int, len(regions))
+	for i, r := range regions {
+		spans[i] = [2]int{r.Start - 1, r.End}
+	}
+	e.WS.ExpectEdit(d.Key, d.Version, next, spans, session)
+	applied, reason, err := e.Editor.ApplyEdit(ctx, d.URI, d.Version, plan.Changes(d.Snap, e.Editor.Encoding()), "sightline: agent edit")
+	if err != nil || !applied {
+		e.WS.CancelExpect(d.Key)
+		if err != nil {
+			return workspace.Doc{}, nil, result.Wrap(result.VersionConflict, err,
+				fmt.Sprintf("The editor did not apply the edit to %s (%v); nothing changed. Read the lines again and retry.", rel, err))
+		}
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return workspace.Doc{}, nil, result.Errorf(result.VersionConflict,
+			"The editor refused the edit to %s (%s): the buffer probably changed since version %d. Nothing was applied; read the lines again and retry.", rel, reason, d.Version)
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editSettle)
+	defer cancel()
+	after, err := e.WS.WaitVersion(wctx, d.Key, d.Version)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return after, []string{fmt.Sprintf("The editor accepted the edit to %s but has not reported the new text yet; read the lines before the next edit.", rel)}, nil
+	}
+	if err != nil {
+		return workspace.Doc{}, nil, err
+	}
+	return after, nil, nil
+}
+
+// commitDisk writes next atomically: a temp file in the same folder, fsync,
+// rename over the original, the file mode kept. The disk must still hold
+// what the plan was made against; a vanished file is not recreated.
+func (e *Env) commitDisk(session string, d workspace.Doc, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, error) {
+	rel := e.WS.Rel(d.Key)
+	if d.Path == "" {
+		return workspace.Doc{}, result.Errorf(result.NotFound, "%s is not a file and no editor holds it.", rel)
+	}
+	target, err := filepath.EvalSymlinks(d.Path) // write the file a link points to; keep the link
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
+		}
+		return workspace.Doc{}, fmt.Errorf("resolve %s: %w", rel, err)
+	}
+	cur, err := os.ReadFile(target)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
+		}
+		return workspace.Doc{}, fmt.Errorf("read %s: %w", rel, err)
+	}
+	if hashline.FileHash(cur) != d.FileHash() {
+		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
+	}
+	fi, err := writeAtomic(target, func(w io.Writer) error { return writeSnapshot(w, next) })
+	if err != nil {
+		return workspace.Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("Writing %s failed (%v); the file is unchanged.", rel, err))
+	}
+	return e.WS.CommitDisk(d.Key, d, next, lcs, session, fi), nil
+}
+
+// writeSnapshot streams a snapshot's bytes in chunks of lines, so a large
+// document is written without building its whole text.
+func writeSnapshot(w io.Writer, s *textdoc.Snapshot) error {
+	buf := make([]byte, 0, 64<<10)
+	n := s.LineCount()
+	for from := 0; from < n; {
+		to := min(n, from+1024)
+		buf = s.AppendText(buf[:0], from, to)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		from = to
+	}
+	return nil
+}
+
+// writeAtomic replaces path with what write produces so that a reader sees
+// the old file or the new one, never a part: temp file beside it, fsync,
+// rename, fsync of the folder. The original's permission bits are kept.
+func writeAtomic(path string, write func(io.Writer) error) (os.FileInfo, error) {
+	orig, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".sightline-*")
+	if err != nil {
+		return nil, err
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if err := write(tmp); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := tmp.Chmod(orig.Mode().Perm()); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	if df, err := os.Open(dir); err == nil {
+		_ = df.Sync() // the rename itself durable; best effort on file systems that refuse
+		df.Close()
+	}
+	return os.Stat(path)
+}
