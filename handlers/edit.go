@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -160,7 +159,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		res.Window, res.WindowRange = e.window(after.Snap, out.plan, p.FullRefresh)
 		if res.WindowRange != nil {
 			// The window was shown to the agent: it counts as read at this revision.
-			e.recordRead(session, p.Agent, after, *res.WindowRange)
+			e.recordWindow(session, p.Agent, after, *res.WindowRange)
 		}
 	}
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", n, plural(n, "edit", "edits"), res.Path)}
@@ -169,66 +168,6 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	}
 	res.Ledger = e.docLedger(session, after)
 	return res, nil
-}
-
-// resolve maps a ref to a current line (PROTOCOL section 7): the candidates
-// are the ref's line now and the line it named in every earlier view this
-// session was shown, carried through the change log; those whose hash is the
-// ref's remain. The file is never searched for the hash.
-func (e *Env) resolve(session string, d workspace.Doc, raw string) (line int, remapped bool, err error) {
-	ref, err := hashline.ParseRef(raw)
-	if err != nil {
-		return 0, false, result.Wrap(result.InvalidRef, err, err.Error())
-	}
-	n := d.Snap.LineCount()
-	// The ref's sources are the views this session was shown where line L
-	// held hash H. Each maps L to the current text through the change log; a
-	// source whose line changed or vanished since means the ref may name a
-	// line that is gone: stale. Line L of the current text counts only when no
-	// view covers L (a ref of unknown provenance). PROTOCOL section 7 always
-	// counts it and keeps any surviving candidate, which lets a ref to a
-	// deleted line land on a duplicate ("}") that another view showed there;
-	// the simulated-agent test catches exactly that. A view whose text is no
-	// longer kept (see Workspace.Pin) is a possible source only when no view
-	// with known text is one.
-	var known, unknown []ledger.Source
-	sources := e.Ledger.Sources(session, ledger.DocKey(d.Key), ref.Line)
-	for _, src := range sources {
-		old, ok := e.WS.SnapshotAt(d.Key, src.Rev)
-		switch {
-		case !ok:
-			unknown = append(unknown, src)
-		case ref.Line <= old.LineCount() && lineHash(old, ref.Line) == ref.Hash:
-			known = append(known, src)
-		}
-	}
-	if len(known) == 0 {
-		known = unknown
-	}
-	var match []int
-	gone := false
-	for _, src := range known {
-		if !src.OK || src.Line > n || lineHash(d.Snap, src.Line) != ref.Hash {
-			gone = true
-		} else if !slices.Contains(match, src.Line) {
-			match = append(match, src.Line)
-		}
-	}
-	if len(sources) == 0 && ref.Line <= n && lineHash(d.Snap, ref.Line) == ref.Hash {
-		match = []int{ref.Line}
-	}
-	if gone {
-		match = nil
-	}
-	slices.Sort(match)
-	switch len(match) {
-	case 1:
-		return match[0], match[0] != ref.Line, nil
-	case 0:
-		return 0, false, &refError{kind: result.StaleRef, ref: ref}
-	default:
-		return 0, false, &refError{kind: result.AmbiguousRef, ref: ref, candidates: match}
-	}
 }
 
 type refError struct {
@@ -275,7 +214,7 @@ func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index 
 		for i := r.Start; i <= r.End; i++ {
 			res.FreshRefs = append(res.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
 		}
-		e.recordRead(session, "", d, r)
+		e.recordWindow(session, "", d, r)
 	}
 	if re.kind == result.AmbiguousRef {
 		return result.Errorf(result.AmbiguousRef,
@@ -313,7 +252,7 @@ func (e *Env) expand(session, agent string, d workspace.Doc, rs []ledger.Range) 
 		if last >= r.Start {
 			g := ledger.Range{Start: r.Start, End: last}
 			got = append(got, g)
-			e.recordRead(session, agent, d, g)
+			e.recordWindow(session, agent, d, g)
 		}
 		if last < r.End {
 			break

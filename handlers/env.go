@@ -242,3 +242,10 @@ func (e *Env) recordRead(session, agent string, d workspace.Doc, r ledger.Range)
 	e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, r)
 	e.WS.Pin(d.Key, d.Rev)
 }
+
+// recordWindow records lines shown as part of an edit's answer (a window,
+// fresh refs, expanded or nearest lines): read, but not a read of their own.
+func (e *Env) recordWindow(session, agent string, d workspace.Doc, r ledger.Range) {
+	e.Ledger.RecordWindow(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.WS.Pin(d.Key, d.Rev)
+}

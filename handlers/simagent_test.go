@@ -12,12 +12,16 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// loopEditor applies edits to the workspace's open buffer at once, as an
-// editor would, reporting them back as a didChange.
+// loopEditor is an editor that applies workspace/applyEdit as LSP says: all
+// edits of the list refer to the text before any of them. It computes the
+// new text from byte offsets of that original text on its own, then reports
+// the edit back as editors do, one didChange event with the edits last first
+// (so each range is still valid when the server applies it).
 type loopEditor struct{ ws *workspace.Workspace }
 
 func (l loopEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
@@ -27,8 +31,55 @@ func (l loopEditor) ApplyEdit(ctx context.Context, uri string, version int32, ch
 	if err != nil || d.Version != version {
 		return false, "version moved", nil
 	}
-	_, err = l.ws.Change(uri, version+1, changes, textdoc.UTF8, "")
-	return err == nil, "", err
+	orig := d.Snap.Text()
+	type span struct {
+		from, to int
+		text     string
+	}
+	spans := make([]span, len(changes))
+	for i, c := range changes {
+		spans[i] = span{byteOffset(orig, c.Range.Start), byteOffset(orig, c.Range.End), c.Text}
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return a.from - b.from })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].from < spans[i-1].to {
+			return false, "overlapping edits", nil
+		}
+	}
+	want := orig
+	for i := len(spans) - 1; i >= 0; i-- {
+		want = want[:spans[i].from] + spans[i].text + want[spans[i].to:]
+	}
+	rev := slices.Clone(changes)
+	slices.Reverse(rev)
+	after, err := l.ws.Change(uri, version+1, rev, textdoc.UTF8, "")
+	if err != nil {
+		return false, "", err
+	}
+	if after.Snap.Text() != want {
+		return false, "", fmt.Errorf("the editor's text and the server's differ after the edit")
+	}
+	return true, "", nil
+}
+
+// byteOffset maps a utf-8 LSP position to a byte offset by walking the text
+// (the naive reference, independent of textdoc's mapper).
+func byteOffset(text string, p textdoc.Pos) int {
+	off := 0
+	for line := uint32(0); line < p.Line; line++ {
+		i := strings.IndexAny(text[off:], "\r\n")
+		if i < 0 {
+			return len(text)
+		}
+		off += i
+		if strings.HasPrefix(text[off:], "\r\n") {
+			off += 2
+		} else {
+			off++
+		}
+	}
+	end := off + strings.IndexAny(text[off:]+"\n", "\r\n")
+	return min(off+int(p.Char), end)
 }
 
 // simLine is a line of the simulated world: an identity and its content.
@@ -37,29 +88,49 @@ type simLine struct {
 	content string
 }
 
-// TestSimulatedAgentNeverEditsTheWrongLine: an agent with imperfect memory
-// (refs from its last full read plus the windows returned after its own
-// edits) edits while a user inserts, deletes and changes lines, with many
-// duplicate lines ("}", blank). Every accepted edit must land on the line the
-// agent meant; refusals are fine, a wrong landing never is.
+// The agent's memory styles: how it numbers the lines it remembers.
+const (
+	keepShown = "keeps the numbers it was shown"
+	renumber  = "renumbers after its own edits"
+	firstRead = "keeps the numbers of its last full read"
+)
+
+// TestSimulatedAgentNeverEditsTheWrongLine: an agent edits (replaces,
+// inserts, deletes) lines it remembers while a user inserts, deletes and
+// changes lines it does not see, with many duplicate lines ("}", blank,
+// "return nil"). Two memory styles: one keeps the numbers it was shown, one
+// renumbers its memory after each of its own edits (not after the user's
+// typing, which it does not see). Every accepted edit must land exactly
+// where the agent meant; refusals are fine, a wrong landing never is.
 func TestSimulatedAgentNeverEditsTheWrongLine(t *testing.T) {
 	steps := 4000
 	if testing.Short() {
 		steps = 800
 	}
-	for seed := uint64(1); seed <= 3; seed++ {
-		landed, refused, wrong := simulate(t, seed, steps)
-		t.Logf("seed %d: %d steps: landed %d, refused %d, wrong %d", seed, steps, landed, refused, wrong)
-		if wrong != 0 {
-			t.Fatalf("seed %d: %d edits landed on the wrong line", seed, wrong)
+	for _, style := range []string{keepShown, renumber, firstRead} {
+		var landed, refused, wrong int
+		for seed := uint64(1); seed <= 3; seed++ {
+			l, r, w := simulate(t, style, seed, steps)
+			landed, refused, wrong = landed+l, refused+r, wrong+w
+			if l < steps/50 {
+				t.Fatalf("%s, seed %d: only %d edits landed: the simulation tests nothing", style, seed, l)
+			}
 		}
-		if landed < steps/10 {
-			t.Fatalf("seed %d: only %d edits landed: the simulation tests nothing", seed, landed)
+		t.Logf("agent that %s: %d steps: landed %d, refused %d, wrong %d", style, 3*steps, landed, refused, wrong)
+		if wrong != 0 {
+			t.Fatalf("agent that %s: %d edits landed on the wrong line", style, wrong)
 		}
 	}
 }
 
-func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int) {
+// belief is what the agent remembers of a line: the number it would name it
+// by, and its hash.
+type belief struct {
+	line int
+	hash string
+}
+
+func simulate(t *testing.T, style string, seed uint64, steps int) (landed, refused, wrong int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{t.TempDir()}, Config: config.Default(), NoPersist: true})
 	env.Editor = loopEditor{env.WS}
@@ -82,30 +153,37 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 		t.Fatal(err)
 	}
 	version := int32(1)
-	memory := map[string]int{} // ref → the id the agent believes it names
-	origin := map[string]string{}
+	memory := map[int]belief{} // line id → what the agent believes
+	var rememberAll func(string)
+	refusals := map[string]int{}
+	defer func() { t.Logf("%s seed %d refusals %v", style, seed, refusals) }()
 	var history []string
-	curStep := 0
-	// remember takes what the agent was shown: each line's ref names its line
-	// number in the current world.
+	// remember takes what the agent was shown: each shown line's number
+	// names its line in the current world.
 	remember := func(content string) {
+		if style == firstRead {
+			return
+		}
+		rememberAll(content)
+	}
+	fullRead := func() {
+		memory = map[int]belief{}
+		res, err := env.Read(context.Background(), handlers.ReadParams{TextDocument: handlers.TextDocument{URI: u}})
+		if err != nil || !res.OK {
+			t.Fatalf("read: %v %+v", err, res.Outcome)
+		}
+		rememberAll(res.Content)
+	}
+	_ = fullRead
+	rememberAll = func(content string) {
 		for _, l := range strings.Split(strings.TrimSuffix(content, "\n"), "\n") {
 			ref, _, ok := strings.Cut(l, "|")
 			if !ok {
 				continue
 			}
 			n, _ := strconv.Atoi(ref[:strings.IndexByte(ref, ':')])
-			memory[ref] = world[n-1].id
-			origin[ref] = fmt.Sprintf("step %d", curStep)
+			memory[world[n-1].id] = belief{n, ref[strings.IndexByte(ref, ':')+1:]}
 		}
-	}
-	fullRead := func() {
-		memory = map[string]int{}
-		res, err := env.Read(context.Background(), handlers.ReadParams{TextDocument: handlers.TextDocument{URI: u}})
-		if err != nil || !res.OK {
-			t.Fatalf("read: %v %+v", err, res.Outcome)
-		}
-		remember(res.Content)
 	}
 	userChange := func(r textdoc.Range, newText string) {
 		version++
@@ -113,9 +191,18 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 			t.Fatal(err)
 		}
 	}
+	// shift renumbers the agent's memory after its own edit: lines below
+	// line at moved by delta (the renumbering style only).
+	shift := func(at, delta int) {
+		for id, b := range memory {
+			if b.line > at {
+				b.line += delta
+				memory[id] = b
+			}
+		}
+	}
 	fullRead()
 	for step := 0; step < steps; step++ {
-		curStep = step
 		switch k := rng.IntN(10); {
 		case k < 3: // the user types
 			i := rng.IntN(len(world) + 1)
@@ -123,15 +210,15 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 			case 0: // insert a line
 				nextID++
 				l := simLine{nextID, pool[rng.IntN(len(pool))]}
-				world = append(world[:i], append([]simLine{l}, world[i:]...)...)
-				history = append(history, fmt.Sprintf("%d: insert id %d %q at line %d", step, l.id, l.content, i+1))
+				world = slices.Insert(world, i, l)
+				history = append(history, fmt.Sprintf("%d: user inserts id %d %q at line %d", step, l.id, l.content, i+1))
 				userChange(textdoc.Range{Start: textdoc.Pos{Line: uint32(i)}, End: textdoc.Pos{Line: uint32(i)}}, l.content+"\n")
 			case 1: // delete a line
 				if i == len(world) || len(world) < 10 {
 					continue
 				}
-				history = append(history, fmt.Sprintf("%d: delete id %d %q at line %d", step, world[i].id, world[i].content, i+1))
-				world = append(world[:i], world[i+1:]...)
+				history = append(history, fmt.Sprintf("%d: user deletes id %d %q at line %d", step, world[i].id, world[i].content, i+1))
+				world = slices.Delete(world, i, i+1)
 				userChange(textdoc.Range{Start: textdoc.Pos{Line: uint32(i)}, End: textdoc.Pos{Line: uint32(i + 1)}}, "")
 			default: // change a line (same identity, new content)
 				if i == len(world) {
@@ -139,7 +226,7 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 				}
 				old := world[i].content
 				world[i].content = pool[rng.IntN(len(pool))]
-				history = append(history, fmt.Sprintf("%d: change id %d at line %d %q -> %q", step, world[i].id, i+1, old, world[i].content))
+				history = append(history, fmt.Sprintf("%d: user changes id %d at line %d %q -> %q", step, world[i].id, i+1, old, world[i].content))
 				userChange(textdoc.Range{Start: textdoc.Pos{Line: uint32(i)}, End: textdoc.Pos{Line: uint32(i), Char: uint32(len(old))}}, world[i].content)
 			}
 		case k < 4:
@@ -149,15 +236,27 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 				fullRead()
 				continue
 			}
-			refs := make([]string, 0, len(memory))
-			for r := range memory {
-				refs = append(refs, r)
+			ids := make([]int, 0, len(memory))
+			for id := range memory {
+				ids = append(ids, id)
 			}
-			slices.Sort(refs)
-			ref := refs[rng.IntN(len(refs))]
-			meant := memory[ref]
-			newContent := fmt.Sprintf("edit %d", step)
-			edits, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": ref, "new_content": newContent}})
+			slices.Sort(ids)
+			meant := ids[rng.IntN(len(ids))]
+			b := memory[meant]
+			ref := fmt.Sprintf("%d:%s", b.line, b.hash)
+			op := []string{"replace_line", "insert_after", "insert_before", "delete_line"}[rng.IntN(4)]
+			content := pool[rng.IntN(len(pool))]
+			if rng.IntN(2) == 0 {
+				content = fmt.Sprintf("edit %d", step)
+			}
+			ed := map[string]string{"type": op, "ref": ref}
+			if op != "delete_line" {
+				ed["new_content"] = content
+			}
+			if op == "delete_line" && len(world) < 20 {
+				continue
+			}
+			edits, _ := json.Marshal([]map[string]string{ed})
 			before := text()
 			res, err := env.Edit(context.Background(), handlers.EditParams{TextDocument: handlers.TextDocument{URI: u}, Edits: edits})
 			if err != nil {
@@ -167,38 +266,77 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 			version = d.Version
 			if !res.OK {
 				refused++
+				refusals[string(res.Error)]++
+				// A refusal the agent could not avoid: the line it meant is gone or
+				// no longer holds what it saw.
+				if i := slices.IndexFunc(world, func(l simLine) bool { return l.id == meant }); i < 0 || hashOf(world[i].content) != b.hash {
+					refusals["of which the meant line changed or vanished"]++
+				}
 				if d.Snap.Text() != before {
 					t.Fatalf("step %d: refused edit changed the text", step)
 				}
-				delete(memory, ref)
-				if res.Expanded != "" {
-					remember(res.Expanded)
+				delete(memory, meant)
+				for _, refs := range [][]string{res.FreshRefs, {res.Expanded}} {
+					remember(strings.Join(refs, "\n"))
 				}
 				continue
 			}
-			// Which line changed?
-			after := strings.Split(strings.TrimSuffix(d.Snap.Text(), "\n"), "\n")
-			hit := -1
-			for i := range world {
-				if after[i] != world[i].content {
-					hit = i
+			// What the agent meant: the op at the line with id meant.
+			at := slices.IndexFunc(world, func(l simLine) bool { return l.id == meant })
+			if at < 0 {
+				for _, h := range history[max(0, len(history)-40):] {
+					t.Log(h)
 				}
+				t.Fatalf("step %d: line id %d is gone but the edit of ref %s was accepted; remapped %+v", step, meant, ref, res.Remapped)
 			}
-			if hit < 0 || after[hit] != newContent {
-				t.Fatalf("step %d: accepted edit changed nothing recognisable", step)
+			want := slices.Clone(world)
+			nextID++
+			added := simLine{nextID, content}
+			switch op {
+			case "replace_line":
+				want[at].content = content
+			case "insert_after":
+				want = slices.Insert(want, at+1, added)
+			case "insert_before":
+				want = slices.Insert(want, at, added)
+			case "delete_line":
+				want = slices.Delete(want, at, at+1)
 			}
-			if world[hit].id != meant {
+			got := d.Snap.Text()
+			var wb strings.Builder
+			for _, l := range want {
+				wb.WriteString(l.content + "\n")
+			}
+			if got != wb.String() {
 				wrong++
-				t.Errorf("step %d: ref %s (from %s) meant line id %d, landed on id %d (line %d); remapped %+v", step, ref, origin[ref], meant, world[hit].id, hit+1, res.Remapped)
+				t.Errorf("%s, seed %d, step %d: %s of ref %s meant line id %d (line %d now); remapped %+v; the text is not what it meant", style, seed, step, op, ref, meant, at+1, res.Remapped)
 				for _, h := range history[max(0, len(history)-15):] {
 					t.Log(h)
 				}
-			} else {
-				landed++
+				return landed, refused, wrong
 			}
-			history = append(history, fmt.Sprintf("%d: agent edit id %d at line %d (ref %s)", step, world[hit].id, hit+1, ref))
-			world[hit].content = newContent
-			delete(memory, ref)
+			landed++
+			history = append(history, fmt.Sprintf("%d: agent %s id %d at line %d (ref %s)", step, op, meant, at+1, ref))
+			world = want
+			if style == renumber {
+				// The agent renumbers what it remembers by its own edit, in its
+				// own numbering.
+				switch op {
+				case "replace_line":
+					memory[meant] = belief{b.line, hashOf(content)}
+				case "insert_after":
+					shift(b.line, 1)
+					memory[added.id] = belief{b.line + 1, hashOf(content)}
+				case "insert_before":
+					shift(b.line-1, 1)
+					memory[added.id] = belief{b.line, hashOf(content)}
+				case "delete_line":
+					delete(memory, meant)
+					shift(b.line, -1)
+				}
+			} else {
+				delete(memory, meant)
+			}
 			if res.WindowRange != nil {
 				remember(res.Window)
 			}
@@ -206,6 +344,10 @@ func simulate(t *testing.T, seed uint64, steps int) (landed, refused, wrong int)
 		checkSync(t, env, u, text())
 	}
 	return landed, refused, wrong
+}
+
+func hashOf(s string) string {
+	return hashline.Hash(s)
 }
 
 func checkSync(t *testing.T, env *handlers.Env, u, want string) {

@@ -276,7 +276,7 @@ func (e *Env) nearest(session, agent string, d workspace.Doc, oldText string) []
 	for i := r.Start; i <= r.End; i++ {
 		out = append(out, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
 	}
-	e.recordRead(session, agent, d, r)
+	e.recordWindow(session, agent, d, r)
 	return out
 }
 

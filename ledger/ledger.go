@@ -41,6 +41,11 @@ type Kind string
 const (
 	KindRead     Kind = "read"
 	KindAuthored Kind = "authored"
+	// KindWindow is lines shown as part of another answer (an edit's window,
+	// fresh refs, lines an auto-expand returned): they count as read, but
+	// only a read retires what older reads showed of the same lines (see
+	// ref resolution).
+	KindWindow Kind = "window"
 )
 
 // Defaults for zero Options.
@@ -83,6 +88,7 @@ type Record struct {
 type Shown struct {
 	Rev   Rev   `json:"rev"`
 	Range Range `json:"range"`
+	Kind  Kind  `json:"kind"`
 }
 
 // DocView is a session's ledger of one document. Its slices are copies.
@@ -134,6 +140,9 @@ type LogEntry struct {
 	FromRev Rev    `json:"fromRev"`
 	ToRev   Rev    `json:"toRev"`
 	Change  Change `json:"change"`
+	// Author is the session that made the change, "" for anyone else: ref
+	// resolution follows an agent that renumbers by its own edits.
+	Author string `json:"author,omitempty"`
 }
 
 // Ledger holds the ledgers of all sessions. It is safe for concurrent use.
@@ -367,7 +376,7 @@ func (l *Ledger) apply(d *docState, key DocKey, from, to Rev, ch Change, author 
 		l.trimRecords(e)
 		dirty.add(s, key)
 	}
-	l.appendLog(d, logEntry{LogEntry{from, to, ch}, d.total})
+	l.appendLog(d, logEntry{LogEntry{from, to, ch, author}, d.total})
 	d.total, d.rev = newTotal, to
 }
 
@@ -447,6 +456,12 @@ func (l *Ledger) replace(d *docState, key DocKey, toRev Rev, newTotal int, dirty
 // document counts as reading all of it.
 func (l *Ledger) RecordRead(session, agent string, doc DocKey, rev Rev, r Range) {
 	l.record(KindRead, session, agent, doc, rev, r)
+}
+
+// RecordWindow records lines shown as part of another answer (KindWindow),
+// as RecordRead does.
+func (l *Ledger) RecordWindow(session, agent string, doc DocKey, rev Rev, r Range) {
+	l.record(KindWindow, session, agent, doc, rev, r)
 }
 
 // RecordAuthored records that session wrote lines r of doc at revision rev

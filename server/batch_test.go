@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -93,5 +94,27 @@ func TestBatchShiftingLines(t *testing.T) {
 				t.Fatalf("second edit: %+v %+v", res.Outcome, res.Remapped)
 			}
 		})
+	}
+}
+
+// TestNoOpEditTouchesNothing: an edit that writes back what is there changes
+// nothing: no write, no diff, the file's mtime kept.
+func TestNoOpEditTouchesNothing(t *testing.T) {
+	src := numbered(5)
+	e, root := start(t, map[string]string{"f.txt": src}, lsptest.Options{})
+	u := fileURI(root, "f.txt")
+	path := filepath.Join(root, "f.txt")
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	read(t, e, u, nil, nil)
+	res := edit(t, e, u, []map[string]any{{"type": "replace_line", "ref": ref(src, 3), "new_content": "line 3"}}, nil)
+	if !res.OK || res.Applied || res.Diff != "" {
+		t.Fatalf("no-op edit: %+v applied %v diff %q", res.Outcome, res.Applied, res.Diff)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.ModTime().Equal(old) {
+		t.Fatalf("no-op edit touched the file: %v %v", fi.ModTime(), err)
 	}
 }

@@ -151,8 +151,10 @@ func TestDuplicateLines(t *testing.T) {
 	}
 }
 
-// TestAmbiguousRef: two views of the session put different "}" lines at the
-// ref's line number; both still exist: the ref is refused, never guessed.
+// TestAmbiguousRef: the read put one "}" at the ref's line number, the
+// current text (after typing the agent did not see) another it also saw;
+// both still exist: the ref is refused, never guessed. A newer read settles
+// it: its numbers are the ones an agent edits by.
 func TestAmbiguousRef(t *testing.T) {
 	src := "}\n}\nz\n"
 	e, root := start(t, map[string]string{"x.go": src}, lsptest.Options{})
@@ -160,13 +162,18 @@ func TestAmbiguousRef(t *testing.T) {
 	e.Open(u, "go", src)
 	read(t, e, u, nil, nil) // line 2 is the second "}"
 	e.Change(u, lsptest.Edit{StartLine: 0, StartChar: 0, EndLine: 0, EndChar: 0, Text: "w\n"})
-	read(t, e, u, nil, nil) // line 2 is the first "}"
+	// Line 2 is now the first "}", which the agent saw too.
 	res := edit(t, e, u, []map[string]any{{"type": "delete_line", "ref": "2:" + hashOf("}")}}, nil)
 	if res.OK || res.Error != "ambiguous_ref" || len(res.Candidates) != 2 || res.Candidates[0] != 2 || res.Candidates[1] != 3 {
 		t.Fatalf("ambiguous: %+v candidates %v", res.Outcome, res.Candidates)
 	}
 	if e.Buffer(u) != "w\n}\n}\nz\n" {
 		t.Fatal("ambiguous edit changed the buffer")
+	}
+	read(t, e, u, nil, nil) // line 2 is the first "}"
+	res = edit(t, e, u, []map[string]any{{"type": "delete_line", "ref": "2:" + hashOf("}")}}, nil)
+	if !res.OK || e.Buffer(u) != "w\n}\nz\n" {
+		t.Fatalf("after a re-read: %+v %q", res.Outcome, e.Buffer(u))
 	}
 }
 
