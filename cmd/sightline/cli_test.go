@@ -17,7 +17,15 @@ import (
 type cli struct {
 	t        *testing.T
 	bin, dir string
+	cwd      string // where commands run, relative to dir ("" for dir)
 	env      []string
+}
+
+// in returns the same workspace with commands run from its subfolder sub.
+func (c *cli) in(sub string) *cli {
+	d := *c
+	d.cwd = sub
+	return &d
 }
 
 func newCLI(t *testing.T, files map[string]string) *cli {
@@ -35,7 +43,7 @@ func newCLI(t *testing.T, files map[string]string) *cli {
 func (c *cli) run(stdin string, args ...string) (string, string, int) {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, args...)
-	cmd.Dir = filepath.Join(c.dir)
+	cmd.Dir = filepath.Join(c.dir, c.cwd)
 	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -172,5 +180,87 @@ func TestCLIApplyStreams(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "ONE\nTWO\n" {
 		t.Fatalf("after the stream: %q", b)
+	}
+}
+
+// TestCLIPathsFromSubfolder: a PATH is relative to the working directory like
+// any command line tool's, must stay inside the workspace, and answers name
+// it relative to the workspace root.
+func TestCLIPathsFromSubfolder(t *testing.T) {
+	c := newCLI(t, map[string]string{
+		"a.txt":     "root a\n",
+		"sub/a.txt": "sub a\n",
+		"sub/b.go":  "package b\n\nfunc B() {}\n",
+	})
+	os.WriteFile(filepath.Join(filepath.Dir(c.dir), "outside"), []byte("secret\n"), 0o644)
+	sub := c.in("sub")
+
+	var rr struct {
+		OK      bool   `json:"ok"`
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	out, _, code := sub.run("", "read", "a.txt", "--json")
+	json.Unmarshal([]byte(out), &rr)
+	if code != 0 || !strings.Contains(rr.Content, "|sub a") || rr.Path != "sub/a.txt" {
+		t.Fatalf("read a.txt from sub: %d %s", code, out)
+	}
+	ref := strings.SplitN(rr.Content, "|", 2)[0]
+	out, _, code = sub.run("", "read", "../a.txt:1-1", "--json")
+	rr.Path, rr.Content = "", ""
+	json.Unmarshal([]byte(out), &rr)
+	if code != 0 || !strings.Contains(rr.Content, "|root a") || rr.Path != "a.txt" {
+		t.Fatalf("read ../a.txt from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run("", "read", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("read ../../outside from sub: %d %s", code, errOut)
+	}
+
+	out, errOut, code := sub.run(`[{"type":"replace_line","ref":"`+ref+`","new_content":"sub A"}]`, "edit", "a.txt", "--edits", "-")
+	if code != 0 || !strings.Contains(out, "sub/a.txt") {
+		t.Fatalf("edit a.txt from sub: %d %s %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "sub/a.txt")); string(b) != "sub A\n" {
+		t.Fatalf("sub/a.txt after the edit: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "a.txt")); string(b) != "root a\n" {
+		t.Fatalf("a.txt changed by an edit meant for sub/a.txt: %q", b)
+	}
+	// Edit blocks name files as the repository does: from the workspace root.
+	if out, _, code := sub.run("sub/a.txt\n<<<< EDIT\nsub A\n==== REPLACE\nsub AA\n>>>> EDIT END\n", "apply"); code != 0 || !strings.Contains(out, "[applied] sub/a.txt") {
+		t.Fatalf("apply from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run(`[]`, "edit", "../../outside", "--edits", "-"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("edit ../../outside from sub: %d %s", code, errOut)
+	}
+
+	if out, errOut, code := sub.run("new\n", "write", "new.txt", "--mode", "create"); code != 0 || !strings.Contains(out, "sub/new.txt") {
+		t.Fatalf("write new.txt from sub: %d %s %s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.dir, "sub/new.txt")); err != nil || string(b) != "new\n" {
+		t.Fatalf("sub/new.txt: %q %v", b, err)
+	}
+	if _, errOut, code := sub.run("x\n", "write", "../../outside", "--mode", "append"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("write ../../outside from sub: %d %s", code, errOut)
+	}
+
+	out, _, code = sub.run("", "ledger", "../a.txt")
+	if code != 0 || !strings.HasPrefix(out, "a.txt  ") || !strings.Contains(out, "fully_read") {
+		t.Fatalf("ledger ../a.txt from sub: %d %s", code, out)
+	}
+	out, _, code = sub.run("", "ledger", "a.txt")
+	if code != 0 || !strings.HasPrefix(out, "sub/a.txt  ") {
+		t.Fatalf("ledger a.txt from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run("", "ledger", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("ledger ../../outside from sub: %d %s", code, errOut)
+	}
+
+	out, _, code = sub.run("", "summary", "b.go")
+	if code != 0 || !strings.HasPrefix(out, "sub/b.go") || !strings.Contains(out, "B()") {
+		t.Fatalf("summary b.go from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run("", "summary", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("summary ../../outside from sub: %d %s", code, errOut)
 	}
 }
