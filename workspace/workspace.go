@@ -121,8 +121,8 @@ type Options struct {
 	// workspace.
 	OnChange func(ChangeEvent)
 	// OnFirstSight is called, under the workspace's lock, when a document is
-	// loaded for the first time, so persisted ledger entries whose file hash
-	// still matches can be restored. It must not call back into the workspace.
+	// loaded for the first time, so persisted ledger entries can be restored
+	// onto its text. It must not call back into the workspace.
 	OnFirstSight func(Doc)
 }
 

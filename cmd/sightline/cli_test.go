@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sightline-lsp/sightline/hashline"
 )
 
 // cli runs the built binary in a workspace and returns stdout, stderr and
@@ -262,5 +265,56 @@ func TestCLIPathsFromSubfolder(t *testing.T) {
 	}
 	if _, errOut, code := sub.run("", "summary", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
 		t.Fatalf("summary ../../outside from sub: %d %s", code, errOut)
+	}
+}
+
+// TestCLIChangeBetweenCalls: a file changed by another program between two
+// CLI calls keeps the reads of its unchanged lines; only the changed lines go
+// stale, inserted ones are unread (as the server does for didChange).
+func TestCLIChangeBetweenCalls(t *testing.T) {
+	var text strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	c := newCLI(t, map[string]string{"f.txt": text.String()})
+	out, _, code := c.run("", "read", "f.txt", "--json")
+	var rr struct {
+		Content string `json:"content"`
+	}
+	if json.Unmarshal([]byte(out), &rr); code != 0 || !strings.HasPrefix(rr.Content, "1:") {
+		t.Fatalf("read: %d %s", code, out)
+	}
+	refs := strings.Split(strings.TrimSuffix(rr.Content, "\n"), "\n")
+
+	// Another program inserts a line at 10 and rewrites line 20 (now 21).
+	var changed strings.Builder
+	for i := 1; i <= 40; i++ {
+		if i == 10 {
+			changed.WriteString("inserted\n")
+		}
+		if i == 20 {
+			changed.WriteString("changed 20\n")
+			continue
+		}
+		fmt.Fprintf(&changed, "line %d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "f.txt"), []byte(changed.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, code = c.run("", "ledger", "f.txt")
+	if want := "f.txt  stale  41 lines  read 1-9,11-20,22-41  stale 21  unread 10\n"; code != 0 || out != want {
+		t.Fatalf("ledger after the change: %d\n got %q\nwant %q", code, out, want)
+	}
+	ref5 := strings.SplitN(refs[4], "|", 2)[0]
+	out, errOut, code := c.run(`[{"type":"replace_line","ref":"`+ref5+`","new_content":"LINE 5"}]`, "edit", "f.txt", "--edits", "-")
+	if code != 0 || !strings.Contains(out, "+LINE 5") {
+		t.Fatalf("edit of unchanged line 5: %d %s %s", code, out, errOut)
+	}
+	// The changed line, named by its new ref, is stale: read it again first.
+	ref21 := "21:" + hashline.Hash("changed 20")
+	_, errOut, code = c.run(`[{"type":"replace_line","ref":"`+ref21+`","new_content":"x"}]`, "edit", "f.txt", "--edits", "-")
+	if code != 1 || !strings.Contains(errOut, "stale_range") {
+		t.Fatalf("edit of the changed line 21: %d %s", code, errOut)
 	}
 }
