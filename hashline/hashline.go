@@ -40,6 +40,11 @@ func HashBytes(content []byte) string {
 	return string(appendHashSum(b[:0], crc32.ChecksumIEEE(content)))
 }
 
+// Sum returns the 24 bits of content's CRC-32 that its line hash is made of:
+// Hash is this value reduced modulo 62^4. Three bytes a line that compare
+// the way refs do, with a little more resolution.
+func Sum(content string) uint32 { return crc32.ChecksumIEEE(bytesOf(content)) & 0xFFFFFF }
+
 // appendHash appends the 4 hash characters of content to dst.
 func appendHash(dst []byte, content string) []byte {
 	return appendHashSum(dst, crc32.ChecksumIEEE(bytesOf(content)))

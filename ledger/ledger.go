@@ -116,7 +116,7 @@ func (d Decision) Clear() bool { return len(d.Unread) == 0 && len(d.Stale) == 0 
 
 // Entry is a JSON-serialisable snapshot of one (session, document), for
 // persistence. It describes the text as it was when exported; Import it only
-// onto the same content.
+// onto the same content, or Moved through the changes since.
 type Entry struct {
 	TotalLines int      `json:"totalLines"`
 	Created    bool     `json:"created,omitempty"`

@@ -83,3 +83,58 @@ func (l *Ledger) Import(session string, doc DocKey, rev Rev, in Entry) {
 	dirty.add(session, doc)
 	l.unlockAndNotify(dirty)
 }
+
+// Moved returns the snapshot moved through changes its text went through
+// while no ledger watched it (a file edited between two CLI calls): each
+// change is applied as ApplyChange applies a change by someone else. Ranges
+// shift with the text; the lines that replaced lines the session had seen
+// become stale, other new lines are unread. Changes follow one another (each
+// relative to the text the previous one left) and must end at newTotal
+// lines; if they do not fit, every line is stale for a session that had seen
+// any (as Replace), the safe answer.
+func (in Entry) Moved(changes []Change, newTotal int) Entry {
+	read, authored, stale := NewRangeSet(in.Read...), NewRangeSet(in.Authored...), NewRangeSet(in.Stale...)
+	lines := make([]RangeSet, len(in.Records))
+	for i, r := range in.Records {
+		lines[i] = NewRangeSet(r.Lines...)
+	}
+	out := in
+	out.TotalLines = newTotal
+	total := in.TotalLines
+	fits := true
+	for _, ch := range changes {
+		if ch.Start < 1 || ch.Old < 0 || ch.New < 0 || ch.Start+ch.Old-1 > total {
+			fits = false
+			break
+		}
+		replaced := Range{ch.Start, ch.Start + ch.Old - 1}
+		hadSeen := read.Overlaps(replaced) || authored.Overlaps(replaced) || stale.Overlaps(replaced)
+		read.Shift(ch)
+		authored.Shift(ch)
+		stale.Shift(ch)
+		for i := range lines {
+			lines[i].Shift(ch)
+		}
+		if hadSeen {
+			stale.Add(Range{ch.Start, ch.Start + ch.New - 1})
+		}
+		total += ch.New - ch.Old
+	}
+	if !fits || total != newTotal {
+		seen := !read.IsEmpty() || !authored.IsEmpty() || !stale.IsEmpty()
+		out.Read, out.Authored, out.Stale, out.Records, out.Created = nil, nil, nil, nil, false
+		if seen && newTotal > 0 {
+			out.Stale = []Range{{1, newTotal}}
+		}
+		return out
+	}
+	out.Read, out.Authored, out.Stale = read.Ranges(), authored.Ranges(), stale.Ranges()
+	out.Records = nil
+	for i, r := range in.Records {
+		if !lines[i].IsEmpty() {
+			r.Lines = lines[i].Ranges()
+			out.Records = append(out.Records, r)
+		}
+	}
+	return out
+}

@@ -1,7 +1,9 @@
 // Package ledgerdb keeps the in-memory ledger and its database in step: it
 // restores a document's persisted reads the first time the document is seen,
-// if the document's bytes are unchanged, and writes changed entries behind,
-// off the request path.
+// and writes changed entries behind, off the request path. A document whose
+// bytes changed since (edited while no sightline process watched it) is
+// diffed line by line against the line hashes kept with each entry, and its
+// reads are moved through the changes, as the server does for didChange.
 package ledgerdb
 
 import (
@@ -13,8 +15,11 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/linediff"
 	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -73,7 +78,10 @@ func (s *Sync) MarkDirty(session string, doc workspace.Key) {
 }
 
 // Restore brings back the persisted reads of a document seen for the first
-// time, if its content is byte for byte what it was when they were saved.
+// time. An entry of the same bytes is imported as it is; one of other bytes
+// is moved through the line diff between its text and the document's (its
+// changed lines stale, inserted ones unread). An entry without line hashes
+// (written by an older sightline) is dropped when the bytes changed.
 func (s *Sync) Restore(d workspace.Doc) {
 	s.mu.Lock()
 	entries := s.persisted[d.Key]
@@ -84,17 +92,75 @@ func (s *Sync) Restore(d workspace.Doc) {
 		return
 	}
 	h := d.FileHash()
+	var cur []uint32 // the document's line hashes, computed once if needed
 	for _, e := range entries {
-		if e.FileHash != h {
-			continue
-		}
 		var le ledger.Entry
 		if err := json.Unmarshal(e.Data, &le); err != nil {
 			s.log.Warn("persisted ledger entry unreadable", zap.String("doc", e.Doc), zap.Error(err))
 			continue
 		}
+		if e.FileHash != h {
+			old, ok := unpackHashes(e.LineHashes, le.TotalLines)
+			if !ok {
+				continue
+			}
+			if cur == nil {
+				cur = unpackHashesOf(d.Snap)
+			}
+			le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
+		}
 		l.Import(e.Session, ledger.DocKey(d.Key), d.Rev, le)
 	}
+}
+
+// changes turns diff hunks into ledger changes applied one after another:
+// when a hunk applies, the ones before it already have, so it starts at its
+// line of the new text.
+func changes(hs []linediff.Hunk) []ledger.Change {
+	out := make([]ledger.Change, len(hs))
+	for i, h := range hs {
+		out[i] = ledger.Change{Start: h.B + 1, Old: h.Del, New: h.Ins}
+	}
+	return out
+}
+
+// hashSize is the bytes kept per line: the 24 bits of the line's CRC-32 that
+// its hashline hash is made of (hashline.Sum), so a line compares as refs
+// do; a changed line passes for unchanged with odds of 1 in 2^24.
+const hashSize = 3
+
+// lineHashes packs the line hashes of a text, hashSize bytes a line, little
+// endian: the blob persisted with each entry.
+func lineHashes(s *textdoc.Snapshot) []byte {
+	out := make([]byte, 0, s.LineCount()*hashSize)
+	for i, l := range s.Lines(0, s.LineCount()) {
+		c := l.Content
+		if i == 0 {
+			_, c = hashline.StripBOM(c) // not content (PROTOCOL section 5)
+		}
+		v := hashline.Sum(c)
+		out = append(out, byte(v), byte(v>>8), byte(v>>16))
+	}
+	return out
+}
+
+// unpackHashes reads a blob of lineHashes; ok is false unless it holds
+// exactly n lines (entries of older versions hold none).
+func unpackHashes(b []byte, n int) ([]uint32, bool) {
+	if len(b) != n*hashSize {
+		return nil, false
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		p := b[i*hashSize:]
+		out[i] = uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
+	}
+	return out, true
+}
+
+func unpackHashesOf(s *textdoc.Snapshot) []uint32 {
+	out, _ := unpackHashes(lineHashes(s), s.LineCount())
+	return out
 }
 
 // Run flushes every interval until ctx ends.
@@ -135,7 +201,11 @@ func (s *Sync) Flush(ctx context.Context) error {
 	if len(dirty) == 0 || l == nil {
 		return nil
 	}
-	hashes := map[workspace.Key]string{}
+	type docHashes struct {
+		file  string
+		lines []byte
+	}
+	hashes := map[workspace.Key]docHashes{}
 	var puts []store.Entry
 	var dels []key
 	for k := range dirty {
@@ -147,14 +217,14 @@ func (s *Sync) Flush(ctx context.Context) error {
 		}
 		h, seen := hashes[k.doc]
 		if !seen {
-			h = d.FileHash()
+			h = docHashes{d.FileHash(), lineHashes(d.Snap)}
 			hashes[k.doc] = h
 		}
 		data, err := json.Marshal(e)
 		if err != nil {
 			return fmt.Errorf("ledgerdb: encode entry: %w", err)
 		}
-		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h, TotalLines: d.Snap.LineCount(), Data: data})
+		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.file, TotalLines: d.Snap.LineCount(), Data: data, LineHashes: h.lines})
 	}
 	if len(puts) > 0 {
 		if err := s.db.PutEntries(ctx, puts); err != nil {

@@ -12,8 +12,9 @@ import (
 )
 
 // TestLedgerSurvivesRestart: reads persist in the state database; after a
-// restart they still count for files whose bytes are unchanged, and not for
-// files that changed meanwhile.
+// restart they still count for files whose bytes are unchanged, and for the
+// unchanged lines of files that changed meanwhile (the changed lines that
+// were read are stale).
 func TestLedgerSurvivesRestart(t *testing.T) {
 	root := t.TempDir()
 	state := filepath.Join(t.TempDir(), "state")
@@ -43,7 +44,8 @@ func TestLedgerSurvivesRestart(t *testing.T) {
 	if d := ledgerOf("same.txt"); d.State != ledger.PartialRead || len(d.Read) != 1 || d.Read[0] != (ledger.Range{Start: 2, End: 3}) {
 		t.Fatalf("unchanged file after restart: %+v", d)
 	}
-	if d := ledgerOf("changed.txt"); d.State != ledger.NeverRead {
+	if d := ledgerOf("changed.txt"); d.State != ledger.Stale || len(d.Read) != 1 || d.Read[0] != (ledger.Range{Start: 3, End: 3}) ||
+		len(d.Stale) != 1 || d.Stale[0] != (ledger.Range{Start: 2, End: 2}) {
 		t.Fatalf("changed file after restart: %+v", d)
 	}
 

@@ -15,11 +15,15 @@ type Entry struct {
 	Doc        string // the document's key, as the ledger names it
 	FileHash   string // "sha256:…" of the document's content when the entry was made
 	TotalLines int
-	Data       []byte    // the ledger's encoding of the entry (JSON)
+	Data       []byte // the ledger's encoding of the entry (JSON)
+	// LineHashes holds a hash of each line of the text the entry describes
+	// (the store does not look inside; see ledgerdb). Empty for entries
+	// written before they were kept.
+	LineHashes []byte
 	UpdatedAt  time.Time // when the entry changed; PutEntries sets it when zero. Stored to the millisecond.
 }
 
-const entryColumns = `session, doc, file_hash, total_lines, data, updated_at`
+const entryColumns = `session, doc, file_hash, total_lines, data, updated_at, line_hashes`
 
 // PutEntries inserts or replaces entries, keyed by (Session, Doc), in one
 // transaction: all are written or none.
@@ -30,10 +34,11 @@ func (db *DB) PutEntries(ctx context.Context, entries []Entry) error {
 	now := time.Now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO ledger_entries (`+entryColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session, doc) DO UPDATE SET
 				file_hash = excluded.file_hash, total_lines = excluded.total_lines,
-				data = excluded.data, updated_at = excluded.updated_at`)
+				data = excluded.data, updated_at = excluded.updated_at,
+				line_hashes = excluded.line_hashes`)
 		if err != nil {
 			return err
 		}
@@ -43,11 +48,15 @@ func (db *DB) PutEntries(ctx context.Context, entries []Entry) error {
 			if at.IsZero() {
 				at = now
 			}
-			data := e.Data
+			// A nil slice binds as NULL; the columns are NOT NULL.
+			data, hashes := e.Data, e.LineHashes
 			if data == nil {
-				data = []byte{} // a nil slice binds as NULL
+				data = []byte{}
 			}
-			if _, err := st.ExecContext(ctx, e.Session, e.Doc, e.FileHash, e.TotalLines, data, millis(at)); err != nil {
+			if hashes == nil {
+				hashes = []byte{}
+			}
+			if _, err := st.ExecContext(ctx, e.Session, e.Doc, e.FileHash, e.TotalLines, data, millis(at), hashes); err != nil {
 				return fmt.Errorf("session %q doc %q: %w", e.Session, e.Doc, err)
 			}
 		}
@@ -87,7 +96,7 @@ func (db *DB) queryEntries(ctx context.Context, where string, args ...any) ([]En
 	for rows.Next() {
 		var e Entry
 		var at int64
-		if err := rows.Scan(&e.Session, &e.Doc, &e.FileHash, &e.TotalLines, &e.Data, &at); err != nil {
+		if err := rows.Scan(&e.Session, &e.Doc, &e.FileHash, &e.TotalLines, &e.Data, &at, &e.LineHashes); err != nil {
 			return nil, err
 		}
 		e.UpdatedAt = fromMillis(at)

@@ -168,6 +168,10 @@ func migrations() []string {
 		`ALTER TABLE audit ADD COLUMN duration_us INTEGER NOT NULL DEFAULT 0;
 		ALTER TABLE audit ADD COLUMN guard TEXT NOT NULL DEFAULT '';
 		CREATE INDEX audit_method ON audit (method, id);`,
+		// 3: the line hashes of the text an entry describes, so a file that
+		// changed while no process watched it keeps the reads of its
+		// unchanged lines. Entries of older versions have none ('').
+		`ALTER TABLE ledger_entries ADD COLUMN line_hashes BLOB NOT NULL DEFAULT x'';`,
 	}
 }
 

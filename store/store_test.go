@@ -146,6 +146,7 @@ func TestEntriesRoundTrip(t *testing.T) {
 	in := []Entry{entry("s1", "b.go", 2), entry("s1", "a.go", 1), entry("s2", "a.go", 3)}
 	in[0].UpdatedAt = at
 	in[2].Data = nil // stored as empty, not NULL
+	in[1].LineHashes = []byte{1, 2, 3, 0, 0, 0}
 	before := time.Now().Truncate(time.Millisecond)
 	if err := db.PutEntries(ctx, in); err != nil {
 		t.Fatal(err)
@@ -163,7 +164,8 @@ func TestEntriesRoundTrip(t *testing.T) {
 	}
 	same := func(a, b Entry) bool {
 		return a.Session == b.Session && a.Doc == b.Doc && a.FileHash == b.FileHash &&
-			a.TotalLines == b.TotalLines && string(a.Data) == string(b.Data)
+			a.TotalLines == b.TotalLines && string(a.Data) == string(b.Data) &&
+			string(a.LineHashes) == string(b.LineHashes)
 	}
 	if !same(got[0], in[1]) || !same(got[1], in[0]) {
 		t.Errorf("Entries(s1) = %+v, want %+v", got, in[:2])
@@ -279,6 +281,37 @@ func TestMigrationIdempotent(t *testing.T) {
 		if err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestUpgradeKeepsEntries: a database of schema 2 (before line hashes) opens,
+// keeps its entries, and gives them no line hashes.
+func TestUpgradeKeepsEntries(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openTest(t, dir)
+	// Rebuild the database as version 2 wrote it.
+	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "PRAGMA user_version = 0"} {
+		if _, err := db.sql.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range migrations()[:2] {
+		if _, err := db.sql.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.sql.Exec(`PRAGMA user_version = 2;
+		INSERT INTO ledger_entries (session, doc, file_hash, total_lines, data, updated_at)
+		VALUES ('s', 'a.go', 'sha256:00', 3, '{}', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = openTest(t, dir)
+	all, err := db.AllEntries(ctx)
+	if err != nil || len(all) != 1 || all[0].Doc != "a.go" || string(all[0].Data) != "{}" || len(all[0].LineHashes) != 0 {
+		t.Fatalf("entries after the upgrade: %+v, %v", all, err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,14 +121,16 @@ type Options struct {
 	// workspace.
 	OnChange func(ChangeEvent)
 	// OnFirstSight is called, under the workspace's lock, when a document is
-	// loaded for the first time, so persisted ledger entries whose file hash
-	// still matches can be restored. It must not call back into the workspace.
+	// loaded for the first time, so persisted ledger entries can be restored
+	// onto its text. It must not call back into the workspace.
 	OnFirstSight func(Doc)
 }
 
 // Workspace is safe for concurrent use.
 type Workspace struct {
-	roots []string
+	// roots is swapped whole by SetRoots and never modified in place, so a
+	// call reads it once and sees one consistent set without taking mu.
+	roots atomic.Pointer[roots]
 	opts  Options
 
 	mu      sync.Mutex
@@ -272,37 +275,43 @@ func New(roots []string, opts Options) *Workspace {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
 	w := &Workspace{opts: opts, docs: make(map[Key]*entry), expects: make(map[Key]expectation), moved: make(chan struct{})}
-	for _, r := range roots {
-		if abs, err := filepath.Abs(r); err == nil {
-			w.roots = append(w.roots, filepath.Clean(abs))
-		}
-	}
+	w.roots.Store(newRoots(roots))
 	// Revisions start at the wall clock in microseconds so a revision from an
 	// earlier process (persisted in ledger records) never equals a new one.
 	w.rev.Store(time.Now().UnixMicro())
 	return w
 }
 
-// Roots returns the workspace roots.
-func (w *Workspace) Roots() []string { return append([]string(nil), w.roots...) }
+// roots is an immutable set of workspace roots: absolute, cleaned, the
+// primary one first.
+type roots struct{ list []string }
 
-// Root returns the primary root.
-func (w *Workspace) Root() string {
-	if len(w.roots) == 0 {
+func newRoots(in []string) *roots {
+	r := &roots{list: make([]string, 0, len(in))}
+	for _, p := range in {
+		if abs, err := filepath.Abs(p); err == nil {
+			r.list = append(r.list, filepath.Clean(abs))
+		}
+	}
+	return r
+}
+
+func (r *roots) primary() string {
+	if len(r.list) == 0 {
 		return ""
 	}
-	return w.roots[0]
+	return r.list[0]
 }
 
-// SetRoots replaces the workspace roots (workspace folders changed).
-func (w *Workspace) SetRoots(roots []string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.roots = w.roots[:0]
-	for _, r := range roots {
-		w.roots = append(w.roots, filepath.Clean(r))
-	}
-}
+// Roots returns the workspace roots.
+func (w *Workspace) Roots() []string { return slices.Clone(w.roots.Load().list) }
+
+// Root returns the primary root.
+func (w *Workspace) Root() string { return w.roots.Load().primary() }
+
+// SetRoots replaces the workspace roots (workspace folders changed). Calls
+// already running keep the roots they started with.
+func (w *Workspace) SetRoots(list []string) { w.roots.Store(newRoots(list)) }
 
 func (w *Workspace) nextRev() int64 { return w.rev.Add(1) }
 
@@ -312,22 +321,25 @@ func (w *Workspace) Resolve(path string) (Key, error) {
 	if strings.ContainsRune(path, 0) {
 		return "", result.Errorf(result.Denied, "Path %q contains a NUL byte.", path)
 	}
+	rs := w.roots.Load()
 	p := path
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.Root(), p)
+		p = filepath.Join(rs.primary(), p)
 	}
 	p = filepath.Clean(p)
-	if !w.Inside(p) {
-		return "", result.Errorf(result.Denied, "Path %s is outside the workspace (%s).", path, strings.Join(w.roots, ", "))
+	if !rs.inside(p) {
+		return "", result.Errorf(result.Denied, "Path %s is outside the workspace (%s).", path, strings.Join(rs.list, ", "))
 	}
 	return FromPath(p), nil
 }
 
 // Inside reports whether an absolute path is inside one of the roots, both as
 // written and after following symlinks (a link must not lead out).
-func (w *Workspace) Inside(p string) bool {
+func (w *Workspace) Inside(p string) bool { return w.roots.Load().inside(p) }
+
+func (r *roots) inside(p string) bool {
 	real := resolveExisting(p)
-	for _, root := range w.roots {
+	for _, root := range r.list {
 		if within(root, p) && within(resolveExisting(root), real) {
 			return true
 		}
@@ -363,7 +375,7 @@ func (w *Workspace) Rel(k Key) string {
 	if !ok {
 		return string(k)
 	}
-	for _, root := range w.roots {
+	for _, root := range w.roots.Load().list {
 		if within(root, p) {
 			rel, _ := filepath.Rel(root, p)
 			return filepath.ToSlash(rel)

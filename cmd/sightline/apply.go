@@ -11,7 +11,9 @@ import (
 )
 
 // runApply reads model output from standard input as a stream and applies
-// each edit block as soon as its ">>>> EDIT END" arrives.
+// each edit block as soon as its ">>>> EDIT END" arrives. Unlike a PATH
+// argument, a block's path is relative to the workspace root, not the working
+// directory: models write paths as the repository names them.
 func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "validate every block; write nothing")
@@ -21,7 +23,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: sightline apply [--dry-run] [--stage] [--json] < model-output.txt")
+		fmt.Fprintln(stderr, "usage: sightline apply [--dry-run] [--stage] [--json] < model-output.txt  (block paths are relative to the workspace root)")
 		return exitUsage
 	}
 	env, err := openEnv(ctx, stderr)

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sightline-lsp/sightline/hashline"
 )
 
 // cli runs the built binary in a workspace and returns stdout, stderr and
@@ -17,7 +20,15 @@ import (
 type cli struct {
 	t        *testing.T
 	bin, dir string
+	cwd      string // where commands run, relative to dir ("" for dir)
 	env      []string
+}
+
+// in returns the same workspace with commands run from its subfolder sub.
+func (c *cli) in(sub string) *cli {
+	d := *c
+	d.cwd = sub
+	return &d
 }
 
 func newCLI(t *testing.T, files map[string]string) *cli {
@@ -35,7 +46,7 @@ func newCLI(t *testing.T, files map[string]string) *cli {
 func (c *cli) run(stdin string, args ...string) (string, string, int) {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, args...)
-	cmd.Dir = filepath.Join(c.dir)
+	cmd.Dir = filepath.Join(c.dir, c.cwd)
 	cmd.Env = c.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -172,5 +183,138 @@ func TestCLIApplyStreams(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "ONE\nTWO\n" {
 		t.Fatalf("after the stream: %q", b)
+	}
+}
+
+// TestCLIPathsFromSubfolder: a PATH is relative to the working directory like
+// any command line tool's, must stay inside the workspace, and answers name
+// it relative to the workspace root.
+func TestCLIPathsFromSubfolder(t *testing.T) {
+	c := newCLI(t, map[string]string{
+		"a.txt":     "root a\n",
+		"sub/a.txt": "sub a\n",
+		"sub/b.go":  "package b\n\nfunc B() {}\n",
+	})
+	os.WriteFile(filepath.Join(filepath.Dir(c.dir), "outside"), []byte("secret\n"), 0o644)
+	sub := c.in("sub")
+
+	var rr struct {
+		OK      bool   `json:"ok"`
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	out, _, code := sub.run("", "read", "a.txt", "--json")
+	json.Unmarshal([]byte(out), &rr)
+	if code != 0 || !strings.Contains(rr.Content, "|sub a") || rr.Path != "sub/a.txt" {
+		t.Fatalf("read a.txt from sub: %d %s", code, out)
+	}
+	ref := strings.SplitN(rr.Content, "|", 2)[0]
+	out, _, code = sub.run("", "read", "../a.txt:1-1", "--json")
+	rr.Path, rr.Content = "", ""
+	json.Unmarshal([]byte(out), &rr)
+	if code != 0 || !strings.Contains(rr.Content, "|root a") || rr.Path != "a.txt" {
+		t.Fatalf("read ../a.txt from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run("", "read", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("read ../../outside from sub: %d %s", code, errOut)
+	}
+
+	out, errOut, code := sub.run(`[{"type":"replace_line","ref":"`+ref+`","new_content":"sub A"}]`, "edit", "a.txt", "--edits", "-")
+	if code != 0 || !strings.Contains(out, "sub/a.txt") {
+		t.Fatalf("edit a.txt from sub: %d %s %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "sub/a.txt")); string(b) != "sub A\n" {
+		t.Fatalf("sub/a.txt after the edit: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "a.txt")); string(b) != "root a\n" {
+		t.Fatalf("a.txt changed by an edit meant for sub/a.txt: %q", b)
+	}
+	// Edit blocks name files as the repository does: from the workspace root.
+	if out, _, code := sub.run("sub/a.txt\n<<<< EDIT\nsub A\n==== REPLACE\nsub AA\n>>>> EDIT END\n", "apply"); code != 0 || !strings.Contains(out, "[applied] sub/a.txt") {
+		t.Fatalf("apply from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run(`[]`, "edit", "../../outside", "--edits", "-"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("edit ../../outside from sub: %d %s", code, errOut)
+	}
+
+	if out, errOut, code := sub.run("new\n", "write", "new.txt", "--mode", "create"); code != 0 || !strings.Contains(out, "sub/new.txt") {
+		t.Fatalf("write new.txt from sub: %d %s %s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.dir, "sub/new.txt")); err != nil || string(b) != "new\n" {
+		t.Fatalf("sub/new.txt: %q %v", b, err)
+	}
+	if _, errOut, code := sub.run("x\n", "write", "../../outside", "--mode", "append"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("write ../../outside from sub: %d %s", code, errOut)
+	}
+
+	out, _, code = sub.run("", "ledger", "../a.txt")
+	if code != 0 || !strings.HasPrefix(out, "a.txt  ") || !strings.Contains(out, "fully_read") {
+		t.Fatalf("ledger ../a.txt from sub: %d %s", code, out)
+	}
+	out, _, code = sub.run("", "ledger", "a.txt")
+	if code != 0 || !strings.HasPrefix(out, "sub/a.txt  ") {
+		t.Fatalf("ledger a.txt from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run("", "ledger", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("ledger ../../outside from sub: %d %s", code, errOut)
+	}
+
+	out, _, code = sub.run("", "summary", "b.go")
+	if code != 0 || !strings.HasPrefix(out, "sub/b.go") || !strings.Contains(out, "B()") {
+		t.Fatalf("summary b.go from sub: %d %s", code, out)
+	}
+	if _, errOut, code := sub.run("", "summary", "../../outside"); code != 1 || !strings.Contains(errOut, "denied") {
+		t.Fatalf("summary ../../outside from sub: %d %s", code, errOut)
+	}
+}
+
+// TestCLIChangeBetweenCalls: a file changed by another program between two
+// CLI calls keeps the reads of its unchanged lines; only the changed lines go
+// stale, inserted ones are unread (as the server does for didChange).
+func TestCLIChangeBetweenCalls(t *testing.T) {
+	var text strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	c := newCLI(t, map[string]string{"f.txt": text.String()})
+	out, _, code := c.run("", "read", "f.txt", "--json")
+	var rr struct {
+		Content string `json:"content"`
+	}
+	if json.Unmarshal([]byte(out), &rr); code != 0 || !strings.HasPrefix(rr.Content, "1:") {
+		t.Fatalf("read: %d %s", code, out)
+	}
+	refs := strings.Split(strings.TrimSuffix(rr.Content, "\n"), "\n")
+
+	// Another program inserts a line at 10 and rewrites line 20 (now 21).
+	var changed strings.Builder
+	for i := 1; i <= 40; i++ {
+		if i == 10 {
+			changed.WriteString("inserted\n")
+		}
+		if i == 20 {
+			changed.WriteString("changed 20\n")
+			continue
+		}
+		fmt.Fprintf(&changed, "line %d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "f.txt"), []byte(changed.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _, code = c.run("", "ledger", "f.txt")
+	if want := "f.txt  stale  41 lines  read 1-9,11-20,22-41  stale 21  unread 10\n"; code != 0 || out != want {
+		t.Fatalf("ledger after the change: %d\n got %q\nwant %q", code, out, want)
+	}
+	ref5 := strings.SplitN(refs[4], "|", 2)[0]
+	out, errOut, code := c.run(`[{"type":"replace_line","ref":"`+ref5+`","new_content":"LINE 5"}]`, "edit", "f.txt", "--edits", "-")
+	if code != 0 || !strings.Contains(out, "+LINE 5") {
+		t.Fatalf("edit of unchanged line 5: %d %s %s", code, out, errOut)
+	}
+	// The changed line, named by its new ref, is stale: read it again first.
+	ref21 := "21:" + hashline.Hash("changed 20")
+	_, errOut, code = c.run(`[{"type":"replace_line","ref":"`+ref21+`","new_content":"x"}]`, "edit", "f.txt", "--edits", "-")
+	if code != 1 || !strings.Contains(errOut, "stale_range") {
+		t.Fatalf("edit of the changed line 21: %d %s", code, errOut)
 	}
 }

@@ -47,7 +47,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"edit", stdout, stderr, *asJSON}
-	key, err := env.WS.Resolve(pos[0])
+	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.EditResult{Outcome: o} })
 	}

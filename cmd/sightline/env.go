@@ -11,40 +11,57 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// workspaceRoot is the nearest folder above the working directory holding
-// .git, else the working directory (PROTOCOL section 8).
-func workspaceRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
+// workspaceRoot is the nearest folder above wd holding .git, else wd
+// (PROTOCOL section 8).
+func workspaceRoot(wd string) string {
 	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir, nil
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return wd, nil
+			return wd
 		}
 		dir = parent
 	}
 }
 
+// cliEnv is the engines plus the directory the command runs in: a PATH
+// argument is relative to it, as for any command line tool, while answers
+// name paths relative to the workspace root.
+type cliEnv struct {
+	*handlers.Env
+	wd string
+}
+
+// resolve turns a PATH argument (relative to the working directory, or
+// absolute) into a document key; outside the workspace it is denied.
+func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
+	p := arg
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.wd, p)
+	}
+	return e.WS.Resolve(p)
+}
+
 // openEnv assembles the same engines the language server uses, sharing its
 // ledger database.
-func openEnv(ctx context.Context, stderr io.Writer) (*handlers.Env, error) {
-	root, err := workspaceRoot()
+func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
+	wd, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("working directory: %w", err)
 	}
+	root := workspaceRoot(wd)
 	cfg, err := config.Load(root)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
 		cfg = config.Default()
 	}
-	return handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR")}), nil
+	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR")})
+	return &cliEnv{Env: env, wd: wd}, nil
 }
 
 func writeJSON(w io.Writer, v any) {

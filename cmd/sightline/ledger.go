@@ -29,7 +29,7 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	out := output{"ledger", stdout, stderr, *asJSON}
 	p := handlers.LedgerParams{Caller: handlers.Caller{Session: *session}}
 	if len(pos) == 1 {
-		key, err := env.WS.Resolve(pos[0])
+		key, err := env.resolve(pos[0])
 		if err != nil {
 			return out.refuse(err, func(o handlers.Outcome) any { return handlers.LedgerResult{Outcome: o} })
 		}

@@ -34,7 +34,7 @@ func commands() []command {
 		{"serve", "serve [--log-file F] [--log-level L]", "language server on stdio (what editors launch)", runServe},
 		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit},
-		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output, each as soon as it completes", runApply},
+		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output, each as soon as it completes;\n      a block's path is relative to the workspace root, as models write it", runApply},
 		{"write", "write PATH --mode create|edit|append|overwrite [--old-text T] [--expected-version H] [--dry-run] [--json] < content", "str_replace-style writes, guarded like edits", runWrite},
 		{"ledger", "ledger [PATH] [--json] [--session S]", "what the session has read, written, and what went stale", runLedger},
 		{"summary", "summary PATH [--extract regex|treesitter] [--json]", "the declarations of a file and its head (signature extraction)", runSummary},
@@ -69,6 +69,9 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  sightline %s\n      %s\n", c.usage, c.summary)
 	}
+	fmt.Fprintln(w, "\nA PATH is relative to the current directory (or absolute) and must be inside the workspace:")
+	fmt.Fprintln(w, "the nearest folder above the current directory holding .git, else the current directory.")
+	fmt.Fprintln(w, "Answers name files relative to the workspace root.")
 }
 
 // parseFlags parses interspersed flags and positional arguments, which the

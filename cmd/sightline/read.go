@@ -47,7 +47,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}()
 	out := output{"read", stdout, stderr, *asJSON}
-	key, err := env.WS.Resolve(path)
+	key, err := env.resolve(path)
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.ReadResult{Outcome: o} })
 	}

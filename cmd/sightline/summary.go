@@ -36,7 +36,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		env.SetConfig(cfg)
 	}
 	out := output{"summary", stdout, stderr, *asJSON}
-	key, err := env.WS.Resolve(pos[0])
+	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.SummaryResult{Outcome: o} })
 	}

@@ -35,7 +35,7 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"write", stdout, stderr, *asJSON}
-	key, err := env.WS.Resolve(pos[0])
+	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.WriteResult{Outcome: o} })
 	}
