@@ -172,7 +172,7 @@ func (p *publisher) publish() {
 		}
 		if h := hashOf(cov); p.swap(p.lastCov, k, h) {
 			s.log.Debug("coverage", zap.String("uri", d.URI), zap.String("state", string(cov.State)))
-			if err := s.conn.Notify(s.bg, "sightline/coverage", cov); err != nil {
+			if err := s.notifyResult("sightline/coverage", cov); err != nil {
 				s.log.Debug("coverage", zap.Error(err))
 			}
 			changed = true
@@ -232,4 +232,13 @@ func hashOf(v any) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return h.Sum64()
+}
+
+// notifyResult sends a sightline notification in the results' JSON encoding.
+func (s *Server) notifyResult(method string, v any) error {
+	raw, err := encoded(v)
+	if err != nil {
+		return err
+	}
+	return s.conn.Notify(s.bg, method, raw)
 }

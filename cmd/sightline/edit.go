@@ -98,7 +98,10 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	if *asJSON {
-		writeJSON(stdout, res)
+		if err := writeJSON(stdout, res); err != nil {
+			fmt.Fprintf(stderr, "sightline stats: %v\n", err)
+			return exitUsage
+		}
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%d calls audited (%s)\n", res.Calls, res.Source)
