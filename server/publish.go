@@ -152,7 +152,7 @@ func (p *publisher) publish() {
 			return ok && cur.Rev == d.Rev && (!lok || int64(lrev) == d.Rev)
 		}
 		if !caps.pullDiagnostics {
-			diags := s.env.Diagnostics(session, d, enc)
+			diags := lspDiagnostics(d.Snap, s.env.Diagnostics(session, d), enc)
 			if !current() {
 				continue
 			}
@@ -162,7 +162,7 @@ func (p *publisher) publish() {
 					s.log.Debug("publishDiagnostics", zap.Error(err))
 				}
 			}
-		} else if h := hashOf(s.env.Diagnostics(session, d, enc)); p.swap(p.lastDia, k, h) {
+		} else if h := hashOf(lspDiagnostics(d.Snap, s.env.Diagnostics(session, d), enc)); p.swap(p.lastDia, k, h) {
 			changed = true
 		}
 		cov := s.env.Coverage(session, d)
