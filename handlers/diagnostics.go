@@ -3,21 +3,38 @@ package handlers
 import (
 	"fmt"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/ledger"
-	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
+
+// Severity is how strongly the editor should show a Diagnostic.
+type Severity int
+
+const (
+	// SeverityInformation marks unread ranges: worth knowing, not wrong.
+	SeverityInformation Severity = iota + 1
+	// SeverityWarning marks stale ranges: an edit there will be refused.
+	SeverityWarning
+)
+
+// Diagnostic is one thing the editor shows of a session's ledger: a range of
+// lines (1-based, inclusive), its code ("unread", "stale") and a message. The
+// LSP layer turns it into an LSP diagnostic.
+type Diagnostic struct {
+	Lines    ledger.Range
+	Severity Severity
+	Code     string
+	Message  string
+}
 
 // Diagnostics returns what the editor shows of a session's ledger for one
 // document: unread ranges (Information) of a document the session has
 // partially read or is editing, each naming what it contains, and stale ranges
 // (Warning). A document the session never touched, or read whole, gets none.
 // The slice is never nil: an empty one clears the editor's list.
-func (e *Env) Diagnostics(session string, d workspace.Doc, enc textdoc.Encoding) []protocol.Diagnostic {
-	out := []protocol.Diagnostic{}
+func (e *Env) Diagnostics(session string, d workspace.Doc) []Diagnostic {
+	out := []Diagnostic{}
 	v := e.Ledger.Doc(session, ledger.DocKey(d.Key))
 	cfg := e.Config()
 	if v.State == ledger.NeverRead {
@@ -33,44 +50,16 @@ func (e *Env) Diagnostics(session string, d workspace.Doc, enc textdoc.Encoding)
 			if hint := extract.Summary(symbolsWithin(syms, r), maxHints); hint != "" {
 				msg = fmt.Sprintf("%s not read by the agent (session %s) — contains: %s", linesWord(r), session, hint)
 			}
-			out = append(out, diagnostic(d, r, enc, protocol.DiagnosticSeverityInformation, "unread", msg))
+			out = append(out, Diagnostic{Lines: r, Severity: SeverityInformation, Code: "unread", Message: msg})
 		}
 	}
 	if cfg.Diagnostics.Stale {
 		for _, r := range v.Stale {
 			msg := fmt.Sprintf("%s changed since the agent (session %s) read them; it must read them again before editing.", linesWord(r), session)
-			out = append(out, diagnostic(d, r, enc, protocol.DiagnosticSeverityWarning, "stale", msg))
+			out = append(out, Diagnostic{Lines: r, Severity: SeverityWarning, Code: "stale", Message: msg})
 		}
 	}
 	return out
-}
-
-func diagnostic(d workspace.Doc, r ledger.Range, enc textdoc.Encoding, sev protocol.DiagnosticSeverity, code, msg string) protocol.Diagnostic {
-	return protocol.Diagnostic{
-		Range:    LSPRange(d.Snap, r, enc),
-		Severity: sev,
-		Code:     protocol.String(code),
-		Source:   protocol.NewOptional("sightline"),
-		Message:  protocol.String(msg),
-	}
-}
-
-// LSPRange converts 1-based inclusive lines to an LSP range from the start of
-// the first line to the end of the last line's content.
-func LSPRange(s *textdoc.Snapshot, r ledger.Range, enc textdoc.Encoding) protocol.Range {
-	n := s.LineCount()
-	end := r.End
-	if end > n {
-		end = n
-	}
-	var endPos textdoc.Pos
-	if end >= 1 {
-		endPos = s.Pos(end-1, len(s.Line(end-1).Content), enc)
-	}
-	return protocol.Range{
-		Start: protocol.Position{Line: uint32(max(r.Start-1, 0))},
-		End:   protocol.Position{Line: endPos.Line, Character: endPos.Char},
-	}
 }
 
 func symbolsWithin(syms []extract.Symbol, r ledger.Range) []extract.Symbol {

@@ -10,8 +10,8 @@ import (
 )
 
 // GuardRefusal is what a write refused by the guard answers besides its
-// message: the exact ranges, and with auto-expand the missing lines
-// (annotated; they now count as read).
+// message: the exact ranges, and with auto-expand the missing lines that fit
+// the read budget (annotated; those, and only those, now count as read).
 type GuardRefusal struct {
 	Unread         []ledger.Range `json:"unread,omitempty"`
 	Stale          []ledger.Range `json:"stale,omitempty"`
@@ -34,7 +34,8 @@ type Verdict struct {
 // (hashline edits, write modes, edit blocks): target lines not read, or
 // changed since read, block the write (enforce) or warn (warn); other lines
 // changed since read are a warning. With auto-expand the missing lines come
-// back annotated and count as read, so a retry can succeed at once.
+// back annotated, as many as the read budget allows, and those count as read,
+// so a retry can succeed at once when they all fit.
 func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Range) Verdict {
 	cfg := e.Config()
 	if cfg.Guard == "off" || len(targets) == 0 {
@@ -76,9 +77,38 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 		missing.AddAll(dec.Stale)
 		if content, got := e.expand(session, agent, d, missing.Ranges()); len(got) > 0 {
 			v.Name, v.Expanded, v.ExpandedRanges = "expanded", content, got
-			msgs = append(msgs, "Those lines are in expanded below and now count as read: check them and retry the edit.")
+			msgs = append(msgs, expandedMessage(missing, got))
 		}
 	}
 	v.Err = result.Errorf(kind, "%s", strings.Join(msgs, " "))
 	return v
+}
+
+// expandedMessage says which missing lines auto-expand returned and which it
+// could not (the read budget ran out): the message must never claim a line
+// counts as read that the answer did not show.
+func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
+	rest := missing.Clone()
+	rest.RemoveAll(got)
+	shown := make([]string, len(got))
+	for i, r := range got {
+		shown[i] = linesWord(r)
+	}
+	if rest.IsEmpty() {
+		return fmt.Sprintf("%s %s in expanded below and now count as read: check them and retry the edit.", strings.Join(shown, ", "), isAre(got))
+	}
+	left := rest.Ranges()
+	unshown := make([]string, len(left))
+	for i, r := range left {
+		unshown[i] = linesWord(r)
+	}
+	return fmt.Sprintf("%s %s in expanded below and now count as read. %s did not fit in the read budget and must still be read before the edit can succeed.",
+		strings.Join(shown, ", "), isAre(got), strings.Join(unshown, ", "))
+}
+
+func isAre(rs []ledger.Range) string {
+	if len(rs) == 1 && rs[0].Start == rs[0].End {
+		return "is"
+	}
+	return "are"
 }

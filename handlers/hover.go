@@ -5,24 +5,21 @@ import (
 	"strings"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/sightline-lsp/sightline/ledger"
-	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// Hover tells, for one line (0-based), what the session knows of it: who read
-// or wrote it, when, and at which version; or that it is unread or stale.
-func (e *Env) Hover(session string, d workspace.Doc, line int, enc textdoc.Encoding) *protocol.Hover {
-	if line < 0 || line >= d.Snap.LineCount() {
-		return nil
+// Hover tells, for one line (1-based), what the session knows of it, as
+// Markdown: who read or wrote it, when, and at which version; or that it is
+// unread or stale. ok is false when there is nothing to tell.
+func (e *Env) Hover(session string, d workspace.Doc, n int) (markdown string, ok bool) {
+	if n < 1 || n > d.Snap.LineCount() {
+		return "", false
 	}
 	v := e.Ledger.Doc(session, ledger.DocKey(d.Key))
 	if v.State == ledger.NeverRead {
-		return nil
+		return "", false
 	}
-	n := line + 1
 	var b strings.Builder
 	fmt.Fprintf(&b, "**sightline** · line %d · session `%s`\n\n", n, session)
 	switch {
@@ -56,11 +53,7 @@ func (e *Env) Hover(session string, d workspace.Doc, line int, enc textdoc.Encod
 		fmt.Fprintf(&b, "- %s %s lines %d-%d %s, %s\n", who, verb, r.Range.Start, r.Range.End, at, r.Time.Local().Format(time.TimeOnly))
 		shown++
 	}
-	lr := LSPRange(d.Snap, ledger.Range{Start: n, End: n}, enc)
-	return &protocol.Hover{
-		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: b.String()},
-		Range:    &lr,
-	}
+	return b.String(), true
 }
 
 func in(rs []ledger.Range, n int) bool {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"unicode/utf8"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/result"
-	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -85,11 +82,22 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (SummaryResult, erro
 	return res, nil
 }
 
+// OutlineSymbol is one declaration of the editor's outline: its lines
+// (1-based, inclusive; the declaration starts on the first), the extractor's
+// kind ("func", "class", ...), and the declarations it contains.
+type OutlineSymbol struct {
+	Name      string
+	Kind      string
+	Signature string
+	Lines     ledger.Range
+	Children  []OutlineSymbol
+}
+
 // DocumentSymbols is the editor's outline: declarations nested under their
 // containers.
-func (e *Env) DocumentSymbols(d workspace.Doc, enc textdoc.Encoding) []protocol.DocumentSymbol {
+func (e *Env) DocumentSymbols(d workspace.Doc) []OutlineSymbol {
 	syms := e.symbols(d)
-	out := []protocol.DocumentSymbol{}
+	out := []OutlineSymbol{}
 	byName := map[string]int{} // container name → index in out
 	n := d.Snap.LineCount()
 	for _, s := range syms {
@@ -100,46 +108,13 @@ func (e *Env) DocumentSymbols(d workspace.Doc, enc textdoc.Encoding) []protocol.
 		if end < s.Start || end > n {
 			end = s.Start
 		}
-		detail := s.Signature
-		ds := protocol.DocumentSymbol{
-			Name:           s.Name,
-			Detail:         &detail,
-			Kind:           symbolKind(s.Kind),
-			Range:          LSPRange(d.Snap, ledger.Range{Start: s.Start, End: end}, enc),
-			SelectionRange: LSPRange(d.Snap, ledger.Range{Start: s.Start, End: s.Start}, enc),
-		}
+		o := OutlineSymbol{Name: s.Name, Kind: s.Kind, Signature: s.Signature, Lines: ledger.Range{Start: s.Start, End: end}}
 		if i, ok := byName[s.Container]; ok && s.Container != "" {
-			out[i].Children = append(out[i].Children, ds)
+			out[i].Children = append(out[i].Children, o)
 			continue
 		}
 		byName[s.Name] = len(out)
-		out = append(out, ds)
+		out = append(out, o)
 	}
 	return out
-}
-
-func symbolKind(k string) protocol.SymbolKind {
-	switch k {
-	case "func":
-		return protocol.SymbolKindFunction
-	case "method":
-		return protocol.SymbolKindMethod
-	case "class", "impl":
-		return protocol.SymbolKindClass
-	case "struct", "union":
-		return protocol.SymbolKindStruct
-	case "interface", "trait":
-		return protocol.SymbolKindInterface
-	case "enum":
-		return protocol.SymbolKindEnum
-	case "module":
-		return protocol.SymbolKindModule
-	case "namespace":
-		return protocol.SymbolKindNamespace
-	case "type":
-		return protocol.SymbolKindTypeParameter
-	case "macro":
-		return protocol.SymbolKindConstant
-	}
-	return protocol.SymbolKindObject
 }

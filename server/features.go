@@ -5,6 +5,8 @@ import (
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/sightline-lsp/sightline/ledger"
 )
 
 // Hover: who read a line, when, at which version.
@@ -13,7 +15,16 @@ func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	if err != nil {
 		return nil, nil
 	}
-	return s.env.Hover(s.session(), d, int(p.Position.Line), s.encoding()), nil
+	n := int(p.Position.Line) + 1
+	md, ok := s.env.Hover(s.session(), d, n)
+	if !ok {
+		return nil, nil
+	}
+	r := lspRange(d.Snap, ledger.Range{Start: n, End: n}, s.encoding())
+	return &protocol.Hover{
+		Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md},
+		Range:    &r,
+	}, nil
 }
 
 // CodeLens: "Agent read 120/680 lines · 1 stale range" on line 1.
@@ -22,7 +33,7 @@ func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	if err != nil {
 		return []protocol.CodeLens{}, nil
 	}
-	return s.env.CodeLenses(s.session(), d), nil
+	return lspCodeLenses(s.env.CodeLenses(s.session(), d)), nil
 }
 
 // Diagnostic answers pull diagnostics with the same ranges push would send.
@@ -34,7 +45,7 @@ func (s *Server) Diagnostic(ctx context.Context, p *protocol.DocumentDiagnosticP
 	if err != nil {
 		return rep, nil
 	}
-	rep.Items = s.env.Diagnostics(s.session(), d, s.encoding())
+	rep.Items = lspDiagnostics(d.Snap, s.env.Diagnostics(s.session(), d), s.encoding())
 	return rep, nil
 }
 
@@ -47,5 +58,5 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 	if err != nil {
 		return protocol.DocumentSymbolSlice{}, nil
 	}
-	return protocol.DocumentSymbolSlice(s.env.DocumentSymbols(d, s.encoding())), nil
+	return protocol.DocumentSymbolSlice(lspDocumentSymbols(d.Snap, s.env.DocumentSymbols(d), s.encoding())), nil
 }

@@ -152,7 +152,7 @@ func (p *publisher) publish() {
 			return ok && cur.Rev == d.Rev && (!lok || int64(lrev) == d.Rev)
 		}
 		if !caps.pullDiagnostics {
-			diags := s.env.Diagnostics(session, d, enc)
+			diags := lspDiagnostics(d.Snap, s.env.Diagnostics(session, d), enc)
 			if !current() {
 				continue
 			}
@@ -162,7 +162,7 @@ func (p *publisher) publish() {
 					s.log.Debug("publishDiagnostics", zap.Error(err))
 				}
 			}
-		} else if h := hashOf(s.env.Diagnostics(session, d, enc)); p.swap(p.lastDia, k, h) {
+		} else if h := hashOf(lspDiagnostics(d.Snap, s.env.Diagnostics(session, d), enc)); p.swap(p.lastDia, k, h) {
 			changed = true
 		}
 		cov := s.env.Coverage(session, d)
@@ -172,7 +172,7 @@ func (p *publisher) publish() {
 		}
 		if h := hashOf(cov); p.swap(p.lastCov, k, h) {
 			s.log.Debug("coverage", zap.String("uri", d.URI), zap.String("state", string(cov.State)))
-			if err := s.conn.Notify(s.bg, "sightline/coverage", cov); err != nil {
+			if err := s.notifyResult("sightline/coverage", cov); err != nil {
 				s.log.Debug("coverage", zap.Error(err))
 			}
 			changed = true
@@ -232,4 +232,13 @@ func hashOf(v any) uint64 {
 	h := fnv.New64a()
 	h.Write(b)
 	return h.Sum64()
+}
+
+// notifyResult sends a sightline notification in the results' JSON encoding.
+func (s *Server) notifyResult(method string, v any) error {
+	raw, err := encoded(v)
+	if err != nil {
+		return err
+	}
+	return s.conn.Notify(s.bg, method, raw)
 }

@@ -109,7 +109,7 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 		for _, k := range touched {
 			s.pub.mark(k)
 		}
-		return res, nil
+		return encoded(res)
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
 }
@@ -133,7 +133,7 @@ func decode(raw json.RawMessage, v any, required bool) error {
 // RequestCancelled, anything else is an internal error.
 func answer[T any](res T, err error) (any, error) {
 	if err == nil {
-		return res, nil
+		return encoded(res)
 	}
 	if result.KindOf(err) == result.InvalidParams {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s", result.Message(err))
@@ -142,6 +142,17 @@ func answer[T any](res T, err error) (any, error) {
 		return nil, err
 	}
 	return nil, fmt.Errorf("%w", err)
+}
+
+// encoded is a result in the JSON encoding the CLI's --json uses too
+// (result.Marshal), passed through the LSP codec as is: the protocol
+// package's encoder would send fields the struct tags omit (dryRun: false).
+func encoded(v any) (any, error) {
+	b, err := result.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc2.RawMessage(b), nil
 }
 
 func ledgerKey(k workspace.Key) ledger.DocKey { return ledger.DocKey(k) }

@@ -53,7 +53,10 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	res := run.Close()
 	if *asJSON {
-		writeJSON(stdout, res)
+		if err := writeJSON(stdout, res); err != nil {
+			fmt.Fprintf(stderr, "sightline apply: %v\n", err)
+			return exitUsage
+		}
 	} else {
 		for _, r := range res.Blocks {
 			if r.Status == "skipped" {

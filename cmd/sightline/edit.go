@@ -70,6 +70,12 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintln(w, "warning:", warn)
 		}
 		io.WriteString(w, res.Diff)
+		if res.Applied && res.WindowRange != nil {
+			// The window counts as read (PROTOCOL section 5): show it, with the
+			// fresh refs the next edit can use.
+			fmt.Fprintf(w, "%s now:\n", linesWord(*res.WindowRange))
+			io.WriteString(w, res.Window)
+		}
 	})
 }
 
@@ -92,7 +98,10 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	if *asJSON {
-		writeJSON(stdout, res)
+		if err := writeJSON(stdout, res); err != nil {
+			fmt.Fprintf(stderr, "sightline stats: %v\n", err)
+			return exitUsage
+		}
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%d calls audited (%s)\n", res.Calls, res.Source)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -64,11 +63,15 @@ func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
 	return &cliEnv{Env: env, wd: wd}, nil
 }
 
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+// writeJSON prints a result as the language server sends it (result.Marshal:
+// the same fields), indented for people.
+func writeJSON(w io.Writer, v any) error {
+	b, err := result.MarshalIndent(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -93,7 +96,10 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 		fmt.Fprintf(o.stderr, "sightline %s: %v\n", o.name, result.Message(err))
 		return exitUsage
 	case o.json:
-		writeJSON(o.stdout, res)
+		if err := writeJSON(o.stdout, res); err != nil {
+			fmt.Fprintf(o.stderr, "sightline %s: %v\n", o.name, err)
+			return exitUsage
+		}
 	case !out.OK:
 		fmt.Fprintf(o.stderr, "%s: %s\n", out.Error, out.Message)
 		if detail != nil {

@@ -71,3 +71,11 @@ func ranges(rs []ledger.Range) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// linesWord renders a range as the answers do: "Line 7" or "Lines 101-120".
+func linesWord(r ledger.Range) string {
+	if r.Start == r.End {
+		return fmt.Sprintf("Line %d", r.Start)
+	}
+	return fmt.Sprintf("Lines %d-%d", r.Start, r.End)
+}

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/hashline"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -49,6 +51,16 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 				where = fmt.Sprintf("%d-%d", s.Start, s.End)
 			}
 			fmt.Fprintf(w, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
+		}
+		if r := res.ExcerptRange; r != nil {
+			// The excerpt counts as read (PROTOCOL section 5): show it, annotated
+			// like a read, so its refs can be used.
+			fmt.Fprintf(w, "%s:\n", linesWord(*r))
+			n := r.Start
+			for l := range strings.Lines(res.Excerpt) {
+				fmt.Fprintf(w, "%s\n", hashline.AppendLine(nil, n, strings.TrimSuffix(l, "\n")))
+				n++
+			}
 		}
 	})
 }

@@ -1,0 +1,36 @@
+package result
+
+import "testing"
+
+func TestMarshal(t *testing.T) {
+	type inner struct {
+		N int `json:"n"`
+	}
+	type outcome struct {
+		OK      bool   `json:"ok"`
+		Message string `json:"message,omitempty"`
+	}
+	v := struct {
+		outcome
+		DryRun   bool           `json:"dryRun,omitempty"`
+		Line     int            `json:"line,omitempty"`
+		Warnings []string       `json:"warnings"`
+		Nearest  []string       `json:"nearest,omitempty"`
+		Version  *int32         `json:"version"`
+		Range    *inner         `json:"range,omitempty"`
+		Counts   map[string]int `json:"counts"`
+		Text     string         `json:"text"`
+	}{Counts: map[string]int{"b": 2, "a": 1}, Text: "<a> & \xff"}
+	got, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"ok":false,"warnings":[],"version":null,"counts":{"a":1,"b":2},"text":"<a> & ` + "\ufffd" + `"}`
+	if string(got) != want {
+		t.Fatalf("Marshal:\n got %s\nwant %s", got, want)
+	}
+	ind, err := MarshalIndent(inner{N: 1})
+	if err != nil || string(ind) != "{\n  \"n\": 1\n}" {
+		t.Fatalf("MarshalIndent: %q %v", ind, err)
+	}
+}
