@@ -180,11 +180,13 @@ func (e *Env) document(uri string) (workspace.Doc, error) {
 	if err != nil {
 		return workspace.Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
 	}
-	if d, ok := e.WS.Known(k); ok && d.Open {
-		return d, nil
-	}
+	// Confinement first, open buffer or not: an editor buffer of a file
+	// outside the workspace is outside it too.
 	if p, ok := k.Path(); ok && !e.WS.Inside(p) {
 		return workspace.Doc{}, result.Errorf(result.Denied, "%s is outside the workspace (%s).", p, e.WS.Root())
+	}
+	if d, ok := e.WS.Known(k); ok && d.Open {
+		return d, nil
 	}
 	return e.WS.Get(k)
 }

@@ -118,3 +118,27 @@ func TestNoOpEditTouchesNothing(t *testing.T) {
 		t.Fatalf("no-op edit touched the file: %v %v", fi.ModTime(), err)
 	}
 }
+
+// TestOutsideBufferRefused: a buffer the editor holds of a file outside the
+// workspace is outside it: reads and every write mode are denied alike.
+func TestOutsideBufferRefused(t *testing.T) {
+	e, _ := start(t, map[string]string{"in.txt": "x\n"}, lsptest.Options{})
+	outside := filepath.Join(t.TempDir(), "out.txt")
+	os.WriteFile(outside, []byte("secret\n"), 0o644)
+	u := "file://" + outside
+	e.Open(u, "plaintext", "secret\n")
+	var rr handlers.ReadResult
+	e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}}, &rr)
+	if rr.OK || rr.Error != "denied" || strings.Contains(rr.Content, "secret") {
+		t.Fatalf("read of an outside buffer: %+v", rr.Outcome)
+	}
+	res := edit(t, e, u, []map[string]any{{"type": "replace_line", "ref": "1:" + hashOf("secret"), "new_content": "x"}}, nil)
+	if res.OK || res.Error != "denied" {
+		t.Fatalf("edit of an outside buffer: %+v", res.Outcome)
+	}
+	var wr handlers.WriteResult
+	e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": "append", "content": "y\n"}, &wr)
+	if wr.OK || wr.Error != "denied" || e.Buffer(u) != "secret\n" {
+		t.Fatalf("write to an outside buffer: %+v", wr.Outcome)
+	}
+}
