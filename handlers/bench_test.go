@@ -30,8 +30,9 @@ func source(lines int) string {
 // through the document store and the ledger shift of a session that has read
 // it in 1,000 ranges (target ≤ 50 µs).
 func BenchmarkDidChangeOneLine100k(b *testing.B) {
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{b.TempDir()}, Config: config.Default(), NoPersist: true})
-	u := "file:///bench/big.go"
+	root := b.TempDir()
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	u := "file://" + root + "/big.go"
 	d, err := env.WS.Open(u, "go", 1, source(100000))
 	if err != nil {
 		b.Fatal(err)
@@ -57,8 +58,9 @@ func BenchmarkDidChangeOneLine100k(b *testing.B) {
 // BenchmarkDidChangeNewLine100k: Enter pressed (the line count changes, so the
 // ledger shifts every range below).
 func BenchmarkDidChangeNewLine100k(b *testing.B) {
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{b.TempDir()}, Config: config.Default(), NoPersist: true})
-	u := "file:///bench/big.go"
+	root := b.TempDir()
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	u := "file://" + root + "/big.go"
 	d, _ := env.WS.Open(u, "go", 1, source(100000))
 	for i := 0; i < 1000; i++ {
 		env.Ledger.RecordRead("default", "", ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: i*100 + 1, End: i*100 + 50})
@@ -83,7 +85,7 @@ func BenchmarkDidChangeNewLine100k(b *testing.B) {
 func BenchmarkRead2000(b *testing.B) {
 	dir := b.TempDir()
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{dir}, Config: config.Default(), NoPersist: true})
-	u := "file:///bench/read.go"
+	u := "file://" + dir + "/read.go"
 	env.WS.Open(u, "go", 1, source(2000))
 	p := handlers.ReadParams{TextDocument: handlers.TextDocument{URI: u}}
 	p.Budget = &struct {
@@ -101,9 +103,10 @@ func BenchmarkRead2000(b *testing.B) {
 // spread over a 200,000-line open document, in-process: decode, ref
 // resolution, guard, plan, apply to the buffer (target ≤ 5 ms).
 func BenchmarkEdit100On200k(b *testing.B) {
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{b.TempDir()}, Config: config.Default(), NoPersist: true})
-	env.Editor = loopEditor{env.WS}
-	u := "file:///bench/big.go"
+	root := b.TempDir()
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env.Editor = loopEditor{ws: env.WS, fast: true}
+	u := "file://" + root + "/big.go"
 	src := source(200000)
 	d, _ := env.WS.Open(u, "go", 1, src)
 	env.Ledger.RecordRead("default", "", ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: 1, End: 200000})

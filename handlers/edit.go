@@ -96,11 +96,12 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))
+			rs := e.newResolver(session, d)
 			for i, ed := range edits {
 				refs := ed.Refs()
 				lines := make([]int, len(refs))
 				for j, raw := range refs {
-					line, remapped, rr := e.resolve(session, d, raw)
+					line, remapped, rr := rs.resolve(raw)
 					if rr != nil {
 						return hashline.Plan{}, nil, e.refuseRef(&res, session, d, i, raw, rr)
 					}

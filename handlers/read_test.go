@@ -14,9 +14,10 @@ import (
 // TestReadBudgetCountsCharacters: the budget is in characters, annotation
 // included; multi-byte text gets as many whole lines as fit, not fewer.
 func TestReadBudgetCountsCharacters(t *testing.T) {
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{t.TempDir()}, Config: config.Default(), NoPersist: true})
+	root := t.TempDir()
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	line := strings.Repeat("é", 40) // 40 characters, 80 bytes
-	u := "file:///b/multi.txt"
+	u := "file://" + root + "/multi.txt"
 	env.WS.Open(u, "plaintext", 1, strings.Repeat(line+"\n", 100))
 	for _, budget := range []int{500, 1000, 2000} {
 		p := handlers.ReadParams{TextDocument: handlers.TextDocument{URI: u}}

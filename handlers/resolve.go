@@ -29,28 +29,44 @@ import (
 // holds an older view where L held the same content (a "}" the window of its
 // last edit showed again) may mean that line, and the simulated agent that
 // keeps the numbers it was shown lands on the wrong line under that rule.
-func (e *Env) resolve(session string, d workspace.Doc, raw string) (line int, remapped bool, err error) {
+// resolver resolves the refs of one write against one text: the session's
+// frames and the change log are gathered once.
+type resolver struct {
+	e       *Env
+	session string
+	d       workspace.Doc
+	doc     ledger.DocKey
+	log     []ledger.LogEntry
+	frames  []frame
+}
+
+func (e *Env) newResolver(session string, d workspace.Doc) *resolver {
+	r := &resolver{e: e, session: session, d: d, doc: ledger.DocKey(d.Key)}
+	shown := e.Ledger.Shown(session, r.doc)
+	_, r.log = e.Ledger.Log(r.doc)
+	if k := len(r.log); k > 0 && r.log[k-1].ToRev != d.Rev {
+		// The ledger has not caught up with this text (it always does before a
+		// revision is served); nothing can be mapped, so only an exact ref holds.
+		r.log, shown = nil, nil
+	}
+	r.frames = framesOf(shown)
+	return r
+}
+
+func (r *resolver) resolve(raw string) (line int, remapped bool, err error) {
+	e, session, d, doc, log := r.e, r.session, r.d, r.doc, r.log
 	ref, err := hashline.ParseRef(raw)
 	if err != nil {
 		return 0, false, result.Wrap(result.InvalidRef, err, err.Error())
 	}
 	L, H := ref.Line, ref.Hash
 	n := d.Snap.LineCount()
-	doc := ledger.DocKey(d.Key)
 	curOK := L <= n && lineHash(d.Snap, L) == H
 	// The current text counts as a frame for a line the session knows there
 	// (read or written by it, unchanged since), or when no other frame
 	// counts (a ref from elsewhere). A line it never saw (the user's new
 	// "}") is not what a ref from one of its views names.
 	curKnown := curOK && e.Ledger.Check(session, doc, []ledger.Range{{Start: L, End: L}}).Clear()
-	shown := e.Ledger.Shown(session, doc)
-	_, log := e.Ledger.Log(doc)
-	if k := len(log); k > 0 && log[k-1].ToRev != d.Rev {
-		// The ledger has not caught up with this text (it always does before a
-		// revision is served); nothing can be mapped, so only an exact ref holds.
-		log = nil
-		shown = nil
-	}
 
 	var named []int
 	gone := false
@@ -58,7 +74,7 @@ func (e *Env) resolve(session string, d workspace.Doc, raw string) (line int, re
 	if curKnown {
 		named = append(named, L)
 	}
-	frames := framesOf(shown)
+	frames := r.frames
 	for fi, f := range frames {
 		i0 := firstAfter(log, f.rev)
 		reach := 0 // how far the agent's own edits can have moved a line
