@@ -104,8 +104,9 @@ func BenchmarkRead2000(b *testing.B) {
 // resolution, guard, plan, apply to the buffer (target ≤ 5 ms).
 func BenchmarkEdit100On200k(b *testing.B) {
 	root := b.TempDir()
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	env.Editor = loopEditor{ws: env.WS, fast: true}
+	ed := &loopEditor{fast: true}
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+	ed.ws = env.WS
 	u := "file://" + root + "/big.go"
 	src := source(200000)
 	d, _ := env.WS.Open(u, "go", 1, src)

@@ -43,7 +43,7 @@ func (e *Env) Diagnostics(session string, d workspace.Doc) []Diagnostic {
 	if cfg.Diagnostics.Unread {
 		var syms []extract.Symbol
 		if len(v.Unread) > 0 {
-			syms = e.hintSymbols(d)
+			syms = e.syms.hints(d)
 		}
 		for _, r := range v.Unread {
 			msg := fmt.Sprintf("%s not read by the agent (session %s).", linesWord(r), session)

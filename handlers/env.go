@@ -12,80 +12,72 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/config"
-	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ledgerdb"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// Env is what every feature works on.
+// Env is what every feature works on: the engines and the state they share,
+// each piece with one owner and one lock, all set at construction. Its
+// methods are the features (one file each); they hold no state of their own.
 type Env struct {
-	WS      *workspace.Workspace
-	Ledger  *ledger.Ledger
-	Extract extract.Extractor
-	Log     *zap.Logger
-	Persist *ledgerdb.Sync // nil when the ledger lives in memory only
-	Editor  Editor         // the editor connection; nil in the CLI
+	WS     *workspace.Workspace
+	Ledger *ledger.Ledger
+	Log    *zap.Logger
 
-	locks docLocks
-
-	stats stats
-
-	cfgMu sync.RWMutex
-	cfg   config.Config
-
-	symMu   sync.Mutex
-	syms    map[workspace.Key]symCache
-	warming map[workspace.Key]int64 // revision being extracted in the background
+	db       *ledgerdb.Sync // the ledger's database; nil when it lives in memory only
+	editor   Editor         // the editor connection; nil in the CLI
+	settings *settings
+	syms     *symbols
+	audits   *auditLog
+	locks    docLocks
 }
 
-type symCache struct {
-	rev  int64
-	syms []extract.Symbol
+// settings is the effective configuration, replaced whole.
+type settings struct {
+	mu  sync.RWMutex
+	cfg config.Config
 }
 
-// NewEnv makes an Env.
+func (s *settings) get() config.Config {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.cfg
+}
+
+func (s *settings) set(c config.Config) (old config.Config) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, s.cfg = s.cfg, c
+	return old
+}
+
+// NewEnv makes an Env over a workspace and a ledger, without a database or
+// an editor (Setup assembles the full one).
 func NewEnv(ws *workspace.Workspace, l *ledger.Ledger, cfg config.Config, log *zap.Logger) *Env {
+	return newEnv(ws, l, nil, nil, cfg, log)
+}
+
+func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Editor, cfg config.Config, log *zap.Logger) *Env {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	e := &Env{WS: ws, Ledger: l, Log: log, cfg: cfg, syms: make(map[workspace.Key]symCache)}
-	e.Extract = e.engine(cfg.Extract)
-	return e
-}
-
-// engine returns the signature extractor for a configured name, falling back
-// to regex (with a log line) when it cannot be had, e.g. tree-sitter in a
-// binary built without it.
-func (e *Env) engine(name string) extract.Extractor {
-	x, err := extract.New(name)
-	if err != nil {
-		e.Log.Warn("signature extractor unavailable; using regex", zap.String("extract", name), zap.Error(err))
-		return extract.NewRegex()
+	return &Env{
+		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
+		settings: &settings{cfg: cfg},
+		syms:     newSymbols(cfg.Extract, log),
+		audits:   &auditLog{db: db, log: log},
 	}
-	return x
 }
 
 // Config returns the effective configuration.
-func (e *Env) Config() config.Config {
-	e.cfgMu.RLock()
-	defer e.cfgMu.RUnlock()
-	return e.cfg
-}
+func (e *Env) Config() config.Config { return e.settings.get() }
 
 // SetConfig replaces the configuration.
 func (e *Env) SetConfig(c config.Config) {
-	e.cfgMu.Lock()
-	old := e.cfg.Extract
-	e.cfg = c
-	e.cfgMu.Unlock()
-	if c.Extract != old {
-		x := e.engine(c.Extract)
-		e.symMu.Lock()
-		e.Extract = x
-		e.syms = make(map[workspace.Key]symCache)
-		e.symMu.Unlock()
+	if old := e.settings.set(c); old.Extract != c.Extract {
+		e.syms.setEngine(c.Extract)
 	}
 }
 
@@ -134,107 +126,6 @@ func (c Caller) SessionOr() string {
 		return "default"
 	}
 	return c.Session
-}
-
-// extractor returns the current signature extractor.
-func (e *Env) extractor() extract.Extractor {
-	e.symMu.Lock()
-	defer e.symMu.Unlock()
-	return e.Extract
-}
-
-// symbols returns the declarations of a document, extracted once per revision.
-func (e *Env) symbols(d workspace.Doc) []extract.Symbol {
-	lang := extract.Language(d.Path, d.Lang)
-	if lang == "" {
-		return nil
-	}
-	e.symMu.Lock()
-	if c, ok := e.syms[d.Key]; ok && c.rev == d.Rev {
-		e.symMu.Unlock()
-		return c.syms
-	}
-	e.symMu.Unlock()
-	n := d.Snap.LineCount()
-	ls := make([]extract.Line, n)
-	for i := 0; i < n; i++ {
-		ls[i] = extract.Line{N: i + 1, Content: d.Snap.Line(i).Content}
-	}
-	syms := e.extractor().Extract(lang, ls)
-	e.symMu.Lock()
-	e.syms[d.Key] = symCache{rev: d.Rev, syms: syms}
-	e.symMu.Unlock()
-	return syms
-}
-
-// hintColdLimit is the largest document whose declarations a read extracts
-// on the spot (a few milliseconds, once per revision). Larger ones are
-// extracted in the background; until then their notices name nothing rather
-// than guess from a cut-off range, where a docstring or block comment would
-// make the extractor report names that are not declarations.
-const hintColdLimit = 4 << 20
-
-// symbolsIn returns the declarations starting inside r (1-based inclusive),
-// from the document's symbols for this revision.
-func (e *Env) symbolsIn(d workspace.Doc, r ledger.Range, max int) []extract.Symbol {
-	if extract.Language(d.Path, d.Lang) == "" {
-		return nil
-	}
-	syms := e.hintSymbols(d)
-	var out []extract.Symbol
-	for _, s := range syms {
-		if s.Start >= r.Start && s.Start <= r.End {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// hintSymbols returns a document's declarations for hints: cached for this
-// revision, else extracted now if the document is small enough, else none
-// (and extracted in the background for next time).
-func (e *Env) hintSymbols(d workspace.Doc) []extract.Symbol {
-	e.symMu.Lock()
-	c, cached := e.syms[d.Key]
-	e.symMu.Unlock()
-	switch {
-	case cached && c.rev == d.Rev:
-		return c.syms
-	case d.Snap.Len() <= hintColdLimit:
-		return e.symbols(d)
-	}
-	e.warm(d)
-	return nil
-}
-
-// warm extracts a document's declarations in the background, one
-// extraction per document at a time.
-func (e *Env) warm(d workspace.Doc) {
-	e.symMu.Lock()
-	if e.warming == nil {
-		e.warming = make(map[workspace.Key]int64)
-	}
-	if _, busy := e.warming[d.Key]; busy {
-		// One extraction per document at a time: while typing in a huge file
-		// the next round picks up the newest revision.
-		e.symMu.Unlock()
-		return
-	}
-	e.warming[d.Key] = d.Rev
-	e.symMu.Unlock()
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				e.Log.Error("panic in signature extraction", zap.String("doc", string(d.Key)), zap.Any("panic", r))
-			}
-		}()
-		e.symbols(d)
-		e.symMu.Lock()
-		if e.warming[d.Key] == d.Rev {
-			delete(e.warming, d.Key)
-		}
-		e.symMu.Unlock()
-	}()
 }
 
 // recordRead records lines shown to an agent and keeps the revision they

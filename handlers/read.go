@@ -161,7 +161,7 @@ func (e *Env) notice(d workspace.Doc, cut ledger.Range, budget int) string {
 	if cut.Start == cut.End {
 		what = fmt.Sprintf("Line %d truncated", cut.Start)
 	}
-	if hint := extract.Summary(e.symbolsIn(d, cut, maxHints), maxHints); hint != "" {
+	if hint := extract.Summary(e.syms.in(d, cut), maxHints); hint != "" {
 		what += " — contains: " + hint
 	}
 	first := utf8.RuneCountInString(d.Snap.Line(cut.Start - 1).Content)

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -22,6 +23,9 @@ type Options struct {
 	StateDir string
 	// NoPersist keeps the ledger in memory only.
 	NoPersist bool
+	// Editor is the editor connection edits to open documents go through;
+	// nil when there is none (the CLI, a client without applyEdit).
+	Editor Editor
 	// OnDocChange is told when a document's text or ledger changed, so the
 	// editor's surfaces can be refreshed.
 	OnDocChange func(workspace.Key)
@@ -73,9 +77,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	if sync != nil {
 		sync.Attach(l, ws)
 	}
-	e := NewEnv(ws, l, o.Config, log)
-	e.Persist = sync
-	return e
+	return newEnv(ws, l, sync, o.Editor, o.Config, log)
 }
 
 // ShiftLedger moves every session's ranges through a document change.
@@ -109,24 +111,40 @@ func lineChange(c textdoc.LineChange) ledger.Change {
 
 // Close flushes the ledger to its database.
 func (e *Env) Close(ctx context.Context) error {
-	if e.Persist == nil {
+	if e.db == nil {
 		return nil
 	}
-	e.drainAudit()
-	return e.Persist.Close(ctx)
+	e.audits.drain()
+	return e.db.Close(ctx)
 }
 
 // LoadSession looks at every document the database holds entries of for a
 // session, so their reads are restored (documents otherwise restore lazily,
 // the first time they are seen). Documents that vanished are skipped.
 func (e *Env) LoadSession(ctx context.Context, session string) {
-	if e.Persist == nil {
+	if e.db == nil {
 		return
 	}
-	for _, k := range e.Persist.Pending(session) {
+	for _, k := range e.db.Pending(session) {
 		if ctx.Err() != nil {
 			return
 		}
 		_, _ = e.WS.Get(k)
 	}
+}
+
+// RunPersistence flushes the ledger to its database every interval until ctx
+// ends (the language server's write-behind); without a database it returns.
+func (e *Env) RunPersistence(ctx context.Context, every time.Duration) {
+	if e.db != nil {
+		e.db.Run(ctx, every)
+	}
+}
+
+// Flush writes what the ledger changed to its database now.
+func (e *Env) Flush(ctx context.Context) error {
+	if e.db == nil {
+		return nil
+	}
+	return e.db.Flush(ctx)
 }

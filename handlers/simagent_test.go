@@ -29,9 +29,9 @@ type loopEditor struct {
 	fast bool
 }
 
-func (l loopEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
+func (l *loopEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
 
-func (l loopEditor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
+func (l *loopEditor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
 	d, err := l.ws.Lookup(uri)
 	if err != nil || d.Version != version {
 		return false, "version moved", nil
@@ -149,8 +149,9 @@ type belief struct {
 func simulate(t *testing.T, style string, seed uint64, steps int) (landed, refused, wrong int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	root := t.TempDir()
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	env.Editor = loopEditor{ws: env.WS}
+	ed := &loopEditor{fast: false}
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+	ed.ws = env.WS
 	pool := []string{"}", "", "\treturn nil", "if err != nil {", "x := 1", "// note"}
 	nextID := 0
 	var world []simLine
@@ -383,8 +384,9 @@ func checkSync(t *testing.T, env *handlers.Env, u, want string) {
 // that line stale.)
 func TestRefAfterLongTyping(t *testing.T) {
 	root := t.TempDir()
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	env.Editor = loopEditor{ws: env.WS}
+	ed := &loopEditor{fast: false}
+	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+	ed.ws = env.WS
 	u := "file://" + root + "/typing.txt"
 	env.WS.Open(u, "plaintext", 1, "a\nb\nfoo\nd\n")
 	read := func() string {

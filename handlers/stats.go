@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/ledgerdb"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/store"
 )
@@ -20,7 +21,12 @@ import (
 
 const maxRecent = 10000
 
-type stats struct {
+// auditLog owns the audit trail: the recent calls in memory, and their
+// write-behind to the database.
+type auditLog struct {
+	db  *ledgerdb.Sync // nil: memory only
+	log *zap.Logger
+
 	mu      sync.Mutex
 	recent  []store.AuditEntry // oldest first
 	pending sync.WaitGroup     // audit writes under way
@@ -44,23 +50,51 @@ func (e *Env) audit(ctx context.Context, method string, c Caller, path string, o
 	if !o.OK {
 		a.Outcome, a.Error = "refused", string(o.Error)
 	}
-	e.stats.mu.Lock()
-	e.stats.recent = append(e.stats.recent, a)
-	if len(e.stats.recent) > maxRecent {
-		e.stats.recent = slices.Delete(e.stats.recent, 0, len(e.stats.recent)-maxRecent)
+	e.audits.add(ctx, a)
+}
+
+func (l *auditLog) add(ctx context.Context, a store.AuditEntry) {
+	l.mu.Lock()
+	l.recent = append(l.recent, a)
+	if len(l.recent) > maxRecent {
+		l.recent = slices.Delete(l.recent, 0, len(l.recent)-maxRecent)
 	}
-	e.stats.mu.Unlock()
-	if e.Persist == nil {
+	l.mu.Unlock()
+	if l.db == nil {
 		return
 	}
-	e.stats.pending.Add(1)
+	l.pending.Add(1)
 	go func() {
-		defer e.stats.pending.Done()
-		if err := e.Persist.DB().AppendAudit(context.WithoutCancel(ctx), a); err != nil {
-			e.Log.Warn("audit", zap.Error(err))
+		defer l.pending.Done()
+		if err := l.db.DB().AppendAudit(context.WithoutCancel(ctx), a); err != nil {
+			l.log.Warn("audit", zap.Error(err))
 		}
 	}()
 }
+
+// entries returns the latest limit audited calls (0: all), oldest first,
+// and where they came from: "database" or "memory".
+func (l *auditLog) entries(ctx context.Context, limit int) ([]store.AuditEntry, string, error) {
+	if l.db != nil {
+		l.pending.Wait()
+		all, err := l.db.DB().Audit(ctx, limit)
+		if err != nil {
+			return nil, "", err
+		}
+		slices.Reverse(all) // oldest first
+		return all, "database", nil
+	}
+	l.mu.Lock()
+	entries := slices.Clone(l.recent)
+	l.mu.Unlock()
+	if limit > 0 && len(entries) > limit {
+		entries = entries[len(entries)-limit:]
+	}
+	return entries, "memory", nil
+}
+
+// drain waits for audit writes under way (before the database closes).
+func (l *auditLog) drain() { l.pending.Wait() }
 
 func digest(b []byte) string {
 	if len(b) == 0 {
@@ -110,23 +144,9 @@ type StatsResult struct {
 // Stats computes the metrics from the audit log (the database when open,
 // else this process's memory).
 func (e *Env) Stats(ctx context.Context, p StatsParams) (StatsResult, error) {
-	var entries []store.AuditEntry
-	src := "memory"
-	if e.Persist != nil {
-		e.stats.pending.Wait()
-		all, err := e.Persist.DB().Audit(ctx, p.Limit)
-		if err != nil {
-			return StatsResult{}, err
-		}
-		slices.Reverse(all) // oldest first
-		entries, src = all, "database"
-	} else {
-		e.stats.mu.Lock()
-		entries = slices.Clone(e.stats.recent)
-		e.stats.mu.Unlock()
-		if p.Limit > 0 && len(entries) > p.Limit {
-			entries = entries[len(entries)-p.Limit:]
-		}
+	entries, src, err := e.audits.entries(ctx, p.Limit)
+	if err != nil {
+		return StatsResult{}, err
 	}
 	res := ComputeStats(entries)
 	res.Source = src
@@ -211,6 +231,3 @@ func quantileMs(sorted []time.Duration, q float64) float64 {
 	}
 	return float64(sorted[i].Microseconds()) / 1000
 }
-
-// drainAudit waits for audit writes under way (before the database closes).
-func (e *Env) drainAudit() { e.stats.pending.Wait() }

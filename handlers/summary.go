@@ -57,7 +57,7 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (SummaryResult, erro
 	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)
 	res.Language = extract.Language(d.Path, d.Lang)
 	res.TotalLines = d.Snap.LineCount()
-	if syms := e.symbols(d); syms != nil {
+	if syms := e.syms.of(d); syms != nil {
 		res.Symbols = syms
 	}
 	var buf []byte
@@ -96,7 +96,7 @@ type OutlineSymbol struct {
 // DocumentSymbols is the editor's outline: declarations nested under their
 // containers.
 func (e *Env) DocumentSymbols(d workspace.Doc) []OutlineSymbol {
-	syms := e.symbols(d)
+	syms := e.syms.of(d)
 	out := []OutlineSymbol{}
 	byName := map[string]int{} // container name → index in out
 	n := d.Snap.LineCount()

@@ -188,7 +188,7 @@ func sameLines(got, want *textdoc.Snapshot, plan hashline.Plan) bool {
 // way.
 func (e *Env) commit(ctx context.Context, session string, d workspace.Doc, plan hashline.Plan, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, []string, error) {
 	via := e.Config().ApplyVia
-	if d.Open && e.Editor != nil && via != "disk" {
+	if d.Open && e.editor != nil && via != "disk" {
 		return e.commitEditor(ctx, session, d, plan, next)
 	}
 	if via == "client" {
@@ -214,7 +214,7 @@ func (e *Env) commitEditor(ctx context.Context, session string, d workspace.Doc,
 		spans[i] = [2]int{r.Start - 1, r.End}
 	}
 	e.WS.ExpectEdit(d.Key, d.Version, next, spans, session)
-	applied, reason, err := e.Editor.ApplyEdit(ctx, d.URI, d.Version, plan.Changes(d.Snap, e.Editor.Encoding()), "sightline: agent edit")
+	applied, reason, err := e.editor.ApplyEdit(ctx, d.URI, d.Version, plan.Changes(d.Snap, e.editor.Encoding()), "sightline: agent edit")
 	if err != nil || !applied {
 		e.WS.CancelExpect(d.Key)
 		if err != nil {

@@ -59,14 +59,14 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		caps.pullDiagnostics = true
 	}
 
-	s.setup(roots, cfg)
-
 	s.mu.Lock()
 	s.enc, s.caps = enc, caps
 	s.mu.Unlock()
+	var ed handlers.Editor
 	if caps.applyEdit {
-		s.env.Editor = editor{s}
+		ed = editor{s}
 	}
+	s.setup(roots, cfg, ed)
 	s.log.Info("initialize",
 		zap.Strings("roots", roots),
 		zap.String("client", p.ClientInfo.Name),
@@ -100,7 +100,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 }
 
 // setup assembles the features' environment and the publisher.
-func (s *Server) setup(roots []string, cfg config.Config) {
+func (s *Server) setup(roots []string, cfg config.Config, ed handlers.Editor) {
 	pub := newPublisher(s)
 	env := handlers.Setup(s.bg, handlers.Options{
 		Roots:       roots,
@@ -108,15 +108,14 @@ func (s *Server) setup(roots []string, cfg config.Config) {
 		Log:         s.log,
 		StateDir:    s.opts.StateDir,
 		NoPersist:   s.opts.NoPersist,
+		Editor:      ed,
 		OnDocChange: pub.mark,
 	})
 	s.mu.Lock()
 	s.env, s.ws, s.ledger, s.pub = env, env.WS, env.Ledger, pub
 	s.mu.Unlock()
 	pub.start()
-	if env.Persist != nil {
-		go env.Persist.Run(s.bg, s.opts.FlushEvery)
-	}
+	go env.RunPersistence(s.bg, s.opts.FlushEvery)
 }
 
 // Initialized completes the handshake and asks the client for its settings.
@@ -140,8 +139,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.state = stateShutdown
 	s.mu.Unlock()
-	if s.env != nil && s.env.Persist != nil {
-		if err := s.env.Persist.Flush(context.WithoutCancel(ctx)); err != nil {
+	if s.env != nil {
+		if err := s.env.Flush(context.WithoutCancel(ctx)); err != nil {
 			s.log.Error("flush ledger at shutdown", zap.Error(err))
 		}
 	}
