@@ -16,13 +16,16 @@ const FileName = ".sightline.json"
 
 // Config is the effective configuration. Field names match the JSON keys.
 type Config struct {
-	Guard       string      `json:"guard"`      // enforce | warn | off
-	AutoExpand  bool        `json:"autoExpand"` // return missing lines with a guard refusal
-	ReadBudget  int         `json:"readBudget"` // characters per read, annotation included
-	Extract     string      `json:"extract"`    // regex | treesitter
-	ApplyVia    string      `json:"applyVia"`   // auto | client | disk
-	Diagnostics Diagnostics `json:"diagnostics"`
-	Policy      Policy      `json:"policy"`
+	Guard      string `json:"guard"`      // enforce | warn | off
+	AutoExpand bool   `json:"autoExpand"` // return missing lines with a guard refusal
+	ReadBudget int    `json:"readBudget"` // characters per read, annotation included
+	Extract    string `json:"extract"`    // regex | treesitter
+	ApplyVia   string `json:"applyVia"`   // auto | client | disk
+	// ApplyTimeoutMs bounds how long a write waits for the editor to answer
+	// workspace/applyEdit and report the new text.
+	ApplyTimeoutMs int         `json:"applyTimeoutMs"`
+	Diagnostics    Diagnostics `json:"diagnostics"`
+	Policy         Policy      `json:"policy"`
 	// Session is the session whose ledger this editor shows (diagnostics,
 	// coverage, lens, hover). Editor setting only.
 	Session string `json:"session"`
@@ -44,12 +47,13 @@ type Policy struct {
 // Default returns the built-in configuration.
 func Default() Config {
 	return Config{
-		Guard:       "enforce",
-		AutoExpand:  true,
-		ReadBudget:  24000,
-		Extract:     "regex",
-		ApplyVia:    "auto",
-		Diagnostics: Diagnostics{Unread: true, Stale: true},
+		Guard:          "enforce",
+		AutoExpand:     true,
+		ReadBudget:     24000,
+		Extract:        "regex",
+		ApplyVia:       "auto",
+		ApplyTimeoutMs: 10000,
+		Diagnostics:    Diagnostics{Unread: true, Stale: true},
 		Policy: Policy{
 			Allow:     []string{"**"},
 			Deny:      []string{},
@@ -108,6 +112,9 @@ func (c Config) Validate() error {
 	case "auto", "client", "disk":
 	default:
 		return fmt.Errorf("applyVia must be auto, client or disk, not %q", c.ApplyVia)
+	}
+	if c.ApplyTimeoutMs < 50 || c.ApplyTimeoutMs > 600000 {
+		return fmt.Errorf("applyTimeoutMs must be between 50 and 600000, not %d", c.ApplyTimeoutMs)
 	}
 	if c.ReadBudget < 200 {
 		return fmt.Errorf("readBudget must be at least 200 characters, not %d", c.ReadBudget)

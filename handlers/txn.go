@@ -39,7 +39,8 @@ type Editor interface {
 	Encoding() textdoc.Encoding
 }
 
-// editSettle bounds the wait for the editor to report an applied edit.
+// editSettle bounds the wait for the editor to report an edit it said it
+// applied, within the configured applyTimeoutMs.
 const editSettle = 3 * time.Second
 
 // docLocks serialises writes to one document within this process.
@@ -213,8 +214,18 @@ func (e *Env) commitEditor(ctx context.Context, session string, d workspace.Doc,
 	for i, r := range regions {
 		spans[i] = [2]int{r.Start - 1, r.End}
 	}
+	// Every wait on the editor is bounded. The expectation outlives a timeout
+	// on purpose: an edit the editor applies late is still the session's.
+	limit := time.Duration(e.Config().ApplyTimeoutMs) * time.Millisecond
+	deadline := time.Now().Add(limit)
 	e.WS.ExpectEdit(d.Key, d.Version, next, spans, session)
-	applied, reason, err := e.editor.ApplyEdit(ctx, d.URI, d.Version, plan.Changes(d.Snap, e.editor.Encoding()), "sightline: agent edit")
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	applied, reason, err := e.editor.ApplyEdit(cctx, d.URI, d.Version, plan.Changes(d.Snap, e.editor.Encoding()), "sightline: agent edit")
+	cancel()
+	if err != nil && time.Now().After(deadline) && ctx.Err() == nil {
+		return workspace.Doc{}, nil, result.Errorf(result.Timeout,
+			"The editor did not answer the edit of %s within %v; nothing is known to be applied. Read the lines again before retrying (if the editor applies it late, the lines count as yours).", rel, limit)
+	}
 	if err != nil || !applied {
 		e.WS.CancelExpect(d.Key)
 		if err != nil {
@@ -227,11 +238,12 @@ func (e *Env) commitEditor(ctx context.Context, session string, d workspace.Doc,
 		return workspace.Doc{}, nil, result.Errorf(result.VersionConflict,
 			"The editor refused the edit to %s (%s): the buffer probably changed since version %d. Nothing was applied; read the lines again and retry.", rel, reason, d.Version)
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), editSettle)
+	settle := min(editSettle, time.Until(deadline))
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(settle, 0))
 	defer cancel()
 	after, err := e.WS.WaitVersion(wctx, d.Key, d.Version)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return after, []string{fmt.Sprintf("The editor accepted the edit to %s but has not reported the new text yet; read the lines before the next edit.", rel)}, nil
+		return after, []string{fmt.Sprintf("The editor said it applied the edit to %s but has not reported the new text; read the lines before the next edit.", rel)}, nil
 	}
 	if err != nil {
 		return workspace.Doc{}, nil, err

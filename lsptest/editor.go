@@ -388,6 +388,12 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	return nil, nil
 }
 
+// DefaultApplyEdit applies an edit as the editor does when no ApplyEdit hook
+// is set (for hooks that delay or decorate it).
+func (e *Editor) DefaultApplyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+	return e.applyEdit(p)
+}
+
 // applyEdit applies versioned text document edits, all or nothing: a version
 // that does not match the buffer refuses the whole edit, as editors do.
 func (e *Editor) applyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
