@@ -193,13 +193,21 @@ func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cu
 			v += np - p
 		}
 		p = np
-		if !alive || i+1 < len(log) && log[i+1].ToRev == le.ToRev {
+		if i+1 < len(log) && log[i+1].ToRev == le.ToRev {
 			continue // the rest of the same event comes first
 		}
 		for len(newer) > 0 && newer[0].rev <= le.ToRev {
-			if newer[0].rev == le.ToRev && newer[0].lines.Contains(p) {
+			switch {
+			case newer[0].rev != le.ToRev:
+			case alive && newer[0].lines.Contains(p):
 				renumbered = false
 				asShown = asShown && !newer[0].reads.Contains(p)
+			case !alive && readsGap(newer[0].reads, p, le.Total):
+				// A line that vanished is followed where it was: a newer read
+				// of that place showed the agent it is gone. (An edit's
+				// window there need not: the agent may not notice a line
+				// missing from it.)
+				renumbered, asShown = false, false
 			}
 			newer = newer[1:]
 		}
@@ -209,6 +217,14 @@ func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cu
 		return 0, false, counts
 	}
 	return p, true, counts
+}
+
+// readsGap reports whether a read showed the place before line p of a text
+// of total lines: the lines on both sides of it, or the one side there is.
+func readsGap(reads ledger.RangeSet, p, total int) bool {
+	before := p == 1 || reads.Contains(p-1)
+	after := p > total || reads.Contains(p)
+	return before && after && (p > 1 || p <= total)
 }
 
 // firstAfter is the index of the first log entry past rev.

@@ -143,6 +143,8 @@ type LogEntry struct {
 	// Author is the session that made the change, "" for anyone else: ref
 	// resolution follows an agent that renumbers by its own edits.
 	Author string `json:"author,omitempty"`
+	// Total is the document's line count after the change.
+	Total int `json:"total"`
 }
 
 // Ledger holds the ledgers of all sessions. It is safe for concurrent use.
@@ -376,7 +378,7 @@ func (l *Ledger) apply(d *docState, key DocKey, from, to Rev, ch Change, author 
 		l.trimRecords(e)
 		dirty.add(s, key)
 	}
-	l.appendLog(d, logEntry{LogEntry{from, to, ch, author}, d.total})
+	l.appendLog(d, logEntry{LogEntry{from, to, ch, author, newTotal}, d.total})
 	d.total, d.rev = newTotal, to
 }
 

@@ -1,0 +1,500 @@
+// Package patch reads the patches models and tools write — unified diffs
+// (`git diff`, `diff -u`) and the V4A envelope of Codex-style apply_patch —
+// into one representation, and plans their hunks exactly against a text:
+// every hunk's context and removed lines must occur at exactly one place.
+// It knows nothing of LSP or of the disk.
+package patch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/lines"
+)
+
+// Kind says what a file patch does.
+type Kind string
+
+// The kinds of file patch.
+const (
+	Modify Kind = "modify"
+	Add    Kind = "add"
+	Delete Kind = "delete"
+)
+
+// File is the patch of one file.
+type File struct {
+	Kind Kind
+	// Path is the file patched (the old path for a rename); NewPath is the
+	// path after a rename, or "".
+	Path, NewPath string
+	Hunks         []Hunk
+	// Line is the 1-based line of the patch where this file's header begins.
+	Line int
+}
+
+// Hunk is one run of context, removed and added lines.
+type Hunk struct {
+	// Old holds the context and removed lines in order, New the context and
+	// added lines: the text before and after, without terminators.
+	Old, New []string
+	// OldStart is the header's 1-based start line in the old file (unified
+	// diffs), 0 when unknown: a hint, never a licence.
+	OldStart int
+	// Anchors are V4A `@@ text` lines: each must occur, in order, before the
+	// hunk (they narrow where it may match).
+	Anchors []string
+	// OldNoEOL and NewNoEOL say the old or new side's last line has no line
+	// terminator (`\ No newline at end of file`).
+	OldNoEOL, NewNoEOL bool
+	// EOF says the hunk must end at the end of the file (V4A `*** End of File`).
+	EOF bool
+	// Line is the 1-based line of the patch where the hunk begins.
+	Line int
+}
+
+// Error is a patch that cannot be read, naming the line of the patch.
+type Error struct {
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("patch line %d: %s", e.Line, e.Msg) }
+
+// Parse reads a whole patch.
+func Parse(text string) ([]File, error) {
+	p := NewParser()
+	p.Write([]byte(text))
+	return p.Close()
+}
+
+// Parser reads a patch as it streams: Write returns the files completed so
+// far (a file is complete when the next one begins), Close the rest.
+type Parser struct {
+	pending []byte
+	line    int
+	format  string // "", "unified", "v4a"
+	cur     *File
+	hunk    *Hunk
+	// unified hunk bookkeeping: lines still expected on each side
+	oldLeft, newLeft int
+	lastSide         byte // the side of the last hunk line: ' ', '-', '+'
+	inV4A, endedV4A  bool
+	err              error
+	// git extended headers seen before ---/+++ (renames, new/deleted files)
+	gitOld, gitNew string
+	renameFrom     string
+	renameTo       string
+	gitKind        Kind
+}
+
+// NewParser starts a patch.
+func NewParser() *Parser { return &Parser{} }
+
+// Write feeds patch text.
+func (p *Parser) Write(chunk []byte) []File {
+	p.pending = append(p.pending, chunk...)
+	var done []File
+	for {
+		i := strings.IndexByte(string(p.pending), '\n')
+		if i < 0 {
+			break
+		}
+		l := string(p.pending[:i])
+		p.pending = p.pending[i+1:]
+		done = append(done, p.feed(strings.TrimSuffix(l, "\r"))...)
+	}
+	return done
+}
+
+// Close ends the patch and returns the files not yet returned, or the first
+// error met.
+func (p *Parser) Close() ([]File, error) {
+	var done []File
+	if len(p.pending) > 0 {
+		done = append(done, p.feed(strings.TrimSuffix(string(p.pending), "\r"))...)
+		p.pending = nil
+	}
+	if p.err == nil && p.inV4A && !p.endedV4A {
+		p.fail(p.line, "the patch ends without *** End Patch")
+	}
+	if p.err == nil && p.format == "unified" && p.hunk != nil && (p.oldLeft > 0 || p.newLeft > 0) {
+		p.fail(p.hunk.Line, fmt.Sprintf("the hunk ends early: %d old and %d new lines missing", p.oldLeft, p.newLeft))
+	}
+	done = append(done, p.finish()...)
+	if p.err != nil {
+		return nil, p.err
+	}
+	if p.format == "" && len(done) == 0 {
+		return nil, &Error{Line: max(p.line, 1), Msg: "no patch found: expected a unified diff (--- a/file, +++ b/file, @@ hunks) or *** Begin Patch"}
+	}
+	return done, nil
+}
+
+func (p *Parser) fail(line int, msg string) {
+	if p.err == nil {
+		p.err = &Error{Line: line, Msg: msg}
+	}
+}
+
+// finish closes the current file and returns it.
+func (p *Parser) finish() []File {
+	p.closeHunk()
+	if p.cur == nil {
+		return nil
+	}
+	f := *p.cur
+	p.cur = nil
+	if p.err != nil {
+		return nil
+	}
+	if f.Kind == Modify && len(f.Hunks) == 0 && f.NewPath == "" {
+		p.fail(f.Line, fmt.Sprintf("the patch of %s has no hunks", f.Path))
+		return nil
+	}
+	return []File{f}
+}
+
+func (p *Parser) closeHunk() {
+	if p.hunk != nil && p.cur != nil {
+		h := *p.hunk
+		if len(h.Old) > 0 || len(h.New) > 0 {
+			p.cur.Hunks = append(p.cur.Hunks, h)
+		}
+	}
+	p.hunk = nil
+}
+
+func (p *Parser) feed(l string) []File {
+	p.line++
+	if p.err != nil {
+		return nil
+	}
+	if p.format == "v4a" || p.format == "" && strings.HasPrefix(l, "*** Begin Patch") {
+		return p.feedV4A(l)
+	}
+	return p.feedUnified(l)
+}
+
+// feedV4A reads one line of the V4A envelope.
+func (p *Parser) feedV4A(l string) []File {
+	switch {
+	case strings.HasPrefix(l, "*** Begin Patch"):
+		if p.inV4A {
+			p.fail(p.line, "*** Begin Patch inside a patch")
+		}
+		p.format, p.inV4A = "v4a", true
+		return nil
+	case !p.inV4A || p.endedV4A:
+		if strings.TrimSpace(l) != "" {
+			// Text after the envelope is not part of the patch.
+			return nil
+		}
+		return nil
+	case strings.HasPrefix(l, "*** End Patch"):
+		p.endedV4A = true
+		return p.finish()
+	case strings.HasPrefix(l, "*** Update File: "), strings.HasPrefix(l, "*** Add File: "), strings.HasPrefix(l, "*** Delete File: "):
+		done := p.finish()
+		head, path, _ := strings.Cut(l, ": ")
+		f := &File{Path: strings.TrimSpace(path), Line: p.line}
+		switch head {
+		case "*** Update File":
+			f.Kind = Modify
+		case "*** Add File":
+			f.Kind = Add
+			p.hunk = &Hunk{Line: p.line + 1}
+		case "*** Delete File":
+			f.Kind = Delete
+		}
+		if f.Path == "" {
+			p.fail(p.line, "a file header without a path")
+		}
+		p.cur = f
+		return done
+	case strings.HasPrefix(l, "*** Move to: "):
+		if p.cur == nil || p.cur.Kind != Modify {
+			p.fail(p.line, "*** Move to: outside an *** Update File")
+			return nil
+		}
+		p.cur.NewPath = strings.TrimSpace(strings.TrimPrefix(l, "*** Move to: "))
+		return nil
+	case strings.HasPrefix(l, "*** End of File"):
+		if p.hunk == nil {
+			p.fail(p.line, "*** End of File outside a hunk")
+			return nil
+		}
+		p.hunk.EOF = true
+		return nil
+	}
+	if p.cur == nil {
+		p.fail(p.line, fmt.Sprintf("expected *** Update File:, *** Add File: or *** Delete File:, got %q", clip(l)))
+		return nil
+	}
+	switch p.cur.Kind {
+	case Delete:
+		if strings.TrimSpace(l) != "" {
+			p.fail(p.line, "a deleted file takes no lines")
+		}
+		return nil
+	case Add:
+		if !strings.HasPrefix(l, "+") {
+			p.fail(p.line, fmt.Sprintf("every line of an added file starts with +, got %q", clip(l)))
+			return nil
+		}
+		p.hunk.New = append(p.hunk.New, l[1:])
+		return nil
+	}
+	if strings.HasPrefix(l, "@@") {
+		// A new chunk; its anchors are the @@ lines before its first line.
+		if p.hunk != nil && (len(p.hunk.Old) > 0 || len(p.hunk.New) > 0) {
+			p.closeHunk()
+		}
+		if p.hunk == nil {
+			p.hunk = &Hunk{Line: p.line}
+		}
+		if a := strings.TrimSpace(strings.TrimPrefix(l, "@@")); a != "" {
+			p.hunk.Anchors = append(p.hunk.Anchors, a)
+		}
+		return nil
+	}
+	if p.hunk == nil {
+		p.hunk = &Hunk{Line: p.line}
+	}
+	switch {
+	case l == "":
+		// Models drop the space of an empty context line.
+		p.hunk.Old = append(p.hunk.Old, "")
+		p.hunk.New = append(p.hunk.New, "")
+	case l[0] == ' ':
+		p.hunk.Old = append(p.hunk.Old, l[1:])
+		p.hunk.New = append(p.hunk.New, l[1:])
+	case l[0] == '-':
+		p.hunk.Old = append(p.hunk.Old, l[1:])
+	case l[0] == '+':
+		p.hunk.New = append(p.hunk.New, l[1:])
+	default:
+		p.fail(p.line, fmt.Sprintf("a hunk line starts with ' ', '-' or '+', got %q", clip(l)))
+	}
+	return nil
+}
+
+// feedUnified reads one line of a unified diff (one file or many, as git
+// and diff -u write them).
+func (p *Parser) feedUnified(l string) []File {
+	if p.hunk != nil && (p.oldLeft > 0 || p.newLeft > 0) {
+		return p.hunkLine(l)
+	}
+	if p.hunk != nil && strings.HasPrefix(l, `\`) {
+		p.noEOL()
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(l, "diff --git "):
+		done := p.finish()
+		p.gitOld, p.gitNew, p.renameFrom, p.renameTo, p.gitKind = "", "", "", "", ""
+		if a, b, ok := gitPaths(strings.TrimPrefix(l, "diff --git ")); ok {
+			p.gitOld, p.gitNew = a, b
+		}
+		p.format = "unified"
+		p.cur = &File{Kind: Modify, Path: p.gitOld, Line: p.line}
+		return done
+	case strings.HasPrefix(l, "new file mode"):
+		p.gitKind = Add
+		if p.cur != nil {
+			p.cur.Kind = Add
+			p.cur.Path = p.gitNew
+		}
+		return nil
+	case strings.HasPrefix(l, "deleted file mode"):
+		p.gitKind = Delete
+		if p.cur != nil {
+			p.cur.Kind = Delete
+		}
+		return nil
+	case strings.HasPrefix(l, "rename from "):
+		if p.cur != nil {
+			p.cur.Path = strings.TrimPrefix(l, "rename from ")
+		}
+		return nil
+	case strings.HasPrefix(l, "rename to "):
+		if p.cur != nil {
+			p.cur.NewPath = strings.TrimPrefix(l, "rename to ")
+		}
+		return nil
+	case strings.HasPrefix(l, "--- "):
+		var done []File
+		if p.cur == nil || len(p.cur.Hunks) > 0 || p.hunk != nil {
+			done = p.finish()
+			p.cur = &File{Kind: Modify, Line: p.line}
+		}
+		p.format = "unified"
+		if old := headerPath(l[4:]); old == "" {
+			p.cur.Kind = Add
+		} else if p.cur.Path == "" || p.cur.Kind != Add {
+			p.cur.Path = old
+		}
+		return done
+	case strings.HasPrefix(l, "+++ ") && p.cur != nil && p.hunk == nil:
+		nw := headerPath(l[4:])
+		switch {
+		case nw == "":
+			p.cur.Kind = Delete
+		case p.cur.Kind == Add || p.cur.Path == "":
+			p.cur.Path = nw
+		case nw != p.cur.Path && p.cur.NewPath == "" && p.gitOld == "":
+			// diff -u of two differently named files: the new name is the file.
+			p.cur.Path = nw
+		}
+		return nil
+	case strings.HasPrefix(l, "@@ "):
+		if p.cur == nil || p.cur.Path == "" {
+			p.fail(p.line, "a hunk before the --- and +++ lines that name its file")
+			return nil
+		}
+		p.closeHunk()
+		os, on, ns, nn, ok := hunkHeader(l)
+		if !ok {
+			p.fail(p.line, fmt.Sprintf("a hunk header is @@ -START,COUNT +START,COUNT @@, got %q", clip(l)))
+			return nil
+		}
+		_ = ns
+		p.hunk = &Hunk{OldStart: os, Line: p.line}
+		p.oldLeft, p.newLeft = on, nn
+		return nil
+	}
+	// Anything else between files (index lines, mode lines, prose around a
+	// patch in model output) is not part of a hunk.
+	return nil
+}
+
+func (p *Parser) hunkLine(l string) []File {
+	side := byte(' ')
+	body := ""
+	if l != "" {
+		side, body = l[0], l[1:]
+	}
+	switch side {
+	case ' ':
+		if p.oldLeft == 0 || p.newLeft == 0 {
+			p.fail(p.line, "a context line past the hunk's counts")
+			return nil
+		}
+		p.hunk.Old = append(p.hunk.Old, body)
+		p.hunk.New = append(p.hunk.New, body)
+		p.oldLeft--
+		p.newLeft--
+	case '-':
+		if p.oldLeft == 0 {
+			p.fail(p.line, "a removed line past the hunk's old count")
+			return nil
+		}
+		p.hunk.Old = append(p.hunk.Old, body)
+		p.oldLeft--
+	case '+':
+		if p.newLeft == 0 {
+			p.fail(p.line, "an added line past the hunk's new count")
+			return nil
+		}
+		p.hunk.New = append(p.hunk.New, body)
+		p.newLeft--
+	case '\\':
+		p.noEOL()
+		return nil
+	default:
+		p.fail(p.line, fmt.Sprintf("a hunk line starts with ' ', '-', '+' or '\\', got %q (%d old and %d new lines still expected)", clip(l), p.oldLeft, p.newLeft))
+		return nil
+	}
+	p.lastSide = side
+	return nil
+}
+
+// noEOL marks the side of the line before `\ No newline at end of file`.
+func (p *Parser) noEOL() {
+	switch p.lastSide {
+	case '-':
+		p.hunk.OldNoEOL = true
+	case '+':
+		p.hunk.NewNoEOL = true
+	default:
+		p.hunk.OldNoEOL, p.hunk.NewNoEOL = true, true
+	}
+}
+
+// hunkHeader parses "@@ -l,s +l,s @@ ...".
+func hunkHeader(l string) (os, on, ns, nn int, ok bool) {
+	f := strings.Fields(l)
+	if len(f) < 4 || f[0] != "@@" || f[3] != "@@" && !strings.HasPrefix(f[3], "@@") || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return 0, 0, 0, 0, false
+	}
+	os, on, ok1 := hunkRange(f[1][1:])
+	ns, nn, ok2 := hunkRange(f[2][1:])
+	return os, on, ns, nn, ok1 && ok2
+}
+
+func hunkRange(s string) (start, count int, ok bool) {
+	a, b, has := strings.Cut(s, ",")
+	start, err := strconv.Atoi(a)
+	if err != nil || start < 0 {
+		return 0, 0, false
+	}
+	count = 1
+	if has {
+		if count, err = strconv.Atoi(b); err != nil || count < 0 {
+			return 0, 0, false
+		}
+	}
+	return start, count, true
+}
+
+// headerPath is the path of a ---/+++ line, without a/ b/ prefixes and
+// timestamps; "" for /dev/null.
+func headerPath(s string) string {
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i] // diff -u appends a tab and a timestamp
+	}
+	s = strings.TrimSpace(s)
+	if s == "/dev/null" {
+		return ""
+	}
+	if strings.HasPrefix(s, `"`) {
+		if u, err := strconv.Unquote(s); err == nil {
+			s = u
+		}
+	}
+	for _, pre := range []string{"a/", "b/"} {
+		if strings.HasPrefix(s, pre) {
+			return s[len(pre):]
+		}
+	}
+	return s
+}
+
+// gitPaths splits "a/x b/x" of a diff --git line (names without spaces, or
+// the same name twice).
+func gitPaths(s string) (string, string, bool) {
+	if strings.HasPrefix(s, "a/") {
+		if i := strings.Index(s, " b/"); i >= 0 {
+			return s[2:i], s[i+3:], true
+		}
+	}
+	return "", "", false
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
+// splitText splits text into line contents by the LSP rule.
+func splitText(text string) []string {
+	ls := lines.Split(text)
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.Content
+	}
+	return out
+}
