@@ -65,8 +65,12 @@ func (e *Error) Error() string { return fmt.Sprintf("patch line %d: %s", e.Line,
 // Parse reads a whole patch.
 func Parse(text string) ([]File, error) {
 	p := NewParser()
-	p.Write([]byte(text))
-	return p.Close()
+	files := p.Write([]byte(text))
+	rest, err := p.Close()
+	if err != nil {
+		return nil, err
+	}
+	return append(files, rest...), nil
 }
 
 // Parser reads a patch as it streams: Write returns the files completed so
@@ -126,7 +130,7 @@ func (p *Parser) Close() ([]File, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	if p.format == "" && len(done) == 0 {
+	if p.format == "" {
 		return nil, &Error{Line: max(p.line, 1), Msg: "no patch found: expected a unified diff (--- a/file, +++ b/file, @@ hunks) or *** Begin Patch"}
 	}
 	return done, nil

@@ -1,0 +1,201 @@
+package patch
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/editblock"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/result"
+)
+
+// Placed is a hunk matched to the text: the splice it makes and the lines of
+// the text it vouches for (context and removed lines), which the guard
+// checks.
+type Placed struct {
+	Hunk       int // index in File.Hunks
+	Splice     hashline.Splice
+	Start, End int // 1-based inclusive lines matched
+}
+
+// Failure says why a hunk does not apply, in words a model can act on.
+type Failure struct {
+	Hunk int
+	// Kind is an edit-block diagnosis kind (whitespace_mismatch, near_match,
+	// not_found, ambiguous) or "overlap" or "invalid".
+	Kind string
+	Line int // the closest or first matching line of the text, 0 if none
+	Err  *result.Error
+}
+
+// Plan matches every hunk of f against src, the file's current text, and
+// returns the plan of the whole file patch in src's coordinates, or the
+// first hunk that does not apply. Each hunk's old lines (context and removed)
+// must occur exactly once in src, after its V4A anchors; the unified header's
+// line number is never used to choose between places. dominant is the
+// file's line terminator for new lines.
+func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed, *Failure) {
+	var placed []Placed
+	for i, h := range f.Hunks {
+		p, fail := placeHunk(src, f, i, h, dominant)
+		if fail != nil {
+			return hashline.Plan{}, nil, fail
+		}
+		if p.Splice.Old == 0 && len(p.Splice.New) == 0 {
+			continue // a hunk that changes nothing
+		}
+		placed = append(placed, p)
+	}
+	slices.SortFunc(placed, func(a, b Placed) int { return cmp.Compare(a.Splice.Start, b.Splice.Start) })
+	for i := 1; i < len(placed); i++ {
+		a, b := placed[i-1], placed[i]
+		if a.Splice.Start+a.Splice.Old > b.Splice.Start || a.Splice.Start == b.Splice.Start {
+			first, second := min(a.Hunk, b.Hunk), max(a.Hunk, b.Hunk)
+			return hashline.Plan{}, nil, &Failure{Hunk: second, Kind: "overlap", Line: b.Start, Err: result.Errorf(result.Overlap,
+				"Hunks %d and %d of %s change overlapping lines (%d-%d and %d-%d): merge them into one hunk.", first+1, second+1, f.Path, a.Start, a.End, b.Start, b.End)}
+		}
+	}
+	splices := make([]hashline.Splice, len(placed))
+	var targets []hashline.LineRange
+	for i, p := range placed {
+		splices[i] = p.Splice
+		targets = append(targets, hashline.LineRange{Start: p.Start, End: p.End})
+	}
+	return hashline.NewPlan(src.LineCount(), splices, targets), placed, nil
+}
+
+// placeHunk matches one hunk.
+func placeHunk(src hashline.Source, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
+	where := fmt.Sprintf("hunk %d of %s (patch line %d)", i+1, f.Path, h.Line)
+	if len(h.Old) == 0 {
+		if src.LineCount() > 0 {
+			return Placed{}, &Failure{Hunk: i, Kind: "invalid", Err: result.Errorf(result.InvalidEdit,
+				"%s has no context lines, so where it goes is only its line number, which sightline never trusts: include a few unchanged lines around the change.", where)}
+		}
+	}
+	// The anchors narrow the text the hunk may match: from the line after the
+	// last anchor on.
+	from := 0
+	for _, a := range h.Anchors {
+		at := findAnchor(src, a, from)
+		if at < 0 {
+			return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch,
+				"The @@ line %q of %s is not in %s (after line %d): it must repeat a line of the file exactly.", a, where, f.Path, from)}
+		}
+		from = at + 1
+	}
+	view := hashline.Source(src)
+	if from > 0 {
+		view = offsetSource{src, from}
+	}
+	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line}
+	m, d := editblock.MatchBlock(view, b, dominant)
+	if d != nil {
+		line := d.Line
+		if line > 0 {
+			line += from
+		}
+		msg := strings.Replace(d.Message, "The EDIT lines", "The lines of "+where, 1)
+		msg = strings.Replace(msg, "The block", "The lines of "+where, 1)
+		return Placed{}, &Failure{Hunk: i, Kind: d.Kind, Line: line, Err: result.Errorf(d.ErrorKind(), "%s", msg)}
+	}
+	if m.NoOp {
+		if h.OldNoEOL == h.NewNoEOL {
+			return Placed{Hunk: i}, nil
+		}
+		return eolOnly(src, f, i, h, where, dominant)
+	}
+	sp := m.Splice
+	sp.Start += from
+	p := Placed{Hunk: i, Splice: sp, Start: m.Start + from, End: m.End + from}
+	if h.EOF && p.End != src.LineCount() {
+		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: p.Start, Err: result.Errorf(result.NoMatch,
+			"%s is marked *** End of File but its lines end at line %d of %d.", where, p.End, src.LineCount())}
+	}
+	fixNoEOL(src, &p, h, dominant)
+	return p, nil
+}
+
+// fixNoEOL makes the final-newline state what the hunk says when the hunk
+// reaches the end of the file (`\ No newline at end of file`).
+func fixNoEOL(src hashline.Source, p *Placed, h Hunk, dominant string) {
+	n := src.LineCount()
+	if p.End != n || h.OldNoEOL == h.NewNoEOL {
+		return
+	}
+	sp := &p.Splice
+	// The matcher leaves lines both sides share alone; the last line's
+	// terminator is what changes here, so the splice must reach it.
+	for end := sp.Start + sp.Old; end < n; end++ {
+		sp.New = append(sp.New, src.Line(end))
+		sp.Old++
+	}
+	if len(sp.New) == 0 {
+		// The last lines are deleted: the line before them becomes the last.
+		if sp.Start == 0 {
+			return
+		}
+		sp.Start--
+		sp.Old++
+		sp.New = []lines.Line{src.Line(sp.Start)}
+	}
+	last := &sp.New[len(sp.New)-1]
+	switch {
+	case h.NewNoEOL:
+		last.Term = ""
+	case last.Term == "":
+		last.Term = dominant
+	}
+}
+
+// eolOnly places a hunk whose only change is the final newline: its lines
+// must be the file's last lines.
+func eolOnly(src hashline.Source, f File, i int, h Hunk, where, dominant string) (Placed, *Failure) {
+	n, k := src.LineCount(), len(h.Old)
+	if k > n {
+		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch, "%s changes the end of %s, but the file has only %d lines.", where, f.Path, n)}
+	}
+	for j, want := range h.Old {
+		c := src.Line(n - k + j).Content
+		if n-k+j == 0 {
+			_, c = hashline.StripBOM(c)
+		}
+		if c != want {
+			return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch, "%s changes the end of %s, but its lines are not the file's last lines.", where, f.Path)}
+		}
+	}
+	p := Placed{Hunk: i, Splice: hashline.Splice{Start: n - 1}, Start: n - k + 1, End: n}
+	fixNoEOL(src, &p, h, dominant)
+	return p, nil
+}
+
+// findAnchor is the 0-based index of the first line at or after from equal to
+// anchor (surrounding whitespace ignored: an anchor names a line, it does not
+// replace one), or -1.
+func findAnchor(src hashline.Source, anchor string, from int) int {
+	anchor = strings.TrimSpace(anchor)
+	for i := from; i < src.LineCount(); i++ {
+		c := src.Line(i).Content
+		if i == 0 {
+			_, c = hashline.StripBOM(c)
+		}
+		if strings.TrimSpace(c) == anchor {
+			return i
+		}
+	}
+	return -1
+}
+
+// offsetSource is src from line off on.
+type offsetSource struct {
+	src hashline.Source
+	off int
+}
+
+func (o offsetSource) LineCount() int { return o.src.LineCount() - o.off }
+func (o offsetSource) Line(i int) lines.Line {
+	return o.src.Line(i + o.off)
+}
