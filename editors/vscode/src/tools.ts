@@ -171,7 +171,29 @@ abstract class Tool<T> implements vscode.LanguageModelTool<unknown> {
 /** A tool that writes: prepareInvocation runs the same call as a dry run and shows the diff. */
 abstract class WriteTool<T extends { dry_run?: boolean }> extends Tool<T> {
   abstract describe(input: T): string;
-  abstract dryRun(input: T, token: vscode.CancellationToken): Promise<{ diff?: string; refusal?: string }>;
+  abstract dryRun(input: T, token: vscode.CancellationToken): Promise<{ diff?: string; refusal?: string; answered?: boolean }>;
+  /**
+   * Refusals of the confirmation's dry run, by input. A refusal is an answer the
+   * agent gets: its auto-expanded lines and fresh refs count as read once the
+   * server has sent them, even in a dry run. So the call that follows returns
+   * that same refusal instead of writing: a dry run must never turn a refusal
+   * into a write the agent has not seen the lines of.
+   */
+  private readonly refusals = new Map<string, { text: string; at: number }>();
+
+  async invoke(options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken) {
+    const c = this.check(options.input);
+    if (c.ok) {
+      const k = JSON.stringify(c.value);
+      const r = this.refusals.get(k);
+      this.refusals.delete(k);
+      if (r && Date.now() - r.at < 120000) {
+        timings.invokeStart[this.name] = now();
+        return text(r.text);
+      }
+    }
+    return super.invoke(options, token);
+  }
 
   async prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>, token: vscode.CancellationToken) {
     const c = this.check(options.input);
@@ -180,14 +202,17 @@ abstract class WriteTool<T extends { dry_run?: boolean }> extends Tool<T> {
     if (c.value.dry_run || !vscode.workspace.getConfiguration('sightline').get<boolean>('confirmWrites', true)) {
       return { invocationMessage: what };
     }
-    let preview: { diff?: string; refusal?: string };
+    let preview: { diff?: string; refusal?: string; answered?: boolean };
     try {
       preview = await this.dryRun(c.value, token);
     } catch (e) {
       preview = { refusal: e instanceof Error ? e.message : String(e) };
     }
-    // A write the dry run refuses writes nothing: no need to ask; the model gets the refusal.
-    if (preview.refusal && !preview.diff) return { invocationMessage: `${what} (refused by the dry run)` };
+    // A write the dry run refuses writes nothing: no need to ask; the model gets that refusal.
+    if (preview.refusal && !preview.diff) {
+      if (preview.answered) this.refusals.set(JSON.stringify(c.value), { text: preview.refusal, at: Date.now() });
+      return { invocationMessage: `${what} (refused)` };
+    }
     return {
       invocationMessage: what,
       confirmationMessages: { title: what + '?', message: new vscode.MarkdownString(confirmationText(what, preview.diff, preview.refusal)) },
@@ -232,7 +257,7 @@ export class EditTool extends WriteTool<EditIn> {
   }
   async dryRun(i: EditIn, token: vscode.CancellationToken) {
     const r = await this.host.request<EditResult>('sightline/edit', this.params(i, true), token);
-    return r.ok ? { diff: r.diff ?? '' } : { refusal: formatEdit(r) };
+    return r.ok ? { diff: r.diff ?? '' } : { refusal: formatEdit(r), answered: true };
   }
   async run(i: EditIn, token: vscode.CancellationToken) {
     const uri = this.host.uri(i.path);
@@ -256,7 +281,10 @@ export class ApplyBlocksTool extends WriteTool<BlocksIn> {
   async dryRun(i: BlocksIn, token: vscode.CancellationToken) {
     const r = await this.host.request<BlocksResult>('sightline/applyBlocks', this.params(i, true), token);
     const diff = (r.blocks ?? []).map((b) => b.diff ?? '').join('');
-    return r.ok ? { diff } : { diff: diff || undefined, refusal: formatBlocks(r) };
+    // Any failed block: nothing is written and the model gets the whole dry-run report.
+    return r.ok
+      ? { diff }
+      : { refusal: formatBlocks(r) + 'Nothing was written, because a block did not validate (the dry run above): fix it and send all blocks again.\n', answered: true };
   }
   async run(i: BlocksIn, token: vscode.CancellationToken) {
     const r = await this.host.request<BlocksResult>('sightline/applyBlocks', this.params(i, !!i.dry_run), token);
@@ -298,7 +326,7 @@ export class WriteFileTool extends WriteTool<WriteIn & { dry_run?: boolean }> {
   }
   async dryRun(i: WriteIn, token: vscode.CancellationToken) {
     const r = await this.host.request<WriteResult>('sightline/write', this.params(i, true), token);
-    return r.ok ? { diff: r.diff } : { refusal: formatWrite(r) };
+    return r.ok ? { diff: r.diff } : { refusal: formatWrite(r), answered: true };
   }
   async run(i: WriteIn, token: vscode.CancellationToken) {
     const uri = this.host.uri(i.path);
