@@ -16,7 +16,7 @@ import {
 
 export type ServerState = 'starting' | 'running' | 'restarting' | 'missing' | 'failed' | 'stopped';
 
-const START_TIMEOUT_MS = 15000;
+const START_TIMEOUT_MS = Number(process.env.SIGHTLINE_START_TIMEOUT_MS) || 15000;
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const GIVE_UP_AFTER = 8; // consecutive failed starts
 const STABLE_MS = 60000; // a server that ran this long resets the backoff
@@ -81,6 +81,13 @@ export function findServer(extensionPath: string): { path?: string; looked: stri
   return { path: onPath('sightline'), looked };
 }
 
+/** A client whose own failure notifications go to the output only: the manager tells the user, once. */
+class QuietClient extends LanguageClient {
+  override error(message: string, data?: unknown, _show?: boolean | 'force'): void {
+    super.error(message, data, false);
+  }
+}
+
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
   state: ServerState = 'stopped';
@@ -97,6 +104,11 @@ export class ServerManager implements vscode.Disposable {
   private readyWaiters: (() => void)[] = [];
   private disposed = false;
   private child: cp.ChildProcess | undefined;
+  /** Every message shown to the user (for tests: a crash loop must show one). */
+  readonly shown: string[] = [];
+  failureCount(): number {
+    return this.failures;
+  }
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -144,8 +156,10 @@ export class ServerManager implements vscode.Disposable {
       this.setState('missing', `looked at ${found.looked.join(', ')}`);
       if (!this.missingShown) {
         this.missingShown = true;
+        const msg = `sightline: the server binary was not found (looked at ${found.looked.join('; ')}). ${INSTALL_HINT}`;
+        this.shown.push(msg);
         void vscode.window
-          .showErrorMessage(`sightline: the server binary was not found (looked at ${found.looked.join('; ')}). ${INSTALL_HINT}`, 'Open Settings')
+          .showErrorMessage(msg, 'Open Settings')
           .then((a) => a && vscode.commands.executeCommand('workbench.action.openSettings', 'sightline.path'));
       }
       return;
@@ -178,7 +192,7 @@ export class ServerManager implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient('sightline', 'sightline', serverOptions, clientOptions);
+    const client = new QuietClient('sightline', 'sightline', serverOptions, clientOptions);
     this.client = client;
     this.setup(client);
     let timer: NodeJS.Timeout | undefined;
@@ -216,8 +230,10 @@ export class ServerManager implements vscode.Disposable {
     if (this.failures > GIVE_UP_AFTER) {
       this.setState('failed', reason);
       void this.stopClient();
+      const msg = `sightline: the server failed ${GIVE_UP_AFTER} times in a row (${reason}); it is not restarted again. See the "sightline" output, then run "sightline: Restart Server".`;
+      this.shown.push(msg);
       void vscode.window
-        .showErrorMessage(`sightline: the server failed ${GIVE_UP_AFTER} times in a row (${reason}); it is not restarted again. See the "sightline" output, then run "sightline: Restart Server".`, 'Show Output')
+        .showErrorMessage(msg, 'Show Output')
         .then((a) => a && this.output.show());
       return;
     }
@@ -225,7 +241,9 @@ export class ServerManager implements vscode.Disposable {
     this.setState('restarting', `${reason}; restart ${this.failures} in ${delay / 1000} s`);
     if (!this.announced) {
       this.announced = true;
-      void vscode.window.showWarningMessage(`sightline: ${reason}. Restarting it (with backoff); further restarts are logged in the "sightline" output.`);
+      const msg = `sightline: ${reason}. Restarting it (with backoff); further restarts are logged in the "sightline" output.`;
+      this.shown.push(msg);
+      void vscode.window.showWarningMessage(msg);
     }
     const gen = ++this.generation; // a late close of the old client is not a new crash
     void this.stopClient();

@@ -67,7 +67,7 @@ export class ToolHost {
 
   /** Sends a request; a server that is down, refuses the params or does not answer becomes a CallError. */
   async request<T>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<T> {
-    if (this.server.state !== 'running') await this.server.waitReady(5000);
+    if (this.server.state === 'starting' || this.server.state === 'restarting') await this.server.waitReady(5000);
     const client = this.server.client;
     if (!client || this.server.state !== 'running') {
       throw new CallError(

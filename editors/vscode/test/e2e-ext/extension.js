@@ -173,4 +173,53 @@ exports.activate = async function activate() {
   results.ok = results.checks.every((c) => c.ok);
   fs.writeFileSync(out + '.tmp', JSON.stringify(results, null, 2));
   fs.renameSync(out + '.tmp', out);
+
+  // Phase 2, after the driver's screenshot: a crashing, a missing and a hanging server.
+  const faults = { checks: [] };
+  const fcheck = (name, ok, detail) => faults.checks.push({ name, ok: !!ok, detail: detail === undefined ? undefined : String(detail).slice(0, 2000) });
+  try {
+    await waitFor('the screenshot', () => fs.existsSync(out + '.screenshot-done'), 60000);
+    const api = vscode.extensions.getExtension('sightline.sightline').exports;
+    const cfg = () => vscode.workspace.getConfiguration('sightline');
+    const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'sightline-fake-'));
+    const crash = path.join(dir, 'crash.sh');
+    fs.writeFileSync(crash, '#!/bin/sh\necho "fake sightline: crashing" >&2\nexit 3\n', { mode: 0o755 });
+    const hang = path.join(dir, 'hang.sh');
+    fs.writeFileSync(hang, '#!/bin/sh\nexec sleep 600\n', { mode: 0o755 });
+    const shownBefore = api.server.shown.length;
+
+    await cfg().update('path', crash, vscode.ConfigurationTarget.Global);
+    await waitFor('three failed restarts', () => api.server.failureCount() >= 3, 20000).catch((e) => e);
+    const crashMsgs = api.server.shown.slice(shownBefore);
+    fcheck('crash loop: restarted with backoff', api.server.failureCount() >= 3 && api.server.state === 'restarting', `${api.server.failureCount()} failures, ${api.server.state}: ${api.server.detail}`);
+    fcheck('crash loop: one message', crashMsgs.length === 1 && /Restarting it/.test(crashMsgs[0]), JSON.stringify(crashMsgs));
+    const down = await invoke('sightline_read', { path: 'src/sched.py' });
+    fcheck('tool call while the server is down -> readable text', /language server is not running/.test(down), down);
+
+    const shownMissing = api.server.shown.length;
+    await cfg().update('path', path.join(dir, 'no-such-sightline'), vscode.ConfigurationTarget.Global);
+    await waitFor('missing state', () => api.server.state === 'missing', 10000).catch((e) => e);
+    const missingMsgs = api.server.shown.slice(shownMissing);
+    fcheck('missing binary: one clear message', api.server.state === 'missing' && missingMsgs.length === 1 && /not found/.test(missingMsgs[0]) && /go install/.test(missingMsgs[0]), JSON.stringify(missingMsgs));
+    const t0 = Date.now();
+    const missing = await invoke('sightline_edit', { path: 'src/sched.py', edits: [{ type: 'delete_line', ref: '1:aaaa' }] });
+    fcheck('tool call with no server -> readable text at once', /not running \(missing/.test(missing) && Date.now() - t0 < 3000, `${Date.now() - t0} ms: ${missing}`);
+
+    const shownHang = api.server.shown.length;
+    await cfg().update('path', hang, vscode.ConfigurationTarget.Global);
+    await waitFor('a hung start detected', () => api.server.failureCount() >= 1 && api.server.state === 'restarting', 15000).catch((e) => e);
+    const hangMsgs = api.server.shown.slice(shownHang);
+    fcheck('hanging server: detected, one message', hangMsgs.length === 1 && /did not answer initialize/.test(hangMsgs[0]), JSON.stringify(hangMsgs) + ' ' + api.server.detail);
+
+    await cfg().update('path', undefined, vscode.ConfigurationTarget.Global);
+    const back = await api.server.waitReady(20000);
+    fcheck('back to the bundled server', back, `${api.server.state} ${api.server.detail}`);
+    const again = await invoke('sightline_read', { path: 'src/sched.py', start: 1, end: 2 });
+    fcheck('tools work again', /^1:[0-9A-Za-z]{4}\|/m.test(again), again);
+  } catch (e) {
+    fcheck('no exception', false, e && e.stack ? e.stack : e);
+  }
+  faults.ok = faults.checks.every((c) => c.ok);
+  fs.writeFileSync(out + '.faults.tmp', JSON.stringify(faults, null, 2));
+  fs.renameSync(out + '.faults.tmp', out + '.faults');
 };

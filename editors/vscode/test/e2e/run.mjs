@@ -89,7 +89,7 @@ const cs = spawn(
   {
     detached: true, // its own process group: stopped as a whole below
     stdio: ['ignore', logStream, logStream],
-    env: { ...process.env, SIGHTLINE_E2E_RESULTS: resultsFile, XDG_STATE_HOME: join(tmp, 'state'), XDG_CONFIG_HOME: join(tmp, 'config') },
+    env: { ...process.env, SIGHTLINE_E2E_RESULTS: resultsFile, SIGHTLINE_START_TIMEOUT_MS: '2000', XDG_STATE_HOME: join(tmp, 'state'), XDG_CONFIG_HOME: join(tmp, 'config') },
   },
 );
 let browser;
@@ -109,7 +109,7 @@ try {
   log('workbench loaded');
 
   // Play the user: confirm each tool confirmation dialog, keeping its text.
-  const deadline = Date.now() + 150000;
+  const deadline = Date.now() + 120000;
   while (!existsSync(resultsFile)) {
     if (Date.now() > deadline) throw new Error('timed out waiting for the test extension results');
     if (cs.exitCode !== null) throw new Error(`code-server exited with ${cs.exitCode}`);
@@ -130,6 +130,24 @@ try {
   await sleep(1200); // let the last decorations paint
   await page.screenshot({ path: join(outDir, 'highlights.png') });
   log(`screenshot ${join(outDir, 'highlights.png')}`);
+
+  // phase 2: the test extension breaks the server in three ways
+  writeFileSync(resultsFile + '.screenshot-done', '');
+  const faultsFile = resultsFile + '.faults';
+  const fdeadline = Date.now() + 90000;
+  while (!existsSync(faultsFile)) {
+    if (Date.now() > fdeadline) throw new Error('timed out waiting for the fault results');
+    await sleep(200);
+  }
+  const faults = JSON.parse(readFileSync(faultsFile, 'utf8'));
+  const toasts = await page.locator('.notification-toast').allInnerTexts().catch(() => []);
+  results.checks.push(...faults.checks);
+  results.checks.push({
+    name: 'no error storm: no notification from the client itself',
+    ok: !toasts.some((t) => /couldn't create connection|Connection to server got closed|server crashed/i.test(t)),
+    detail: toasts.join('\n---\n'),
+  });
+  log('fault scenarios done');
 
   // the confirmation dialogs showed what the writes would do
   // (the dialog renders the markdown as plain text and collapses runs of spaces)
