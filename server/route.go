@@ -72,6 +72,13 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 		}
 		res, err := env.Edit(ctx, p)
 		return answer(res, err)
+	case "sightline/applyPatch":
+		var p handlers.PatchParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		res, err := env.ApplyPatch(ctx, p)
+		return answer(res, err)
 	case "sightline/applyBlocks":
 		var p handlers.BlocksParams
 		if err := decode(raw, &p, true); err != nil {

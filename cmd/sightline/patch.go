@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+// runPatch applies a unified diff or a V4A patch from standard input, all
+// files or none. Like edit blocks, a patch names files relative to the
+// workspace root, as the repository does.
+func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
+	dryRun := fs.Bool("dry-run", false, "check every file; write nothing")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session whose ledger guards the edits")
+	agent := fs.String("agent", "", "agent role inside the session")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 0 {
+		fmt.Fprintln(stderr, "usage: sightline patch [--dry-run] [--json] < PATCH  (unified diff or *** Begin Patch; paths relative to the workspace root)")
+		return exitUsage
+	}
+	text, err := io.ReadAll(io.LimitReader(stdin, handlers.MaxWriteSize+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline patch: reading standard input: %v\n", err)
+		return exitUsage
+	}
+	if len(text) > handlers.MaxWriteSize {
+		fmt.Fprintf(stderr, "sightline patch: the patch is over %d bytes\n", handlers.MaxWriteSize)
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline patch: %v\n", err)
+		return exitUsage
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+	res, err := env.ApplyPatch(ctx, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun})
+	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON}
+	show := func(w io.Writer) {
+		for _, f := range res.Files {
+			fmt.Fprintf(w, "[%s] %s: %s\n", f.Status, f.Path, f.Message)
+			if f.Hunk > 0 {
+				fmt.Fprintf(w, "  (hunk %d", f.Hunk)
+				if f.Line > 0 {
+					fmt.Fprintf(w, ", near line %d", f.Line)
+				}
+				fmt.Fprintln(w, ")")
+			}
+			io.WriteString(w, f.Diff)
+			io.WriteString(w, f.Expanded)
+		}
+	}
+	return o.answer(res, res.Outcome, err, show, func(w io.Writer) {
+		show(w)
+		fmt.Fprintln(w, res.Message)
+	})
+}

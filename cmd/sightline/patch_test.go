@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPatchCLI: a two-file patch applies whole after the files were read; a
+// patch with one bad file writes nothing; an unread hunk is refused by the
+// guard; V4A adds and updates.
+func TestPatchCLI(t *testing.T) {
+	a := "package a\n\nfunc A() int {\n\treturn 1\n}\n"
+	b := "package b\r\n\r\nfunc B() int {\r\n\treturn 2\r\n}\r\n"
+	c := newCLI(t, map[string]string{"a.go": a, "b.go": b})
+	diff := `diff --git a/a.go b/a.go
+--- a/a.go
++++ b/a.go
+@@ -3,3 +3,3 @@
+ func A() int {
+-	return 1
++	return 10
+ }
+diff --git a/b.go b/b.go
+--- a/b.go
++++ b/b.go
+@@ -3,3 +3,3 @@
+ func B() int {
+-	return 2
++	return 20
+ }
+`
+	// Nothing read yet: the guard refuses, nothing is written (the refusal
+	// shows the lines, which then count as read).
+	if out, errOut, code := c.run(diff, "patch"); code != 1 || !strings.Contains(out+errOut, "unread_range") {
+		t.Fatalf("unread patch: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.go")); string(got) != a {
+		t.Fatalf("a.go written by a refused patch: %q", got)
+	}
+	c.run("", "read", "a.go")
+	c.run("", "read", "b.go")
+	// One file does not apply: all or none.
+	bad := strings.Replace(diff, " func B() int {", " func B() string {", 1)
+	if out, errOut, code := c.run(bad, "patch"); code != 1 || !strings.Contains(out+errOut, "[skipped] a.go") {
+		t.Fatalf("half-good patch: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.go")); string(got) != a {
+		t.Fatalf("a.go written by a refused patch: %q", got)
+	}
+	if out, errOut, code := c.run(diff, "patch", "--dry-run"); code != 0 || !strings.Contains(out, "[validated] a.go") {
+		t.Fatalf("dry run: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "b.go")); string(got) != b {
+		t.Fatal("dry run wrote")
+	}
+	if out, errOut, code := c.run(diff, "patch"); code != 0 || !strings.Contains(out, "[applied] b.go") {
+		t.Fatalf("patch: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.go")); string(got) != strings.Replace(a, "return 1", "return 10", 1) {
+		t.Fatalf("a.go: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "b.go")); string(got) != strings.Replace(b, "return 2", "return 20", 1) {
+		t.Fatalf("b.go lost its CRLF: %q", got)
+	}
+	// The same patch again: its old lines are gone; refused, names the hunk.
+	if out, errOut, code := c.run(diff, "patch"); code != 1 || !strings.Contains(out+errOut, "hunk 1") {
+		t.Fatalf("stale patch: %d\n%s%s", code, out, errOut)
+	}
+	v4a := "*** Begin Patch\n*** Add File: c.go\n+package c\n*** Update File: a.go\n@@ func A() int {\n-\treturn 10\n+\treturn 100\n*** End Patch\n"
+	if out, errOut, code := c.run(v4a, "patch"); code != 0 {
+		t.Fatalf("v4a: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "c.go")); string(got) != "package c\n" {
+		t.Fatalf("c.go: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.go")); !strings.Contains(string(got), "return 100") {
+		t.Fatalf("a.go after v4a: %q", got)
+	}
+}
