@@ -35,4 +35,3 @@ func TestApplyPatchOpenBuffer(t *testing.T) {
 		t.Fatalf("outside: %v %+v", err, res.Outcome)
 	}
 }
-
