@@ -250,12 +250,11 @@ func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, n
 	if d.Path == "" {
 		return workspace.Doc{}, result.Errorf(result.NotFound, "%s is not a file and no editor holds it.", rel)
 	}
-	t, unlock, err := e.lockTarget(ctx, d.Key)
+	root, t, unlock, err := e.lockTarget(ctx, d.Key)
 	if err != nil {
 		return workspace.Doc{}, err
 	}
 	defer unlock()
-	root, _, _ := e.WS.Locate(d.Key)
 	cur, _, err := root.ReadFile(t, e.WS.MaxFileSize())
 	if err != nil {
 		if result.KindOf(err) == result.NotFound {
@@ -295,27 +294,27 @@ func (e *Env) mayWrite(uri string) error {
 // lockTarget resolves a document's file for writing (through links inside
 // the workspace; the link itself is kept) and takes its cross-process lock,
 // keyed by the real path, so every spelling of one file shares one lock.
-func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (confine.Target, func(), error) {
+func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (*confine.Root, confine.Target, func(), error) {
 	root, rel, err := e.WS.Locate(k)
 	if err != nil {
-		return confine.Target{}, nil, err
+		return nil, confine.Target{}, nil, err
 	}
 	t, err := root.Resolve(rel, confine.Write)
 	if err != nil {
-		return t, nil, err
+		return nil, t, nil, err
 	}
 	t.Name = e.WS.Rel(k)
 	unlock, err := e.paths.Lock(ctx, t.Real, lockWait)
 	if err != nil {
 		if errors.Is(err, pathlock.ErrTimeout) {
-			return t, nil, result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", t.Name, lockWait, e.paths.File(t.Real)))
+			return nil, t, nil, result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", t.Name, lockWait, e.paths.File(t.Real)))
 		}
 		if ctx.Err() != nil {
-			return t, nil, err
+			return nil, t, nil, err
 		}
-		return t, nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", t.Name, err))
+		return nil, t, nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", t.Name, err))
 	}
-	return t, unlock, nil
+	return root, t, unlock, nil
 }
 
 // writeSnapshot streams a snapshot's bytes in chunks of lines, so a large

@@ -350,10 +350,9 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	}
 	// The same lock as every write of the path: two creates, or a create
 	// and a write through a link to this name, cannot interleave.
-	t, unlock, err := e.lockTarget(ctx, k)
+	root, t, unlock, err := e.lockTarget(ctx, k)
 	if err == nil {
 		defer unlock()
-		root, _, _ = e.WS.Locate(k)
 		err = root.Create(t, []byte(content), 0o644)
 	}
 	if err != nil {
