@@ -196,7 +196,7 @@ func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Ke
 		r.Status, r.Message, r.Error = "failed", fmt.Sprintf("An earlier block already creates %s.", r.Path), result.Exists
 		return r
 	}
-	wr, err := e.create(b.caller.SessionOr(), k, content, WriteParams{Caller: b.caller, DryRun: b.dryRun}, WriteResult{Path: r.Path})
+	wr, err := e.create(ctx, b.caller.SessionOr(), k, content, WriteParams{Caller: b.caller, DryRun: b.dryRun}, WriteResult{Path: r.Path})
 	if err != nil {
 		r.Status, r.Message, r.Error = "failed", err.Error(), "internal"
 		return r

@@ -14,7 +14,9 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ledgerdb"
+	"github.com/sightline-lsp/sightline/pathlock"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -32,6 +34,7 @@ type Env struct {
 	syms     *symbols
 	audits   *auditLog
 	locks    docLocks
+	paths    *pathlock.Locks // cross-process write locks, one per file
 }
 
 // settings is the effective configuration, replaced whole.
@@ -56,10 +59,10 @@ func (s *settings) set(c config.Config) (old config.Config) {
 // NewEnv makes an Env over a workspace and a ledger, without a database or
 // an editor (Setup assembles the full one).
 func NewEnv(ws *workspace.Workspace, l *ledger.Ledger, cfg config.Config, log *zap.Logger) *Env {
-	return newEnv(ws, l, nil, nil, cfg, log)
+	return newEnv(ws, l, nil, nil, cfg, log, store.LockDir())
 }
 
-func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Editor, cfg config.Config, log *zap.Logger) *Env {
+func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Editor, cfg config.Config, log *zap.Logger, lockDir string) *Env {
 	if log == nil {
 		log = zap.NewNop()
 	}
@@ -68,6 +71,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 		settings: &settings{cfg: cfg},
 		syms:     newSymbols(cfg.Extract, log),
 		audits:   &auditLog{db: db, log: log},
+		paths:    pathlock.New(lockDir),
 	}
 }
 

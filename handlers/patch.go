@@ -2,10 +2,7 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -196,7 +193,7 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 			}
 		}
 		unlock := e.locks.lock(k)
-		wr, err := e.create(session, k, content, WriteParams{Caller: c}, WriteResult{Path: r.Path})
+		wr, err := e.create(ctx, session, k, content, WriteParams{Caller: c}, WriteResult{Path: r.Path})
 		unlock()
 		if err != nil {
 			return err
@@ -209,12 +206,13 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 	case patch.Delete:
 		unlock := e.locks.lock(k)
 		defer unlock()
-		path, _ := k.Path()
-		if err := os.Remove(path); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return result.Errorf(result.NotFound, "%s no longer exists.", r.Path)
-			}
-			return result.Wrap(result.IOError, err, fmt.Sprintf("Deleting %s failed (%v).", r.Path, err))
+		root, t, release, err := e.lockTarget(ctx, k)
+		if err != nil {
+			return err
+		}
+		defer release()
+		if err := root.Remove(t); err != nil {
+			return err
 		}
 		e.WS.Forget(k)
 		e.Ledger.Forget(ledger.DocKey(k))
@@ -230,16 +228,24 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 	}
 	r.Status, r.Message = "applied", "Patched "+r.Path+"."
 	if f.NewPath != "" {
-		nk, _ := e.WS.Resolve(f.NewPath)
-		from, _ := k.Path()
-		to, _ := nk.Path()
+		nk, err := e.WS.Resolve(f.NewPath)
+		if err != nil {
+			return err
+		}
 		unlock := e.locks.lock(k)
 		defer unlock()
-		if _, err := os.Lstat(to); err == nil {
-			return result.Errorf(result.Exists, "%s already exists: the rename of %s was not made.", r.NewPath, r.Path)
+		root, from, release, err := e.lockTarget(ctx, k)
+		if err != nil {
+			return err
 		}
-		if err := os.Rename(from, to); err != nil {
-			return result.Wrap(result.IOError, err, fmt.Sprintf("Renaming %s to %s failed (%v).", r.Path, r.NewPath, err))
+		defer release()
+		_, to, releaseTo, err := e.lockTarget(ctx, nk)
+		if err != nil {
+			return err
+		}
+		defer releaseTo()
+		if err := root.Rename(from, to); err != nil {
+			return err
 		}
 		e.WS.Forget(k)
 		e.Ledger.Forget(ledger.DocKey(k))

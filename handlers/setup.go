@@ -21,6 +21,9 @@ type Options struct {
 	Log    *zap.Logger
 	// StateDir is the database folder; "" means store.Dir(first root).
 	StateDir string
+	// LockDir is the folder of the per-file write locks; "" means
+	// store.LockDir(), shared by every sightline process of the user.
+	LockDir string
 	// NoPersist keeps the ledger in memory only.
 	NoPersist bool
 	// Editor is the editor connection edits to open documents go through;
@@ -77,7 +80,11 @@ func Setup(ctx context.Context, o Options) *Env {
 	if sync != nil {
 		sync.Attach(l, ws)
 	}
-	return newEnv(ws, l, sync, o.Editor, o.Config, log)
+	lockDir := o.LockDir
+	if lockDir == "" {
+		lockDir = store.LockDir()
+	}
+	return newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
 }
 
 // ShiftLedger moves every session's ranges through a document change.

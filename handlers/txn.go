@@ -1,19 +1,17 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/pathlock"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -106,6 +104,9 @@ type writeOut struct {
 // verdict), for the answer.
 func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err error) {
 	session := req.caller.SessionOr()
+	if err := e.mayWrite(req.uri); err != nil {
+		return out, err
+	}
 	d, err := e.document(req.uri)
 	if err != nil {
 		return out, err
@@ -195,15 +196,10 @@ func (e *Env) commit(ctx context.Context, session string, d workspace.Doc, plan 
 	if via == "client" {
 		return workspace.Doc{}, nil, result.Errorf(result.Denied, "applyVia is \"client\" but %s is not open in an editor connected to sightline; open it or set applyVia to auto.", e.WS.Rel(d.Key))
 	}
-	if d.Open {
-		// No editor to ask (or applyVia=disk): the disk may be written only if
-		// the buffer holds no unsaved changes, which the disk write would hide.
-		disk, err := os.ReadFile(d.Path)
-		if err != nil || !bytes.Equal(disk, []byte(d.Snap.Text())) {
-			return workspace.Doc{}, nil, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", e.WS.Rel(d.Key))
-		}
-	}
-	after, err := e.commitDisk(session, d, next, lcs)
+	// An open buffer without an editor to ask (or applyVia=disk): commitDisk
+	// writes only if the disk holds the buffer's text, that is, the buffer
+	// has no unsaved changes a disk write would hide.
+	after, err := e.commitDisk(ctx, session, d, next, lcs)
 	return after, nil, err
 }
 
@@ -251,36 +247,86 @@ func (e *Env) commitEditor(ctx context.Context, session string, d workspace.Doc,
 	return after, nil, nil
 }
 
-// commitDisk writes next atomically: a temp file in the same folder, fsync,
-// rename over the original, the file mode kept. The disk must still hold
-// what the plan was made against; a vanished file is not recreated.
-func (e *Env) commitDisk(session string, d workspace.Doc, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, error) {
+// lockWait bounds the wait for another process's write of the same file.
+const lockWait = 10 * time.Second
+
+// commitDisk writes next to disk. From the check of the file's bytes to the
+// rename it holds the file's cross-process lock (pathlock), so no other
+// sightline process (CLI, server) writes in between: a write answered
+// applied is on disk, and one made against bytes that changed meanwhile is
+// refused (file_changed). Every file operation goes through the workspace's
+// confined root (confine): nothing outside the workspace is read or written,
+// whatever links are swapped meanwhile. A vanished file is not recreated.
+func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, error) {
 	rel := e.WS.Rel(d.Key)
 	if d.Path == "" {
 		return workspace.Doc{}, result.Errorf(result.NotFound, "%s is not a file and no editor holds it.", rel)
 	}
-	target, err := filepath.EvalSymlinks(d.Path) // write the file a link points to; keep the link
+	root, t, unlock, err := e.lockTarget(ctx, d.Key)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
-		}
-		return workspace.Doc{}, fmt.Errorf("resolve %s: %w", rel, err)
+		return workspace.Doc{}, err
 	}
-	cur, err := os.ReadFile(target)
+	defer unlock()
+	cur, _, err := root.ReadFile(t, e.WS.MaxFileSize())
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if result.KindOf(err) == result.NotFound {
 			return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
 		}
-		return workspace.Doc{}, fmt.Errorf("read %s: %w", rel, err)
+		return workspace.Doc{}, err
 	}
 	if hashline.FileHash(cur) != d.FileHash() {
+		if d.Open {
+			return workspace.Doc{}, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", rel)
+		}
 		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
 	}
-	fi, err := writeAtomic(target, func(w io.Writer) error { return writeSnapshot(w, next) })
+	fi, err := root.Replace(t, func(w io.Writer) error { return writeSnapshot(w, next) })
 	if err != nil {
-		return workspace.Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("Writing %s failed (%v); the file is unchanged.", rel, err))
+		return workspace.Doc{}, err
 	}
 	return e.WS.CommitDisk(d.Key, d, next, lcs, session, fi), nil
+}
+
+// mayWrite refuses, before anything is read, a write the path policy
+// forbids (version control folders, dangling links, over-long paths), so the
+// refusal says why rather than what a read would say.
+func (e *Env) mayWrite(uri string) error {
+	k, err := workspace.Normalize(uri)
+	if err != nil || !k.IsFile() {
+		return nil // document() answers
+	}
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		return nil
+	}
+	_, err = root.Resolve(rel, confine.Write)
+	return err
+}
+
+// lockTarget resolves a document's file for writing (through links inside
+// the workspace; the link itself is kept) and takes its cross-process lock,
+// keyed by the real path, so every spelling of one file shares one lock.
+func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (*confine.Root, confine.Target, func(), error) {
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		return nil, confine.Target{}, nil, err
+	}
+	t, err := root.Resolve(rel, confine.Write)
+	if err != nil {
+		return nil, t, nil, err
+	}
+	t.Name = e.WS.Rel(k)
+	unlock, err := e.paths.Lock(ctx, t.Real, lockWait)
+	if err != nil {
+		if errors.Is(err, pathlock.ErrTimeout) {
+			return nil, t, nil, result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", t.Name, lockWait, e.paths.File(t.Real)))
+		}
+		if ctx.Err() != nil {
+			return nil, t, nil, err
+		}
+		return nil, t, nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", t.Name, err))
+	}
+	return root, t, unlock, nil
 }
 
 // writeSnapshot streams a snapshot's bytes in chunks of lines, so a large
@@ -297,45 +343,4 @@ func writeSnapshot(w io.Writer, s *textdoc.Snapshot) error {
 		from = to
 	}
 	return nil
-}
-
-// writeAtomic replaces path with what write produces so that a reader sees
-// the old file or the new one, never a part: temp file beside it, fsync,
-// rename, fsync of the folder. The original's permission bits are kept.
-func writeAtomic(path string, write func(io.Writer) error) (os.FileInfo, error) {
-	orig, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".sightline-*")
-	if err != nil {
-		return nil, err
-	}
-	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	if err := write(tmp); err != nil {
-		cleanup()
-		return nil, err
-	}
-	if err := tmp.Chmod(orig.Mode().Perm()); err != nil {
-		cleanup()
-		return nil, err
-	}
-	if err := tmp.Sync(); err != nil {
-		cleanup()
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return nil, err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return nil, err
-	}
-	if df, err := os.Open(dir); err == nil {
-		_ = df.Sync() // the rename itself durable; best effort on file systems that refuse
-		df.Close()
-	}
-	return os.Stat(path)
 }

@@ -2,14 +2,11 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lines"
@@ -99,7 +96,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		}
 		unlock := e.locks.lock(k)
 		defer unlock()
-		return e.create(session, k, content, p, res)
+		return e.create(ctx, session, k, content, p, res)
 	}
 	if p.Mode == "edit" && p.OldText == nil {
 		res.Outcome = Refusal(result.Errorf(result.InvalidEdit,
@@ -323,9 +320,8 @@ func contentLines(content, dom string, normalise bool) []lines.Line {
 
 // create writes a new file: refused if anything exists there; missing
 // folders are made; the file is the session's own (model_authored).
-func (e *Env) create(session string, k workspace.Key, content string, p WriteParams, res WriteResult) (WriteResult, error) {
-	path, ok := k.Path()
-	if !ok {
+func (e *Env) create(ctx context.Context, session string, k workspace.Key, content string, p WriteParams, res WriteResult) (WriteResult, error) {
+	if _, ok := k.Path(); !ok {
 		res.Outcome = Refusal(result.Errorf(result.Denied, "%s is not a file path; create writes files.", k))
 		return res, nil
 	}
@@ -333,9 +329,18 @@ func (e *Env) create(session string, k workspace.Key, content string, p WritePar
 		res.Outcome = Refusal(result.Errorf(result.Exists, "%s is open in the editor; use mode \"edit\" or \"overwrite\".", res.Path))
 		return res, nil
 	}
-	if _, err := os.Lstat(path); err == nil {
-		res.Outcome = Refusal(result.Errorf(result.Exists, "%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path))
-		return res, nil
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
+	t, err := root.Resolve(rel, confine.Write)
+	if err == nil && t.Exists {
+		err = result.Errorf(result.Exists, "%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path)
+	}
+	if err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
 	}
 	res.Diff = hashline.UnifiedDiff(res.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
 	if p.DryRun {
@@ -343,12 +348,19 @@ func (e *Env) create(session string, k workspace.Key, content string, p WritePar
 		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %s would be created; nothing was written.", res.Path)}
 		return res, nil
 	}
-	if err := createExclusive(path, []byte(content)); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			res.Outcome = Refusal(result.Errorf(result.Exists, "%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path))
-			return res, nil
+	// The same lock as every write of the path: two creates, or a create
+	// and a write through a link to this name, cannot interleave.
+	root, t, unlock, err := e.lockTarget(ctx, k)
+	if err == nil {
+		defer unlock()
+		err = root.Create(t, []byte(content), 0o644)
+	}
+	if err != nil {
+		if result.KindOf(err) == result.Exists {
+			err = result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path))
 		}
-		return res, fmt.Errorf("create %s: %w", res.Path, err)
+		res.Outcome, err = refusalOr(err)
+		return res, err
 	}
 	d, err := e.WS.Get(k)
 	if err != nil {
@@ -365,35 +377,4 @@ func (e *Env) create(session string, k workspace.Key, content string, p WritePar
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Created %s.", res.Path)}
 	res.Ledger = e.docLedger(session, d)
 	return res, nil
-}
-
-// createExclusive writes a new file whole or not at all, and never over an
-// existing one: the data goes to a temp file that is then hard-linked into
-// place (link fails if the name exists), so no reader sees a partial file.
-func createExclusive(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".sightline-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Link(tmp.Name(), path)
 }

@@ -45,6 +45,20 @@ func Dir(root string) (string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	base, err := stateBase()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(base, "sightline", folderName(filepath.Base(abs))+"-"+hex.EncodeToString(sum[:])[:12])
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("store: create state folder: %w", err)
+	}
+	return dir, nil
+}
+
+// stateBase is $XDG_STATE_HOME, defaulting to ~/.local/state.
+func stateBase() (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
 	if !filepath.IsAbs(base) { // the XDG spec says to ignore relative values
 		home, err := os.UserHomeDir()
@@ -53,12 +67,20 @@ func Dir(root string) (string, error) {
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	sum := sha256.Sum256([]byte(abs))
-	dir := filepath.Join(base, "sightline", folderName(filepath.Base(abs))+"-"+hex.EncodeToString(sum[:])[:12])
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("store: create state folder: %w", err)
+	return base, nil
+}
+
+// LockDir returns the folder of the per-file write locks:
+// $XDG_STATE_HOME/sightline/locks. It is one folder for every workspace of
+// the user, not one per workspace, so two workspaces that overlap (a server
+// on a repository, the CLI in a nested folder of it) share the locks of
+// their common files. Without a home folder it falls back to the system's
+// temp folder, per user.
+func LockDir() string {
+	if base, err := stateBase(); err == nil {
+		return filepath.Join(base, "sightline", "locks")
 	}
-	return dir, nil
+	return filepath.Join(os.TempDir(), fmt.Sprintf("sightline-%d", os.Getuid()), "locks")
 }
 
 // folderName keeps a workspace's base name readable and safe as a path

@@ -36,6 +36,19 @@ func (k Key) Path() (string, bool) {
 	return filepath.FromSlash(p), true
 }
 
+// Host returns the host of a file key naming another machine
+// (file://server/share/...), else "".
+func (k Key) Host() string {
+	if !k.IsFile() {
+		return ""
+	}
+	u, err := url.Parse(string(k))
+	if err != nil || u.Host == "localhost" {
+		return ""
+	}
+	return u.Host
+}
+
 // Normalize turns a URI as a client sent it into a Key. File URIs get a decoded,
 // cleaned path, re-encoded one canonical way (drive letters lower-cased); other
 // schemes (untitled:, git:, vscode-notebook-cell:) keep their text with only

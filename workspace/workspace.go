@@ -9,9 +9,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
@@ -283,17 +283,58 @@ func New(roots []string, opts Options) *Workspace {
 }
 
 // roots is an immutable set of workspace roots: absolute, cleaned, the
-// primary one first.
-type roots struct{ list []string }
+// primary one first, each with its confined handle (nil when it could not be
+// opened; its files then cannot be read or written).
+type roots struct {
+	list []string
+	fs   []*confine.Root
+	errs []error
+}
 
 func newRoots(in []string) *roots {
 	r := &roots{list: make([]string, 0, len(in))}
 	for _, p := range in {
 		if abs, err := filepath.Abs(p); err == nil {
-			r.list = append(r.list, filepath.Clean(abs))
+			abs = filepath.Clean(abs)
+			cr, err := confine.Open(abs)
+			r.list = append(r.list, abs)
+			r.fs = append(r.fs, cr)
+			r.errs = append(r.errs, err)
 		}
 	}
 	return r
+}
+
+// Locate returns the confined root a file key lies in and the key's path
+// relative to it (as written: symlinks are the root's to follow). Every
+// disk access to a document goes through it. Keys outside every root, with
+// a NUL byte, or naming another host are denied.
+func (w *Workspace) Locate(k Key) (*confine.Root, string, error) {
+	path, ok := k.Path()
+	if !ok {
+		return nil, "", result.Errorf(result.NotFound, "%s is not open in the editor and is not a file.", k)
+	}
+	if k.Host() != "" {
+		return nil, "", result.Errorf(result.Denied, "%s is on another host; sightline works on local files only.", k)
+	}
+	if strings.ContainsRune(path, 0) {
+		return nil, "", result.Errorf(result.Denied, "Path %q contains a NUL byte.", path)
+	}
+	rs := w.roots.Load()
+	for i, root := range rs.list {
+		if !within(root, path) {
+			continue
+		}
+		if rs.fs[i] == nil {
+			return nil, "", result.Wrap(result.IOError, rs.errs[i], fmt.Sprintf("The workspace root %s cannot be opened: %v.", root, rs.errs[i]))
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return nil, "", result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, strings.Join(rs.list, ", "))
+		}
+		return rs.fs[i], rel, nil
+	}
+	return nil, "", result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, strings.Join(rs.list, ", "))
 }
 
 func (r *roots) primary() string {
@@ -312,6 +353,9 @@ func (w *Workspace) Root() string { return w.roots.Load().primary() }
 // SetRoots replaces the workspace roots (workspace folders changed). Calls
 // already running keep the roots they started with.
 func (w *Workspace) SetRoots(list []string) { w.roots.Store(newRoots(list)) }
+
+// MaxFileSize is the largest file loaded from disk.
+func (w *Workspace) MaxFileSize() int64 { return w.opts.MaxFileSize }
 
 func (w *Workspace) nextRev() int64 { return w.rev.Add(1) }
 
@@ -628,23 +672,29 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	}
 	w.mu.Unlock()
 
-	path, ok := k.Path()
-	if !ok {
-		return Doc{}, result.Errorf(result.NotFound, "%s is not open in the editor and is not a file.", k)
-	}
-	fi, err := os.Stat(path)
+	path, _ := k.Path()
+	root, rel, err := w.Locate(k)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if known {
-				w.Forget(k)
-			}
-			return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
+		return Doc{}, err
+	}
+	// One handle from the check to the read: the file read is the file whose
+	// stat was compared, and it is inside the workspace (confine.Root).
+	t, err := root.Resolve(rel, confine.Read)
+	if err == nil {
+		t.Name = w.Rel(k)
+	}
+	var f *os.File
+	var fi os.FileInfo
+	if err == nil {
+		f, fi, err = root.OpenRead(t)
+	}
+	if err != nil {
+		if result.KindOf(err) == result.NotFound && known {
+			w.Forget(k)
 		}
-		return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+		return Doc{}, err
 	}
-	if fi.IsDir() {
-		return Doc{}, result.Errorf(result.NotFound, "%s is a directory, not a file.", w.Rel(k))
-	}
+	defer f.Close()
 	if known && fi.ModTime().Equal(seenMod) && fi.Size() == seenSize {
 		w.mu.Lock()
 		cur, still := w.docs[k]
@@ -660,12 +710,12 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if fi.Size() > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
 	}
-	data, err := os.ReadFile(path)
+	data, err := io.ReadAll(io.LimitReader(f, w.opts.MaxFileSize+1))
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
-		}
-		return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+	}
+	if int64(len(data)) > w.opts.MaxFileSize {
+		return Doc{}, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", w.Rel(k), w.opts.MaxFileSize)
 	}
 	if IsBinary(data) {
 		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))

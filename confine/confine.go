@@ -1,0 +1,270 @@
+// Package confine is sightline's only way to the files of a workspace: every
+// open, stat, create, mkdir and rename goes through an os.Root opened on the
+// workspace root, so no spelling of a path, no symlink and no swap between a
+// check and a use reaches a file outside it. It also says what sightline
+// never touches inside (version control folders), and replaces files
+// atomically keeping their owner and mode.
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/sightline-lsp/sightline/result"
+)
+
+// Limits of the file systems sightline writes to (Linux: NAME_MAX,
+// PATH_MAX less the terminating NUL).
+const (
+	MaxName = 255
+	MaxPath = 4095
+)
+
+// maxHops bounds symlinks followed in one path, as the kernel does (ELOOP).
+const maxHops = 40
+
+// Root is a workspace root opened for confined access. It is safe for
+// concurrent use.
+type Root struct {
+	dir  string // as given: absolute, clean
+	real string // dir with symlinks resolved: real paths (lock keys) start here
+	r    *os.Root
+}
+
+// Open opens the root folder dir (an absolute path).
+func Open(dir string) (*Root, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	return &Root{dir: filepath.Clean(dir), real: real, r: r}, nil
+}
+
+// Dir is the root's path as given.
+func (r *Root) Dir() string { return r.dir }
+
+// Close releases the root's handle.
+func (r *Root) Close() error { return r.r.Close() }
+
+// Intent is what a caller means to do with a path: policy differs.
+type Intent int
+
+const (
+	Read Intent = iota
+	Write
+)
+
+// Target is a path inside the root with every symlink resolved (inside the
+// root), as it was when resolved.
+type Target struct {
+	Name   string // the path as the caller named it, for messages
+	Rel    string // relative to the root, no symlinks, cleaned; "." is the root
+	Real   string // the absolute real path: what a per-file lock is keyed by
+	Exists bool
+	Info   fs.FileInfo // Lstat of Rel when Exists
+}
+
+// Resolve follows rel (relative to the root) through symlinks inside the
+// root, refusing any way out (denied), version control folders (denied, see
+// Allowed), dangling links (denied) and over-long names (io_error). The
+// result is a check, not a handle: every later operation still goes through
+// the root, so a link swapped in meanwhile cannot lead out either.
+func (r *Root) Resolve(rel string, intent Intent) (Target, error) {
+	name := filepath.ToSlash(rel)
+	t := Target{Name: name}
+	if strings.IndexByte(rel, 0) >= 0 {
+		return t, result.Errorf(result.Denied, "Path %q contains a NUL byte.", rel)
+	}
+	if err := checkLength(r.dir, rel, name); err != nil {
+		return t, err
+	}
+	if filepath.IsAbs(rel) || !filepath.IsLocal(filepath.Clean(rel)) && filepath.Clean(rel) != "." {
+		return t, result.Errorf(result.Denied, "%s is outside the workspace (%s).", name, r.dir)
+	}
+	if err := allowed(rel, intent, name); err != nil {
+		return t, err
+	}
+	parts := split(filepath.Clean(rel))
+	orig := len(parts) // parts of the caller's path still to walk (the tail of parts)
+	var done []string
+	hops := 0
+	var last fs.FileInfo
+	for len(parts) > 0 {
+		p := parts[0]
+		fromLink := len(parts) > orig
+		parts = parts[1:]
+		if !fromLink {
+			orig--
+		}
+		switch p {
+		case ".", "":
+			continue
+		case "..":
+			if len(done) == 0 {
+				return t, result.Errorf(result.Denied, "%s leads outside the workspace (%s) through a symbolic link.", name, r.dir)
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		cur := filepath.Join(append(done, p)...)
+		fi, err := r.r.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			if fromLink {
+				return t, dangling(name)
+			}
+			for _, q := range parts {
+				if q == ".." {
+					return t, result.Wrap(result.NotFound, err, fmt.Sprintf("%s does not exist.", name))
+				}
+			}
+			t.Rel = filepath.Join(append(append(done, p), parts...)...)
+			t.Real = filepath.Join(r.real, t.Rel)
+			return t, allowed(t.Rel, intent, name)
+		}
+		if err != nil {
+			return t, r.fault(err, name)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > maxHops {
+				return t, result.Errorf(result.IOError, "%s: too many levels of symbolic links.", name)
+			}
+			dest, err := r.r.Readlink(cur)
+			if err != nil {
+				return t, r.fault(err, name)
+			}
+			if filepath.IsAbs(dest) {
+				in, ok := r.inside(dest)
+				if !ok {
+					return t, result.Errorf(result.Denied, "%s is a symbolic link to %s, outside the workspace (%s).", name, dest, r.dir)
+				}
+				done = nil
+				dest = in
+			}
+			parts = append(split(dest), parts...)
+			continue
+		}
+		if len(parts) > 0 && !fi.IsDir() {
+			return t, result.Errorf(result.IOError, "%s: not a directory (%s is a file).", name, filepath.ToSlash(cur))
+		}
+		done = append(done, p)
+		last = fi
+	}
+	t.Rel = filepath.Join(done...)
+	if t.Rel == "" {
+		t.Rel = "."
+	}
+	t.Real = filepath.Join(r.real, t.Rel)
+	t.Exists, t.Info = true, last
+	return t, allowed(t.Rel, intent, name)
+}
+
+// inside returns abs relative to the root, if it names a place inside it
+// (by the root's path as given or its real path).
+func (r *Root) inside(abs string) (string, bool) {
+	abs = filepath.Clean(abs)
+	for _, base := range []string{r.dir, r.real} {
+		if rel, err := filepath.Rel(base, abs); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+func split(p string) []string {
+	return strings.FieldsFunc(p, func(c rune) bool { return c == filepath.Separator || c == '/' })
+}
+
+// checkLength refuses paths no file system here can hold, before anything
+// is created: a component over MaxName bytes, or a path over MaxPath.
+func checkLength(root, rel, name string) error {
+	full := filepath.Join(root, rel)
+	if len(full) > MaxPath {
+		return result.Errorf(result.IOError, "The path %.60s… is %d bytes, over the %d-byte limit (file name too long); nothing was created.", name, len(full), MaxPath)
+	}
+	for _, p := range split(rel) {
+		if len(p) > MaxName {
+			return result.Errorf(result.IOError, "The name %.40s… is %d bytes, over the %d-byte limit (file name too long); nothing was created.", p, len(p), MaxName)
+		}
+	}
+	return nil
+}
+
+// vcsFolders are never written by agent calls: a write there can run code
+// (hooks, config's core.hooksPath, aliases) or corrupt history.
+var vcsFolders = []string{".git", ".hg", ".svn"}
+
+// allowed applies the path policy: nothing under a version control folder is
+// written; .git's config and hooks are not read either (they are code, and
+// config may hold credentials). Names compare case-insensitively, as on the
+// file systems that fold case.
+func allowed(rel string, intent Intent, name string) error {
+	parts := split(filepath.Clean(rel))
+	for i, p := range parts {
+		for _, v := range vcsFolders {
+			if !strings.EqualFold(p, v) {
+				continue
+			}
+			if intent == Write {
+				return result.Errorf(result.Denied, "%s is inside %s/: sightline never writes version control folders. Change the repository with its own tools.", name, v)
+			}
+			if v == ".git" && i+1 < len(parts) && (strings.EqualFold(parts[i+1], "hooks") || strings.EqualFold(parts[i+1], "config") && i+2 == len(parts)) {
+				return result.Errorf(result.Denied, "%s is .git's config or a hook: sightline does not read them (they run code and may hold credentials).", name)
+			}
+		}
+	}
+	return nil
+}
+
+func dangling(name string) error {
+	return result.Errorf(result.Denied, "%s is a dangling symbolic link (its target does not exist); sightline neither reads nor writes through it. Remove the link, or create its target.", name)
+}
+
+// fault sorts an error of the root: a way out is denied, a missing file is
+// not_found, a permission problem is read_only, the rest is io_error with
+// the OS's reason (never a temp file's name).
+func (r *Root) fault(err error, name string) error {
+	var re *result.Error
+	switch {
+	case errors.As(err, &re):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return result.Wrap(result.NotFound, err, fmt.Sprintf("%s does not exist.", name))
+	case escapes(err):
+		return result.Wrap(result.Denied, err, fmt.Sprintf("%s leads outside the workspace (%s).", name, r.dir))
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
+		return result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s cannot be written: %s.", name, reason(err)))
+	}
+	return result.Wrap(result.IOError, err, fmt.Sprintf("%s: %s.", name, reason(err)))
+}
+
+// escapes reports os.Root's refusal of a path leading out of it.
+func escapes(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "path escapes from parent")
+}
+
+// reason is the OS's reason for err, without the paths (temp names) the
+// error carries.
+func reason(err error) string {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err.Error()
+	case errors.As(err, &le):
+		return le.Err.Error()
+	case errors.As(err, &se):
+		return se.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,209 @@
+package confine
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sightline-lsp/sightline/result"
+)
+
+func setup(t *testing.T) (*Root, string, string) {
+	t.Helper()
+	ws, out := t.TempDir(), t.TempDir()
+	must := func(err error) {
+		if err != nil {
+			t.Helper()
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(ws, "a/b"), 0o755))
+	must(os.WriteFile(filepath.Join(ws, "a/b/c.txt"), []byte("c\n"), 0o644))
+	must(os.WriteFile(filepath.Join(out, "x.txt"), []byte("SECRET\n"), 0o644))
+	must(os.Symlink("a/b/c.txt", filepath.Join(ws, "rel")))
+	must(os.Symlink(filepath.Join(ws, "a/b/c.txt"), filepath.Join(ws, "abs")))
+	must(os.Symlink("rel", filepath.Join(ws, "chain")))
+	must(os.Symlink(filepath.Join(out, "x.txt"), filepath.Join(ws, "out")))
+	must(os.Symlink("out", filepath.Join(ws, "chainout")))
+	must(os.Symlink("../..", filepath.Join(ws, "a/up")))
+	must(os.Symlink("b", filepath.Join(ws, "a/bb")))
+	must(os.Symlink("missing.txt", filepath.Join(ws, "dangling")))
+	must(os.Symlink("loop2", filepath.Join(ws, "loop1")))
+	must(os.Symlink("loop1", filepath.Join(ws, "loop2")))
+	r, err := Open(ws)
+	must(err)
+	t.Cleanup(func() { r.Close() })
+	return r, ws, out
+}
+
+func TestResolve(t *testing.T) {
+	r, ws, out := setup(t)
+	for _, c := range []struct {
+		rel, want, kind string
+		exists          bool
+	}{
+		{"a/b/c.txt", "a/b/c.txt", "", true},
+		{"rel", "a/b/c.txt", "", true},
+		{"abs", "a/b/c.txt", "", true},
+		{"chain", "a/b/c.txt", "", true},
+		{"a/bb/c.txt", "a/b/c.txt", "", true},
+		{"a/bb/../b/c.txt", "a/b/c.txt", "", true},
+		{"a/new/x.txt", "a/new/x.txt", "", false},
+		{".", ".", "", true},
+		{"..", "", "denied", false},
+		{"../x.txt", "", "denied", false},
+		{"a/../../x.txt", "", "denied", false},
+		{filepath.Join(out, "x.txt"), "", "denied", false},
+		{"out", "", "denied", false},
+		{"chainout", "", "denied", false},
+		{"a/up/x", "", "denied", false},
+		{"a/up/" + filepath.Base(ws) + "/a/b/c.txt", "", "denied", false},
+		{"dangling", "", "denied", false},
+		{"loop1", "", "io_error", false},
+		{"a\x00b", "", "denied", false},
+		{"a/b/c.txt/d", "", "io_error", false},
+		{strings.Repeat("n", 256), "", "io_error", false},
+		{strings.Repeat("d/", 2100), "", "io_error", false},
+		{`\\server\share`, `\\server\share`, "", false},
+	} {
+		got, err := r.Resolve(c.rel, Read)
+		if kind := string(result.KindOf(err)); kind != c.kind || err == nil && (got.Rel != filepath.FromSlash(c.want) || got.Exists != c.exists) {
+			t.Errorf("Resolve(%.40q) = %q exists %v, %v (%s); want %q exists %v %s", c.rel, got.Rel, got.Exists, err, kind, c.want, c.exists, c.kind)
+		}
+		if err == nil && got.Real != filepath.Join(r.real, got.Rel) {
+			t.Errorf("Resolve(%q).Real = %s", c.rel, got.Real)
+		}
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	r, ws, _ := setup(t)
+	os.MkdirAll(filepath.Join(ws, ".git/hooks"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/config"), nil, 0o644)
+	os.Symlink(".git", filepath.Join(ws, "g"))
+	for _, c := range []struct {
+		rel         string
+		read, write bool
+	}{
+		{".git/HEAD", true, false},
+		{".git/config", false, false},
+		{".git/hooks/pre-commit", false, false},
+		{".git/hooks", false, false},
+		{".git/refs/config", true, false},
+		{"g/config", false, false},
+		{"g/HEAD", true, false},
+		{".GIT/config", false, false},
+		{".hg/hgrc", true, false},
+		{".svn/entries", true, false},
+		{"sub/.git/hooks/x", false, false},
+		{"x.git/config", true, true},
+		{".github/workflows/ci.yml", true, true},
+	} {
+		_, rerr := r.Resolve(c.rel, Read)
+		_, werr := r.Resolve(c.rel, Write)
+		if (rerr == nil) != c.read || (werr == nil) != c.write {
+			t.Errorf("%s: read %v write %v; want read %v write %v", c.rel, rerr, werr, c.read, c.write)
+		}
+		for _, err := range []error{rerr, werr} {
+			if err != nil && result.KindOf(err) != result.Denied {
+				t.Errorf("%s: %v is not denied", c.rel, err)
+			}
+		}
+	}
+}
+
+func TestReplaceKeepsModeAndLink(t *testing.T) {
+	r, ws, _ := setup(t)
+	p := filepath.Join(ws, "a/b/c.txt")
+	os.Chmod(p, 0o751)
+	tg, err := r.Resolve("rel", Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(p)
+	if b, _ := os.ReadFile(p); string(b) != "new\n" || fi.Mode().Perm() != 0o751 {
+		t.Fatalf("after replace: %q %v", b, fi.Mode())
+	}
+	if fi, _ := os.Lstat(filepath.Join(ws, "rel")); fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(ws, "a/b")); len(ents) != 1 {
+		t.Fatalf("leftovers: %v", ents)
+	}
+}
+
+func TestReplaceRefusals(t *testing.T) {
+	r, ws, _ := setup(t)
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err }
+	os.WriteFile(filepath.Join(ws, "ro.txt"), []byte("ro\n"), 0o444)
+	os.WriteFile(filepath.Join(ws, "hl.txt"), []byte("hl\n"), 0o644)
+	os.Link(filepath.Join(ws, "hl.txt"), filepath.Join(ws, "hl2.txt"))
+	for name, kind := range map[string]result.Kind{"ro.txt": result.ReadOnly, "hl.txt": result.Denied} {
+		tg, err := r.Resolve(name, Write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Replace(tg, write); result.KindOf(err) != kind {
+			t.Errorf("%s: %v, want %s", name, err, kind)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "hl2.txt")); string(b) != "hl\n" {
+		t.Fatalf("hard link written: %q", b)
+	}
+}
+
+func TestCreate(t *testing.T) {
+	r, ws, _ := setup(t)
+	tg, err := r.Resolve("n/m/new.txt", Write)
+	if err != nil || tg.Exists {
+		t.Fatal(tg, err)
+	}
+	if err := r.Create(tg, []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "n/m/new.txt")); string(b) != "hi\n" {
+		t.Fatalf("%q", b)
+	}
+	if err := r.Create(tg, []byte("again\n"), 0o644); result.KindOf(err) != result.Exists {
+		t.Fatalf("create over a file: %v", err)
+	}
+	// Under a file: the OS's reason, as io_error.
+	os.WriteFile(filepath.Join(ws, "f"), nil, 0o644)
+	if _, err = r.Resolve("f/x/y", Write); result.KindOf(err) != result.IOError || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("create under a file: %v", err)
+	}
+}
+
+func TestAbandonedTempsCleaned(t *testing.T) {
+	r, ws, _ := setup(t)
+	dir := filepath.Join(ws, "a/b")
+	stale := filepath.Join(dir, ".sightline-0123abcd.tmp")
+	os.WriteFile(stale, []byte("half"), 0o600)
+	live := filepath.Join(dir, ".sightline-89abcdef.tmp")
+	os.WriteFile(live, []byte("busy"), 0o600)
+	lf, _ := os.Open(live)
+	defer lf.Close()
+	if err := lockTemp(lf); err != nil { // a writer still at work
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(dir, ".sightline-notours.tmp")
+	os.WriteFile(theirs, nil, 0o600)
+	tg, _ := r.Resolve("a/b/c.txt", Write)
+	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := w.Write(bytes.Repeat([]byte("z"), 10)); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("an abandoned temp file survived")
+	}
+	for _, p := range []string{live, theirs} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
+	}
+}

@@ -1,0 +1,367 @@
+package confine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/result"
+)
+
+// OpenRead opens t (resolved with Read) for reading: a regular file only,
+// opened without blocking on a FIFO a link swap put there.
+func (r *Root) OpenRead(t Target) (*os.File, fs.FileInfo, error) {
+	if !t.Exists {
+		return nil, nil, result.Errorf(result.NotFound, "File %s does not exist.", t.Name)
+	}
+	f, err := r.r.OpenFile(t.Rel, openReadFlags, 0)
+	if err != nil {
+		return nil, nil, r.fault(err, t.Name)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, r.fault(err, t.Name)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, nil, result.Errorf(result.NotFound, "%s is a directory, not a file.", t.Name)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, result.Errorf(result.Denied, "%s is not a regular file (%v); sightline reads and writes regular files only.", t.Name, fi.Mode().Type())
+	}
+	return f, fi, nil
+}
+
+// ReadFile returns t's bytes, refusing files over max bytes (too_large).
+func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
+	f, fi, err := r.OpenRead(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if fi.Size() > max {
+		return nil, nil, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", t.Name, fi.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, nil, r.fault(err, t.Name)
+	}
+	if int64(len(data)) > max {
+		return nil, nil, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", t.Name, max)
+	}
+	return data, fi, nil
+}
+
+// Temp files are named .sightline-XXXXXXXX.tmp (short: a 255-byte file name
+// still has a temp name) and locked (flock) by their writer from creation to
+// rename, so a writer that is gone is recognisable: its temp file is
+// unlocked.
+const (
+	tempPrefix = ".sightline-"
+	tempSuffix = ".tmp"
+)
+
+func isTemp(name string) bool {
+	mid, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, tempSuffix)
+	if !ok || len(mid) != 8 {
+		return false
+	}
+	for _, c := range mid {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// folder is an open folder of the workspace: every operation on its files
+// goes through a handle on it, so the folder cannot be swapped for another
+// between a check and the rename.
+type folder struct {
+	r    *Root
+	d    *os.Root
+	self *os.File // the folder itself: fsync after a rename, flock for temp bookkeeping
+	rel  string
+}
+
+func (r *Root) folder(rel string) (*folder, error) {
+	d, err := r.r.OpenRoot(rel)
+	if err != nil {
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	self, err := d.Open(".")
+	if err != nil {
+		d.Close()
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	return &folder{r: r, d: d, self: self, rel: rel}, nil
+}
+
+func (f *folder) close() {
+	f.self.Close()
+	f.d.Close()
+}
+
+// temp makes a new locked temp file in the folder, removing first the temp
+// files of writers that are gone. The folder's shared lock spans creating
+// and locking the file, so the cleaner (which takes it exclusively) never
+// takes a fresh, not yet locked temp file for an abandoned one.
+func (f *folder) temp(name string) (*os.File, string, error) {
+	f.clean()
+	release := lockFolder(f.self, false)
+	defer release()
+	for range 8 {
+		var b [4]byte
+		rand.Read(b[:])
+		tn := tempPrefix + hex.EncodeToString(b[:]) + tempSuffix
+		tf, err := f.d.OpenFile(tn, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", f.r.fault(err, name)
+		}
+		if err := lockTemp(tf); err != nil {
+			tf.Close()
+			f.d.Remove(tn)
+			return nil, "", f.r.fault(err, name)
+		}
+		return tf, tn, nil
+	}
+	return nil, "", result.Errorf(result.IOError, "%s: no free temp file name in its folder.", name)
+}
+
+// clean removes the temp files of writers that are gone (unlocked), and
+// only sightline's own.
+func (f *folder) clean() {
+	release, ok := tryLockFolder(f.self)
+	if !ok {
+		return // another writer is making a temp file; the next write cleans
+	}
+	defer release()
+	d, err := f.d.Open(".")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if !isTemp(n) {
+			continue
+		}
+		tf, err := f.d.OpenFile(n, openReadFlags, 0)
+		if err != nil {
+			continue
+		}
+		if abandoned(tf) {
+			if a, err1 := tf.Stat(); err1 == nil {
+				if b, err2 := f.d.Lstat(n); err2 == nil && os.SameFile(a, b) {
+					f.d.Remove(n)
+				}
+			}
+		}
+		tf.Close()
+	}
+}
+
+func (f *folder) sync() {
+	_ = f.self.Sync() // the rename itself durable; best effort where folders refuse fsync
+}
+
+// Replace writes t (resolved with Write; it must exist) atomically: a temp
+// file in the same folder with t's owner, group and mode, fsync, rename over
+// t, fsync of the folder. A reader, or a crash, sees the old file or the new
+// one. Refused: a file the caller may not write or with no write bit
+// (read_only), a file whose owner the caller cannot give the new copy
+// (read_only), a file with several hard links (denied: a rename would split
+// them), anything but a regular file (denied). The caller holds the file's
+// lock.
+func (r *Root) Replace(t Target, write func(io.Writer) error) (fs.FileInfo, error) {
+	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
+	f, err := r.folder(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	fi, err := f.d.Lstat(base)
+	if err != nil {
+		return nil, r.fault(err, t.Name)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, result.Errorf(result.Denied, "%s changed into a %v while it was being written; nothing was written.", t.Name, fi.Mode().Type())
+	}
+	if err := writable(f.d, base, fi, t.Name); err != nil {
+		return nil, err
+	}
+	tf, tn, err := f.temp(t.Name)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (fs.FileInfo, error) {
+		tf.Close()
+		f.d.Remove(tn)
+		return nil, err
+	}
+	// Owner first: chown clears the set-id bits, chmod sets them back.
+	if err := keepOwner(tf, fi); err != nil {
+		return fail(result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s belongs to another owner (%s), which sightline cannot give the new copy it renames into place (%s); it was not written.", t.Name, ownerOf(fi), reason(err))))
+	}
+	if err := tf.Chmod(fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+		return fail(r.fault(err, t.Name))
+	}
+	if err := write(tf); err != nil {
+		return fail(r.fault(err, t.Name))
+	}
+	if err := tf.Sync(); err != nil {
+		return fail(r.fault(err, t.Name))
+	}
+	// The temp file stays open (and locked) until it has its final name: a
+	// cleaner never takes it for abandoned.
+	if err := f.d.Rename(tn, base); err != nil {
+		return fail(r.fault(err, t.Name))
+	}
+	tf.Close()
+	f.sync()
+	after, err := f.d.Stat(base)
+	if err != nil {
+		return nil, r.fault(err, t.Name)
+	}
+	return after, nil
+}
+
+// writable refuses a file the caller may not write: no write bit at all
+// (read-only by intent, even for root), or one the OS will not open for
+// writing. A file with several hard links is refused too: replacing it by a
+// rename would leave the other names with the old text.
+func writable(d *os.Root, base string, fi fs.FileInfo, name string) error {
+	if fi.Mode().Perm()&0o222 == 0 {
+		return result.Errorf(result.ReadOnly, "%s is read-only (mode %v); sightline does not write it. Make it writable first if it should change.", name, fi.Mode().Perm())
+	}
+	if n := links(fi); n > 1 {
+		return result.Errorf(result.Denied, "%s has %d hard links; sightline replaces a file by renaming a new copy over it, which would leave the other links with the old text, so it does not write it. Break the link (cp, then mv) or edit it with another tool.", name, n)
+	}
+	w, err := d.OpenFile(base, openWriteProbeFlags, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err) {
+			return result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s is read-only for this user (%s); sightline does not write it.", name, reason(err)))
+		}
+		return result.Wrap(result.IOError, err, fmt.Sprintf("%s: %s.", name, reason(err)))
+	}
+	w.Close()
+	return nil
+}
+
+// Create writes a new file t (resolved with Write; it must not exist)
+// whole or not at all, never over an existing one: a temp file hard-linked
+// into place (link fails if the name exists). Missing folders are made, and
+// removed again if the create fails. The caller holds the file's lock.
+func (r *Root) Create(t Target, data []byte, perm fs.FileMode) error {
+	if t.Exists {
+		return result.Errorf(result.Exists, "%s already exists.", t.Name)
+	}
+	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
+	made, err := r.mkdirs(dir, t.Name)
+	if err != nil {
+		return err
+	}
+	undo := func() {
+		for i := len(made) - 1; i >= 0; i-- {
+			r.r.Remove(made[i])
+		}
+	}
+	f, err := r.folder(dir)
+	if err != nil {
+		undo()
+		return err
+	}
+	defer f.close()
+	tf, tn, err := f.temp(t.Name)
+	if err != nil {
+		undo()
+		return err
+	}
+	defer func() {
+		tf.Close()
+		f.d.Remove(tn)
+	}()
+	for _, step := range []func() error{
+		func() error { _, err := tf.Write(data); return err },
+		func() error { return tf.Chmod(perm) },
+		tf.Sync,
+		func() error { return f.d.Link(tn, base) },
+	} {
+		if err := step(); err != nil {
+			undo()
+			if errors.Is(err, fs.ErrExist) {
+				return result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists.", t.Name))
+			}
+			return r.fault(err, t.Name)
+		}
+	}
+	f.sync()
+	return nil
+}
+
+// mkdirs makes the missing folders of rel, one at a time through the root,
+// and returns those it made (outermost first).
+func (r *Root) mkdirs(rel, name string) ([]string, error) {
+	var made []string
+	cur := ""
+	for _, p := range split(rel) {
+		cur = filepath.Join(cur, p)
+		err := r.r.Mkdir(cur, 0o755)
+		switch {
+		case err == nil:
+			made = append(made, cur)
+		case errors.Is(err, fs.ErrExist):
+			if fi, err := r.r.Stat(cur); err != nil || !fi.IsDir() {
+				err = fmt.Errorf("%s: %w", filepath.ToSlash(cur), errNotDir)
+				for i := len(made) - 1; i >= 0; i-- {
+					r.r.Remove(made[i])
+				}
+				return nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be created: %s is not a directory.", name, filepath.ToSlash(cur)))
+			}
+		default:
+			for i := len(made) - 1; i >= 0; i-- {
+				r.r.Remove(made[i])
+			}
+			return nil, r.fault(err, name)
+		}
+	}
+	return made, nil
+}
+
+var errNotDir = errors.New("not a directory")
+
+// Remove deletes the file t names, through the root: a link swapped in since
+// Resolve cannot make it delete anything outside.
+func (r *Root) Remove(t Target) error {
+	if err := r.r.Remove(t.Rel); err != nil {
+		return r.fault(err, t.Name)
+	}
+	return nil
+}
+
+// Rename moves the file from names to the new name to, both through the
+// root; to must not exist (checked by the caller under its lock).
+func (r *Root) Rename(from, to Target) error {
+	if _, err := r.r.Lstat(to.Rel); err == nil {
+		return result.Errorf(result.Exists, "%s already exists.", to.Name)
+	}
+	if err := r.r.Rename(from.Rel, to.Rel); err != nil {
+		return r.fault(err, from.Name)
+	}
+	return nil
+}

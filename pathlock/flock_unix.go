@@ -1,0 +1,29 @@
+//go:build unix
+
+package pathlock
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// tryLock takes an exclusive flock without waiting.
+func tryLock(f *os.File) (bool, error) {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, unix.EWOULDBLOCK):
+			return false, nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		default:
+			return false, err
+		}
+	}
+}
+
+func unlock(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }
