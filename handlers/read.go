@@ -178,6 +178,9 @@ func (e *Env) notice(d workspace.Doc, cut ledger.Range, budget int) string {
 func (e *Env) document(uri string) (workspace.Doc, error) {
 	k, err := workspace.Normalize(uri)
 	if err != nil {
+		if result.KindOf(err) != "" {
+			return workspace.Doc{}, err // denied (a NUL byte)
+		}
 		return workspace.Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	// Confinement first, open buffer or not: an editor buffer of a file

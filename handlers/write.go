@@ -88,6 +88,10 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 	}
 	k, err := workspace.Normalize(p.TextDocument.URI)
 	if err != nil {
+		if result.KindOf(err) != "" {
+			res.Outcome = Refusal(err) // denied (a NUL byte)
+			return res, nil
+		}
 		return res, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)

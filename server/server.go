@@ -6,6 +6,9 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
 	"sync"
 	"time"
 
@@ -111,21 +114,35 @@ func (s *Server) Serve(ctx context.Context, stream jsonrpc2.Stream) int {
 	s.conn.Go(s.bg, s.handler())
 
 	code := 1
+	exited := false
 	select {
 	case code = <-s.exited:
+		exited = true
 	case <-s.conn.Done():
 		s.mu.Lock()
 		if s.state == stateShutdown {
 			code = 0
 		}
 		s.mu.Unlock()
-		s.log.Info("client closed the stream", zap.Int("exit", code))
+		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, net.ErrClosed) {
+			// A broken frame (a garbage Content-Length) ends the stream
+			// too: say so rather than blame the client.
+			s.log.Error("connection failed", zap.Error(err), zap.Int("exit", code))
+		} else {
+			s.log.Info("client closed the stream", zap.Int("exit", code))
+		}
 	case <-ctx.Done():
 	}
 	s.teardown()
-	// Close can block while the client keeps stdin open: bound the wait.
+	// Close can block while the client keeps stdin open (a blocking read
+	// that closing does not wake). After exit nothing more is owed to the
+	// client: close in the background and return at once, so the editor
+	// does not wait on a quit. Otherwise bound the wait.
 	done := make(chan struct{})
 	go func() { _ = s.conn.Close(); close(done) }()
+	if exited {
+		return code
+	}
 	select {
 	case <-done:
 	case <-time.After(time.Second):

@@ -581,6 +581,9 @@ func (w *Workspace) Forget(k Key) {
 func (w *Workspace) Lookup(uri string) (Doc, error) {
 	k, err := Normalize(uri)
 	if err != nil {
+		if result.KindOf(err) != "" {
+			return Doc{}, err
+		}
 		return Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	return w.Get(k)
@@ -634,13 +637,10 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if known {
-				w.Forget(k)
-			}
-			return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
+		if errors.Is(err, fs.ErrNotExist) && known {
+			w.Forget(k)
 		}
-		return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+		return Doc{}, w.readError(k, err)
 	}
 	if fi.IsDir() {
 		return Doc{}, result.Errorf(result.NotFound, "%s is a directory, not a file.", w.Rel(k))
@@ -662,10 +662,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
-		}
-		return Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
+		return Doc{}, w.readError(k, err)
 	}
 	if IsBinary(data) {
 		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
@@ -703,6 +700,29 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	w.emit(ev)
 	w.mu.Unlock()
 	return d, nil
+}
+
+// readError sorts a failed stat or read of a document's file: missing is
+// not_found; a permission refusal is denied, with the OS reason, since the
+// file is there and telling the agent it is not would send it to create it.
+func (w *Workspace) readError(k Key, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
+	case errors.Is(err, fs.ErrPermission):
+		return result.Wrap(result.Denied, err, fmt.Sprintf("File %s cannot be read: permission denied (%v).", w.Rel(k), unwrapPath(err)))
+	}
+	return result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), unwrapPath(err)))
+}
+
+// unwrapPath drops the path an *fs.PathError repeats (the message names the
+// file already) and keeps the OS reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (w *Workspace) emit(ev *ChangeEvent) {
