@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,12 @@ type EditResult struct {
 	FreshRefs        []string `json:"fresh_refs,omitempty"`
 
 	GuardRefusal
+}
+
+func (r *EditResult) addWarning(w string) {
+	if !slices.Contains(r.Warnings, w) {
+		r.Warnings = append(r.Warnings, w)
+	}
 }
 
 // windowContext is how many lines around an edit the answer shows.

@@ -119,3 +119,49 @@ func TestUnreadableFileIsDenied(t *testing.T) {
 		t.Fatalf("read of a mode-000 file: %+v", res)
 	}
 }
+
+// A didChange the server cannot apply exactly must never be applied wrongly
+// or in part: the document is marked out of sync, reads say so, edits are
+// refused until the file is reopened, and the user is told.
+func TestMalformedDidChangeMarksOutOfSync(t *testing.T) {
+	for name, change := range map[string]map[string]any{
+		"negative position": {"textDocument": map[string]any{"version": 2}, "contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]int{"line": -1, "character": 0}, "end": map[string]int{"line": 0, "character": 1}}, "text": "X"}}},
+		"null version": {"textDocument": map[string]any{"version": nil}, "contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "text": "X"}}},
+		"version over int32": {"textDocument": map[string]any{"version": int64(1) << 40}, "contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "text": "X"}}},
+		"end before start": {"textDocument": map[string]any{"version": 2}, "contentChanges": []any{map[string]any{
+			"range": map[string]any{"start": map[string]int{"line": 1, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "text": "X"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			text := "one\ntwo\nthree\n"
+			e, root := start(t, map[string]string{"a.txt": text}, lsptest.Options{})
+			u := fileURI(root, "a.txt")
+			e.Open(u, "plaintext", text)
+			change["textDocument"].(map[string]any)["uri"] = u
+			if err := e.Notify("textDocument/didChange", change); err != nil {
+				t.Fatal(err)
+			}
+			res := read(t, e, u, nil, nil)
+			if !res.OK || res.TotalLines != 3 || !strings.Contains(res.Content, "|one\n") {
+				t.Fatalf("the server's copy changed: %+v", res)
+			}
+			if !strings.Contains(strings.Join(res.Warnings, " "), "out of sync") {
+				t.Fatalf("read does not warn that the document is out of sync: %v", res.Warnings)
+			}
+			ed := edit(t, e, u, []map[string]any{{"type": "replace_line", "ref": "1:" + hashOf("one"), "new_content": "uno"}}, nil)
+			if ed.OK || ed.Error != "version_conflict" || !strings.Contains(ed.Message, "reopen") {
+				t.Fatalf("edit of an out-of-sync document: %+v", ed)
+			}
+			e.WaitNote("window/showMessage")
+			// Reopening brings it back.
+			e.Close(u)
+			e.Open(u, "plaintext", text)
+			read(t, e, u, nil, nil)
+			if ed := edit(t, e, u, []map[string]any{{"type": "replace_line", "ref": "1:" + hashOf("one"), "new_content": "uno"}}, nil); !ed.OK {
+				t.Fatalf("edit after reopening: %+v", ed)
+			}
+		})
+	}
+}

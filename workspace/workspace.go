@@ -40,7 +40,13 @@ type Doc struct {
 	Lang    string // LSP languageId, when known
 	Rev     int64  // sightline's revision, unique across documents and restarts
 	Snap    *textdoc.Snapshot
-	hash    *lazyHash
+	// Desync, when not "", says why this open buffer may differ from the
+	// editor's: a didChange could not be applied exactly (bad positions, a
+	// version that is not an int32), so it was not applied at all. Writes
+	// are refused until the editor sends the whole text again (didOpen, or
+	// a full-text change).
+	Desync string
+	hash   *lazyHash
 }
 
 // FileHash is "sha256:" + hex SHA-256 of the document's exact bytes.
@@ -433,12 +439,29 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 		return Doc{}, fmt.Errorf("didChange for %s, which is not open", uri)
 	}
 	old := e.doc
+	if old.Desync != "" {
+		// The base is unknown: only a full text brings the buffer back.
+		full := -1
+		for i, c := range changes {
+			if c.Range == nil {
+				full = i
+			}
+		}
+		if full < 0 {
+			e.doc.Version = version
+			w.mu.Unlock()
+			return e.doc, nil
+		}
+		changes = changes[full:]
+	}
 	snap, lcs, err := old.Snap.Apply(changes, enc)
 	if err != nil {
+		w.desyncLocked(e, fmt.Sprintf("a change to version %d could not be applied: %v", version, err))
 		w.mu.Unlock()
 		return Doc{}, fmt.Errorf("apply didChange to %s (version %d): %w", uri, version, err)
 	}
 	d := old
+	d.Desync = ""
 	d.Version = version
 	d.Snap = snap
 	d.hash = &lazyHash{}
@@ -465,6 +488,36 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 	w.broadcast()
 	w.mu.Unlock()
 	return d, nil
+}
+
+// Desync marks an open document as out of sync with the editor (a change
+// that could not be applied exactly, and so was not applied): reads warn,
+// writes are refused until the editor sends the whole text again. It
+// reports whether the document was in sync before (the user is told once).
+func (w *Workspace) Desync(uri, reason string) (Doc, bool) {
+	k, err := Normalize(uri)
+	if err != nil {
+		return Doc{}, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.docs[k]
+	if !ok || !e.doc.Open {
+		return Doc{}, false
+	}
+	first := e.doc.Desync == ""
+	w.desyncLocked(e, reason)
+	return e.doc, first
+}
+
+func (w *Workspace) desyncLocked(e *entry, reason string) {
+	if e.doc.Desync == "" {
+		e.doc.Desync = reason
+	}
+	// An edit waiting for the editor's echo will not see it: the text it
+	// would compare against is not the editor's.
+	delete(w.expects, e.doc.Key)
+	w.broadcast()
 }
 
 // broadcast wakes WaitVersion callers; call with w.mu held.
@@ -561,6 +614,7 @@ func (w *Workspace) Close(uri string) {
 	w.mu.Lock()
 	if e, ok := w.docs[k]; ok && e.doc.Open {
 		e.doc.Open = false
+		e.doc.Desync = ""       // the disk is the text again
 		e.modTime = time.Time{} // force a disk check against the buffer's text
 		e.size = -1
 		if !k.IsFile() {
