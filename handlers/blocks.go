@@ -110,6 +110,7 @@ func (b *Blocks) Close() BlocksResult {
 	if len(all) == 0 {
 		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END."
 	}
+	b.e.annotate(&res)
 	return res
 }
 

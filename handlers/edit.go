@@ -77,6 +77,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	session := p.SessionOr()
 	res = EditResult{Remapped: []Remap{}, Warnings: []string{}}
 	var out writeOut
+	defer func() { e.annotate(&res, out.before) }()
 	defer func() {
 		if err == nil {
 			e.audit(ctx, "sightline/edit", p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), p.Edits)

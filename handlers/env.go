@@ -110,7 +110,7 @@ func (o *Outcome) addWarning(w string) {
 // is unavailable (reads are not saved), and the documents the answer is about
 // are out of sync with the editor.
 func (e *Env) annotate(r warner, docs ...workspace.Doc) {
-	if w := e.health.warning(); w != "" {
+	for _, w := range e.persistenceWarnings() {
 		r.addWarning(w)
 	}
 	for _, d := range docs {

@@ -43,7 +43,6 @@ type WriteResult struct {
 	FileHash string     `json:"fileHash,omitempty"`
 	Version  *int32     `json:"version"`
 	Ledger   *DocLedger `json:"ledger,omitempty"`
-	Warnings []string   `json:"warnings,omitempty"`
 	// no_match: the lines nearest to old_text, annotated (they count as read).
 	Nearest []string `json:"nearest,omitempty"`
 	// ambiguous_match: the first line of every match.
@@ -55,6 +54,7 @@ type WriteResult struct {
 // overwrite. Each goes through the same guard and apply path as hashline
 // edits; refusals are results with ok=false.
 func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err error) {
+	defer func() { e.annotate(&res) }()
 	start := time.Now()
 	session := p.SessionOr()
 	var before, guard string
@@ -151,7 +151,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		res.URI = out.before.URI
 	}
 	if len(out.warnings) > 0 {
-		res.Warnings = out.warnings
+		res.Warnings = append(res.Warnings, out.warnings...)
 	}
 	if err != nil {
 		switch result.KindOf(err) {

@@ -165,3 +165,20 @@ func TestMalformedDidChangeMarksOutOfSync(t *testing.T) {
 		})
 	}
 }
+
+// A state database that cannot be opened is said to the user once
+// (window/showMessage) and in every answer's warnings.
+func TestUnusableStateDatabaseIsReported(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	os.WriteFile(file, []byte("x"), 0o644)
+	e, root := start(t, map[string]string{"a.txt": "one\n"}, lsptest.Options{Server: server.Options{StateDir: filepath.Join(file, "state")}})
+	e.WaitNote("window/showMessage")
+	res := read(t, e, fileURI(root, "a.txt"), nil, nil)
+	if !res.OK || !strings.Contains(strings.Join(res.Warnings, " "), file) {
+		t.Fatalf("read: %+v", res)
+	}
+	var led handlers.LedgerResult
+	if err := e.Call("sightline/ledger", nil, &led); err != nil || len(led.Warnings) == 0 {
+		t.Fatalf("ledger: %v %+v", err, led)
+	}
+}
