@@ -199,15 +199,56 @@ const (
 	maxPinned = 512
 )
 
+// minKeptBytes is the memory the kept revisions of one document may always
+// use; a larger document may keep twice its size. Counts alone do not bound
+// memory: a revision that rewrote the whole document costs the whole text.
+const minKeptBytes = 8 << 20
+
+func keptBudget(cur *textdoc.Snapshot) int { return max(minKeptBytes, 2*cur.Len()) }
+
+func keptBytes(list []revSnap) int {
+	n := 0
+	for _, r := range list {
+		n += r.snap.Owned()
+	}
+	return n
+}
+
 // keep installs d as the entry's document, remembering the previous one.
 func (e *entry) keep(d Doc) {
 	if e.doc.Snap != nil && e.doc.Rev != d.Rev {
+		e.doc.Snap.ReleaseText()
 		e.past = append(e.past, revSnap{e.doc.Rev, e.doc.Snap, e.doc.Version, e.doc.Open})
 		if len(e.past) > maxPast {
 			e.past = append(e.past[:0], e.past[len(e.past)-maxPast:]...)
 		}
 	}
 	e.doc = d
+	e.trim()
+}
+
+// trim drops the oldest kept revisions, recent ones first, until they fit
+// the byte budget (a revision in both lists is counted twice: an estimate
+// that errs on the side of memory).
+func (e *entry) trim() {
+	budget := keptBudget(e.doc.Snap)
+	past, pinned := keptBytes(e.past), keptBytes(e.pinned)
+	drop := 0
+	for drop < len(e.past) && past+pinned > budget {
+		past -= e.past[drop].snap.Owned()
+		drop++
+	}
+	if drop > 0 {
+		e.past = append(e.past[:0], e.past[drop:]...)
+	}
+	drop = 0
+	for drop < len(e.pinned)-1 && pinned > budget {
+		pinned -= e.pinned[drop].snap.Owned()
+		drop++
+	}
+	if drop > 0 {
+		e.pinned = append(e.pinned[:0], e.pinned[drop:]...)
+	}
 }
 
 // Pin keeps a document's revision rev (it must be current or recent) for as
@@ -231,6 +272,7 @@ func (w *Workspace) Pin(k Key, rev int64) {
 	if len(e.pinned) > maxPinned {
 		e.pinned = append(e.pinned[:0], e.pinned[len(e.pinned)-maxPinned:]...)
 	}
+	e.trim()
 }
 
 // find returns a kept revision of the entry.
