@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -219,6 +220,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 	}
 	cancel := protocol.CancelHandler(async)
 	return func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+		s.busy.Store(time.Now().UnixNano())
 		method := strings.Clone(req.Method())
 		isCall := req.IsCall()
 		defer func() {

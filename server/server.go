@@ -9,7 +9,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -77,6 +79,10 @@ type Server struct {
 	ledger *ledger.Ledger
 	pub    *publisher
 
+	// busy is the time of the last message (unix nanoseconds), for the idle
+	// memory release.
+	busy atomic.Int64
+
 	exitOnce sync.Once
 	exited   chan int // exit code
 }
@@ -112,6 +118,7 @@ func (s *Server) Serve(ctx context.Context, stream jsonrpc2.Stream) int {
 	defer s.stopBg()
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	s.conn.Go(s.bg, s.handler())
+	go s.releaseWhenIdle(s.bg, 2*time.Second)
 
 	code := 1
 	exited := false
@@ -149,6 +156,29 @@ func (s *Server) Serve(ctx context.Context, stream jsonrpc2.Stream) int {
 		s.log.Warn("connection did not close within 1s; exiting anyway")
 	}
 	return code
+}
+
+// releaseWhenIdle returns freed memory to the OS once the server has been
+// idle for a while after work. The runtime returns it only gradually (and the
+// serve command collects rarely, GOGC=400): a burst such as thousands of
+// cancelled reads of a large file would otherwise leave the process holding
+// its peak long after.
+func (s *Server) releaseWhenIdle(ctx context.Context, idle time.Duration) {
+	t := time.NewTicker(idle / 2)
+	defer t.Stop()
+	released := int64(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			last := s.busy.Load()
+			if last > released && now.UnixNano()-last >= int64(idle) {
+				debug.FreeOSMemory()
+				released = now.UnixNano()
+			}
+		}
+	}
 }
 
 // teardown stops background work and flushes the ledger to disk.
