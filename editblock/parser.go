@@ -223,6 +223,13 @@ func (p *Parser) complete(c []byte) {
 	p.lineNo++
 }
 
+// Buffered returns the bytes the parser holds for the block being read (its
+// lines and their offsets) and the line in progress: what a caller bounds
+// against output that never ends its block.
+func (p *Parser) Buffered() int {
+	return cap(p.cur.body) + 8*cap(p.cur.ends) + cap(p.line)
+}
+
 // Orphans returns the orphans found since the last call, in order, and
 // forgets them. Call it after Write (or at least after Close) to report
 // every "<<<< EDIT" the output holds.

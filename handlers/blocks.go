@@ -62,7 +62,15 @@ type Blocks struct {
 	parser  *editblock.Parser
 	scratch map[workspace.Key]*textdoc.Snapshot // dry run: each file as the earlier blocks would leave it
 	results []BlockResult
+	// overflow is set when the block being read outgrew MaxBlockBuffer: the
+	// rest of the output is not read.
+	overflow *BlockResult
 }
+
+// MaxBlockBuffer bounds what one unfinished edit block may hold in memory:
+// both halves of a block at the largest write (MaxWriteSize each) fit. Past
+// it the output is refused rather than buffered without end.
+const MaxBlockBuffer = 3 * MaxWriteSize
 
 // NewBlocks starts a run.
 func (e *Env) NewBlocks(c Caller, dryRun, stage bool) *Blocks {
@@ -72,14 +80,32 @@ func (e *Env) NewBlocks(c Caller, dryRun, stage bool) *Blocks {
 // Write feeds model output; every block it completes is applied at once and
 // its result returned.
 func (b *Blocks) Write(ctx context.Context, chunk []byte) []BlockResult {
+	if b.overflow != nil {
+		return nil
+	}
 	var out []BlockResult
 	for _, blk := range b.parser.Write(chunk) {
 		r := b.apply(ctx, blk)
 		b.results = append(b.results, r)
 		out = append(out, r)
 	}
+	if n := b.parser.Buffered(); n > MaxBlockBuffer {
+		r := BlockResult{Status: "skipped", Error: result.TooLarge, Index: -1}
+		if pd := b.parser.Pending(); pd != nil {
+			r.Index, r.Path = pd.Index, pd.Path
+			r.Message = fmt.Sprintf("The edit block starting at line %d holds over %d MiB without its >>>> EDIT END: refused, and the output after it was not read. Split the change into smaller blocks.", pd.Line, MaxBlockBuffer>>20)
+		} else {
+			r.Message = fmt.Sprintf("A line of the output is over %d MiB: refused, and the output after it was not read.", MaxBlockBuffer>>20)
+		}
+		b.overflow = &r
+		b.parser = editblock.NewParser() // release what it held
+		out = append(out, r)
+	}
 	return out
 }
+
+// Overflowed reports whether the output was cut off at an oversized block.
+func (b *Blocks) Overflowed() bool { return b.overflow != nil }
 
 // Close ends the output: blocks the parser could not complete are reported
 // as skipped. It returns every result in output order.
@@ -92,6 +118,9 @@ func (b *Blocks) Close() BlocksResult {
 	}
 	for _, o := range b.parser.Orphans() {
 		extra = append(extra, BlockResult{Index: o.Index, Path: o.Path, Status: "skipped", Message: o.Message, Error: result.InvalidEdit})
+	}
+	if b.overflow != nil {
+		extra = append(extra, *b.overflow)
 	}
 	all := append(append([]BlockResult(nil), b.results...), extra...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Index < all[j].Index })
@@ -106,10 +135,14 @@ func (b *Blocks) Close() BlocksResult {
 	if counts["failed"] > 0 {
 		res.OK, res.Error = false, result.NoMatch
 	}
+	if b.overflow != nil {
+		res.OK, res.Error = false, result.TooLarge
+	}
 	res.Message = fmt.Sprintf("%d %s: %d applied, %d validated, %d failed, %d skipped.", len(all), plural(len(all), "block", "blocks"), counts["applied"], counts["validated"], counts["failed"], counts["skipped"])
 	if len(all) == 0 {
 		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END."
 	}
+	b.e.annotate(&res)
 	return res
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,6 +60,12 @@ type EditResult struct {
 	GuardRefusal
 }
 
+func (r *EditResult) addWarning(w string) {
+	if !slices.Contains(r.Warnings, w) {
+		r.Warnings = append(r.Warnings, w)
+	}
+}
+
 // windowContext is how many lines around an edit the answer shows.
 const windowContext = 5
 
@@ -70,6 +77,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	session := p.SessionOr()
 	res = EditResult{Remapped: []Remap{}, Warnings: []string{}}
 	var out writeOut
+	defer func() { e.annotate(&res, out.before) }()
 	defer func() {
 		if err == nil {
 			e.audit(ctx, "sightline/edit", p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), p.Edits)

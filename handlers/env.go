@@ -7,6 +7,8 @@
 package handlers
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 
 	"go.uber.org/zap"
@@ -35,6 +37,7 @@ type Env struct {
 	audits   *auditLog
 	locks    docLocks
 	paths    *pathlock.Locks // cross-process write locks, one per file
+	health   *health
 }
 
 // settings is the effective configuration, replaced whole.
@@ -72,6 +75,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 		syms:     newSymbols(cfg.Extract, log),
 		audits:   &auditLog{db: db, log: log},
 		paths:    pathlock.New(lockDir),
+		health:   &health{},
 	}
 }
 
@@ -91,6 +95,48 @@ type Outcome struct {
 	OK      bool        `json:"ok"`
 	Message string      `json:"message,omitempty"`
 	Error   result.Kind `json:"error,omitempty"`
+	// Warnings are what the agent or user should know that did not stop the
+	// call: a ledger that cannot be saved, a document out of sync.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// warner is a result that carries warnings: Outcome, or a result with a
+// warnings field of its own (EditResult always sends one).
+type warner interface{ addWarning(string) }
+
+func (o *Outcome) addWarning(w string) {
+	if !slices.Contains(o.Warnings, w) {
+		o.Warnings = append(o.Warnings, w)
+	}
+}
+
+// annotate adds the warnings every answer carries: the ledger's database
+// is unavailable (reads are not saved), and the documents the answer is about
+// are out of sync with the editor.
+func (e *Env) annotate(r warner, docs ...workspace.Doc) {
+	for _, w := range e.persistenceWarnings() {
+		r.addWarning(w)
+	}
+	for _, d := range docs {
+		if d.Desync != "" {
+			r.addWarning(desyncWarning(e.WS.Rel(d.Key), d.Desync))
+		}
+	}
+}
+
+// desyncWarning tells the agent that the server's copy of an open document
+// may differ from the editor's buffer, and what fixes it.
+func desyncWarning(path, reason string) string {
+	return fmt.Sprintf("%s is out of sync with the editor (%s): sightline's copy may differ from the buffer, and edits to it are refused. Close and reopen the file in the editor (or reload it), then read it again.", path, reason)
+}
+
+// checkInSync refuses a write to a document whose text may not be the
+// editor's: editing it could land anywhere.
+func (e *Env) checkInSync(d workspace.Doc) error {
+	if d.Desync == "" {
+		return nil
+	}
+	return result.Errorf(result.VersionConflict, "%s is out of sync with the editor (%s), so the edit was not applied. Close and reopen the file in the editor (or reload it), then read it again and retry.", e.WS.Rel(d.Key), d.Desync)
 }
 
 // refusalOr sorts an error: invalid params and internal faults go back to

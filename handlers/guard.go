@@ -77,8 +77,15 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 		missing.AddAll(dec.Stale)
 		if content, got := e.expand(session, agent, d, missing.Ranges()); len(got) > 0 {
 			v.Name, v.Expanded, v.ExpandedRanges = "expanded", content, got
-			msgs = append(msgs, expandedMessage(missing, got))
+			if e.health.forgetful() {
+				msgs = append(msgs, forgottenMessage(got))
+			} else {
+				msgs = append(msgs, expandedMessage(missing, got))
+			}
 		}
+	}
+	if v.Name == "blocked" && e.health.forgetful() {
+		msgs = append(msgs, "Reads are not remembered from one command to the next while the ledger database is unavailable (see warnings): make the state folder usable, or set SIGHTLINE_STATE_DIR to a writable folder.")
 	}
 	v.Err = result.Errorf(kind, "%s", strings.Join(msgs, " "))
 	return v
@@ -104,6 +111,19 @@ func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
 	}
 	return fmt.Sprintf("%s %s in expanded below and now count as read. %s did not fit in the read budget and must still be read before the edit can succeed.",
 		strings.Join(shown, ", "), isAre(got), strings.Join(unshown, ", "))
+}
+
+// forgottenMessage is the auto-expand message when nothing this process
+// records reaches the agent's next call (the CLI without its database): the
+// lines are shown, but a retry cannot find them read, and the message must
+// say so rather than invite a retry that is refused again.
+func forgottenMessage(got []ledger.Range) string {
+	shown := make([]string, len(got))
+	for i, r := range got {
+		shown[i] = linesWord(r)
+	}
+	return fmt.Sprintf("%s %s in expanded below, but the ledger database is unavailable (see warnings), so this command cannot record them for the next one: a retry would be refused again. Make the state folder usable (or set SIGHTLINE_STATE_DIR to a writable folder), then read the lines and retry.",
+		strings.Join(shown, ", "), isAre(got))
 }
 
 func isAre(rs []ledger.Range) string {

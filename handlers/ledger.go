@@ -37,9 +37,10 @@ type LedgerResult struct {
 
 // LedgerReport answers sightline/ledger: one document, or every document the
 // session has touched.
-func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (LedgerResult, error) {
+func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResult, err error) {
+	defer func() { e.annotate(&res) }()
 	session := p.SessionOr()
-	res := LedgerResult{Outcome: Outcome{OK: true}, Session: session, Documents: []DocLedger{}}
+	res = LedgerResult{Outcome: Outcome{OK: true}, Session: session, Documents: []DocLedger{}}
 	if p.TextDocument != nil {
 		if p.TextDocument.URI == "" {
 			return res, result.Errorf(result.InvalidParams, "textDocument.uri is required when textDocument is given")
@@ -83,7 +84,9 @@ func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Ke
 			e.Log.Error("reset persisted session", zap.String("session", session), zap.Error(err))
 		}
 	}
-	return Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}, touched
+	o := Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}
+	e.annotate(&o)
+	return o, touched
 }
 
 // docLedger returns the ledger of one document for a session.

@@ -46,7 +46,9 @@ const maxHints = 8
 // within a character budget, and records in the ledger exactly the lines it
 // returned. A refusal is a result with ok=false, not an error; the error
 // return is for invalid params only.
-func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
+func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error) {
+	var d workspace.Doc
+	defer func() { e.annotate(&res, d) }()
 	if p.TextDocument.URI == "" {
 		return ReadResult{}, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
@@ -63,13 +65,13 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (ReadResult, error) {
 	annotate := p.Annotate == nil || *p.Annotate
 	session := p.SessionOr()
 
-	d, err := e.document(p.TextDocument.URI)
+	d, err = e.document(p.TextDocument.URI)
 	if err != nil {
 		o, err := refusalOr(err)
 		return ReadResult{Outcome: o, URI: p.TextDocument.URI}, err
 	}
 	total := d.Snap.LineCount()
-	res := ReadResult{
+	res = ReadResult{
 		Outcome:    Outcome{OK: true},
 		URI:        d.URI,
 		Path:       e.WS.Rel(d.Key),
@@ -178,6 +180,9 @@ func (e *Env) notice(d workspace.Doc, cut ledger.Range, budget int) string {
 func (e *Env) document(uri string) (workspace.Doc, error) {
 	k, err := workspace.Normalize(uri)
 	if err != nil {
+		if result.KindOf(err) != "" {
+			return workspace.Doc{}, err // denied (a NUL byte)
+		}
 		return workspace.Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	// Confinement first, open buffer or not: an editor buffer of a file

@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,6 +34,9 @@ type Options struct {
 	// OnDocChange is told when a document's text or ledger changed, so the
 	// editor's surfaces can be refreshed.
 	OnDocChange func(workspace.Key)
+	// Ephemeral says the process ends after this call (the CLI): without a
+	// database, nothing it records reaches the agent's next call.
+	Ephemeral bool
 }
 
 // Setup assembles the workspace, the ledger and its database. A database that
@@ -46,6 +51,7 @@ func Setup(ctx context.Context, o Options) *Env {
 		notify = func(workspace.Key) {}
 	}
 	var sync *ledgerdb.Sync
+	var problem, notice string
 	if !o.NoPersist && len(o.Roots) > 0 {
 		dir := o.StateDir
 		var err error
@@ -56,7 +62,10 @@ func Setup(ctx context.Context, o Options) *Env {
 			sync, err = ledgerdb.Open(ctx, dir, log)
 		}
 		if err != nil {
-			log.Error("ledger database unavailable; reads will not survive a restart", zap.Error(err))
+			log.Error("ledger database unavailable; reads will not survive a restart", zap.String("dir", dir), zap.Error(err))
+			problem = unavailable(dir, err, o.Ephemeral)
+		} else {
+			notice = sync.Notice()
 		}
 	}
 	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) {
@@ -84,7 +93,26 @@ func Setup(ctx context.Context, o Options) *Env {
 	if lockDir == "" {
 		lockDir = store.LockDir()
 	}
-	return newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
+	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
+	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
+	return env
+}
+
+// unavailable says why the ledger database cannot be used, where, and what
+// that means for the agent.
+func unavailable(dir string, err error, ephemeral bool) string {
+	why := "cannot be opened"
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		why = "is locked by another process"
+	case errors.Is(err, store.ErrCorrupt):
+		why = "is corrupt and could not be recreated"
+	}
+	lost := "lost when the language server stops"
+	if ephemeral {
+		lost = "lost when this command ends, so the next command starts with nothing read. Set SIGHTLINE_STATE_DIR to a writable folder to keep them"
+	}
+	return fmt.Sprintf("The ledger database in %s %s (%v): reads and edits are recorded in memory only and %s.", dir, why, err, lost)
 }
 
 // ShiftLedger moves every session's ranges through a document change.

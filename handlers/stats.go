@@ -143,12 +143,13 @@ type StatsResult struct {
 
 // Stats computes the metrics from the audit log (the database when open,
 // else this process's memory).
-func (e *Env) Stats(ctx context.Context, p StatsParams) (StatsResult, error) {
+func (e *Env) Stats(ctx context.Context, p StatsParams) (res StatsResult, err error) {
+	defer func() { e.annotate(&res) }()
 	entries, src, err := e.audits.entries(ctx, p.Limit)
 	if err != nil {
 		return StatsResult{}, err
 	}
-	res := ComputeStats(entries)
+	res = ComputeStats(entries)
 	res.Source = src
 	return res, nil
 }

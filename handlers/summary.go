@@ -36,8 +36,9 @@ const defaultExcerpt = 2000
 
 // Summary answers sightline/summary. The excerpt lines were shown, so they
 // count as read.
-func (e *Env) Summary(ctx context.Context, p SummaryParams) (SummaryResult, error) {
-	res := SummaryResult{Symbols: []extract.Symbol{}}
+func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, err error) {
+	defer func() { e.annotate(&res) }()
+	res = SummaryResult{Symbols: []extract.Symbol{}}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}

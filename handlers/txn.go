@@ -118,6 +118,9 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 		return out, err
 	}
 	out.before, out.after = d, d
+	if err := e.checkInSync(d); err != nil {
+		return out, err
+	}
 	if req.wantHash != "" {
 		if now := d.FileHash(); now != req.wantHash {
 			return out, result.Errorf(result.FileChanged,

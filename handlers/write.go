@@ -40,7 +40,6 @@ type WriteResult struct {
 	FileHash string     `json:"fileHash,omitempty"`
 	Version  *int32     `json:"version"`
 	Ledger   *DocLedger `json:"ledger,omitempty"`
-	Warnings []string   `json:"warnings,omitempty"`
 	// no_match: the lines nearest to old_text, annotated (they count as read).
 	Nearest []string `json:"nearest,omitempty"`
 	// ambiguous_match: the first line of every match.
@@ -52,6 +51,7 @@ type WriteResult struct {
 // overwrite. Each goes through the same guard and apply path as hashline
 // edits; refusals are results with ok=false.
 func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err error) {
+	defer func() { e.annotate(&res) }()
 	start := time.Now()
 	session := p.SessionOr()
 	var before, guard string
@@ -85,6 +85,10 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 	}
 	k, err := workspace.Normalize(p.TextDocument.URI)
 	if err != nil {
+		if result.KindOf(err) != "" {
+			res.Outcome = Refusal(err) // denied (a NUL byte)
+			return res, nil
+		}
 		return res, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
@@ -144,7 +148,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		res.URI = out.before.URI
 	}
 	if len(out.warnings) > 0 {
-		res.Warnings = out.warnings
+		res.Warnings = append(res.Warnings, out.warnings...)
 	}
 	if err != nil {
 		switch result.KindOf(err) {

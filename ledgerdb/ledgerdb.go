@@ -9,7 +9,9 @@ package ledgerdb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -33,6 +35,26 @@ type Sync struct {
 	mu        sync.Mutex
 	persisted map[workspace.Key][]store.Entry // awaiting first sight of their document
 	dirty     map[key]struct{}
+	notice    string // the database was recovered at open ("" if not)
+	flushErr  error  // the last write-behind's failure, nil once one succeeds
+}
+
+// Notice says what was done to open the database (a corrupt one recreated),
+// or "".
+func (s *Sync) Notice() string { return s.notice }
+
+// Err returns why the last write to the database failed, or nil if it
+// succeeded: reads recorded since are in memory only.
+func (s *Sync) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushErr
+}
+
+func (s *Sync) setErr(err error) {
+	s.mu.Lock()
+	s.flushErr = err
+	s.mu.Unlock()
 }
 
 type key struct {
@@ -41,17 +63,34 @@ type key struct {
 }
 
 // Open opens the database in dir and loads its entries, to be restored lazily.
+// A corrupt database is moved aside and recreated with the entries that could
+// still be read; Notice then says so. A locked one fails with store.ErrLocked.
 func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 	db, err := store.Open(dir)
+	var entries []store.Entry
+	if err == nil {
+		if entries, err = db.AllEntries(ctx); err != nil {
+			db.Close()
+		}
+	}
+	notice := ""
+	if errors.Is(err, store.ErrCorrupt) {
+		log.Error("ledger database corrupt; moving it aside", zap.String("dir", dir), zap.Error(err))
+		var aside string
+		var kept int
+		db, aside, kept, err = store.Recover(dir)
+		if err == nil {
+			entries, err = db.AllEntries(ctx)
+			notice = fmt.Sprintf("The ledger database in %s was corrupt: it was moved to %s and a new one created, keeping the %d saved document entries that could still be read.", dir, filepath.Base(aside), kept)
+		}
+	}
 	if err != nil {
+		if db != nil {
+			db.Close()
+		}
 		return nil, fmt.Errorf("ledgerdb: %w", err)
 	}
-	entries, err := db.AllEntries(ctx)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("ledgerdb: load entries: %w", err)
-	}
-	s := &Sync{db: db, log: log, persisted: make(map[workspace.Key][]store.Entry), dirty: make(map[key]struct{})}
+	s := &Sync{db: db, log: log, notice: notice, persisted: make(map[workspace.Key][]store.Entry), dirty: make(map[key]struct{})}
 	for _, e := range entries {
 		k := workspace.Key(e.Doc)
 		s.persisted[k] = append(s.persisted[k], e)
@@ -193,6 +232,12 @@ func (s *Sync) safeFlush(ctx context.Context) {
 // Flush writes the dirty entries in one transaction, each with the file hash
 // of its document's current content.
 func (s *Sync) Flush(ctx context.Context) error {
+	err := s.flush(ctx)
+	s.setErr(err)
+	return err
+}
+
+func (s *Sync) flush(ctx context.Context) error {
 	s.mu.Lock()
 	dirty := s.dirty
 	s.dirty = make(map[key]struct{})

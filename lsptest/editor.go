@@ -217,6 +217,28 @@ func (e *Editor) Change(u string, edits ...Edit) {
 	}
 }
 
+// ReplaceAll sets the editor's buffer to text and sends it as one full-text
+// didChange (editors that sync full text do this on every keystroke).
+func (e *Editor) ReplaceAll(u, text string) {
+	e.t.Helper()
+	e.mu.Lock()
+	e.buffers[u] = text
+	e.versions[u]++
+	v := e.versions[u]
+	e.mu.Unlock()
+	err := e.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": u, "version": v}, "contentChanges": []any{map[string]any{"text": text}}})
+	if err != nil {
+		e.t.Fatalf("didChange: %v", err)
+	}
+}
+
+// DefaultApplyEdit is what the editor does with workspace/applyEdit when
+// ApplyEdit is nil: apply it to its buffers when the versions match. An
+// ApplyEdit hook that refuses only sometimes calls it otherwise.
+func (e *Editor) DefaultApplyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+	return e.applyEdit(p)
+}
+
 // Buffer returns the editor's text of a document.
 func (e *Editor) Buffer(u string) string {
 	e.mu.Lock()
@@ -386,12 +408,6 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return nil, jsonrpc2.ErrMethodNotFound
 	}
 	return nil, nil
-}
-
-// DefaultApplyEdit applies an edit as the editor does when no ApplyEdit hook
-// is set (for hooks that delay or decorate it).
-func (e *Editor) DefaultApplyEdit(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
-	return e.applyEdit(p)
 }
 
 // applyEdit applies versioned text document edits, all or nothing: a version

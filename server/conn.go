@@ -1,13 +1,16 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -64,7 +67,71 @@ func (c rwc) Close() error {
 // NewStream frames LSP messages (Content-Length headers) over r and w.
 func NewStream(r io.Reader, w io.Writer, closers ...io.Closer) jsonrpc2.Stream {
 	inner := jsonrpc2.NewHeaderStream(rwc{Reader: r, Writer: w, closers: closers})
-	return &guardStream{Stream: inner, frames: inner.(frameStream)}
+	return &guardStream{Stream: inner, frames: inner.(frameStream), in: bufio.NewReader(r)}
+}
+
+// maxFrame bounds one incoming message: a 64 MiB document (the largest
+// sightline loads) fits with room for JSON escaping, while a garbage or
+// hostile Content-Length cannot make the server allocate gigabytes.
+const maxFrame = 512 << 20
+
+// readFrame reads one Content-Length framed body. jsonrpc2's own reader
+// reports every header fault as "invalid message header" and allocates
+// whatever length it is told; this one names the fault and caps the size, so
+// the log says why the connection ended.
+func readFrame(in *bufio.Reader) ([]byte, int64, error) {
+	length, consumed, have := 0, 0, false
+	for {
+		line, err := in.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && (consumed > 0 || line != "") {
+				err = io.ErrUnexpectedEOF
+			}
+			if err == io.EOF {
+				return nil, 0, err
+			}
+			return nil, 0, fmt.Errorf("read LSP header: %w", err)
+		}
+		consumed += len(line)
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, 0, fmt.Errorf("%w: header line %q has no colon", jsonrpc2.ErrInvalidHeader, clip(line))
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			v := strings.TrimSpace(value)
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return nil, 0, fmt.Errorf("%w: Content-Length %q is not a positive number", jsonrpc2.ErrInvalidHeader, clip(v))
+			}
+			if n > maxFrame {
+				return nil, 0, fmt.Errorf("%w: Content-Length %d is over the %d-byte limit", jsonrpc2.ErrInvalidHeader, n, maxFrame)
+			}
+			length, have = int(n), true
+		}
+	}
+	if !have {
+		return nil, 0, fmt.Errorf("%w: no Content-Length", jsonrpc2.ErrInvalidHeader)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(in, body); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, 0, fmt.Errorf("read LSP body of %d bytes: %w", length, err)
+	}
+	return body, int64(consumed + length), nil
+}
+
+// clip keeps a log line short and printable.
+func clip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
 }
 
 // frameStream is the frame-level interface jsonrpc2's own framers implement
@@ -80,11 +147,15 @@ type frameStream interface {
 type guardStream struct {
 	jsonrpc2.Stream
 	frames frameStream
+	in     *bufio.Reader // the read side: frames are read here, written through frames
 }
 
 func (g *guardStream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	for {
-		frame, n, err := g.frames.ReadFrame(ctx)
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		frame, n, err := readFrame(g.in)
 		if err != nil {
 			return frame, n, err
 		}
@@ -149,6 +220,7 @@ func (s *Server) handler() jsonrpc2.Handler {
 	}
 	cancel := protocol.CancelHandler(async)
 	return func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+		s.busy.Store(time.Now().UnixNano())
 		method := strings.Clone(req.Method())
 		isCall := req.IsCall()
 		defer func() {

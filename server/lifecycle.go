@@ -124,8 +124,13 @@ func (s *Server) Initialized(ctx context.Context, p *protocol.InitializedParams)
 	if s.state == stateInitializing {
 		s.state = stateRunning
 	}
-	caps := s.caps
+	caps, env := s.caps, s.env
 	s.mu.Unlock()
+	if env != nil {
+		if msg := env.PersistenceProblem(); msg != "" {
+			s.showMessage(protocol.MessageTypeWarning, "sightline: "+msg)
+		}
+	}
 	if caps.configuration {
 		// A client call from an inline notification handler would deadlock the
 		// read loop: ask from a goroutine on the connection's context.

@@ -35,6 +35,9 @@ func (s *Server) route(ctx context.Context, req *jsonrpc2.Request, typed jsonrpc
 		}
 		return nil, nil
 	}
+	if method == "textDocument/didChange" {
+		return nil, s.didChange(json.RawMessage(req.Params()))
+	}
 	if strings.HasPrefix(method, "sightline/") {
 		return s.custom(ctx, strings.Clone(method), json.RawMessage(req.Params()), req.IsCall())
 	}

@@ -6,7 +6,12 @@ package server
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -74,6 +79,10 @@ type Server struct {
 	ledger *ledger.Ledger
 	pub    *publisher
 
+	// busy is the time of the last message (unix nanoseconds), for the idle
+	// memory release.
+	busy atomic.Int64
+
 	exitOnce sync.Once
 	exited   chan int // exit code
 }
@@ -109,29 +118,67 @@ func (s *Server) Serve(ctx context.Context, stream jsonrpc2.Stream) int {
 	defer s.stopBg()
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspCodec{}))
 	s.conn.Go(s.bg, s.handler())
+	go s.releaseWhenIdle(s.bg, 2*time.Second)
 
 	code := 1
+	exited := false
 	select {
 	case code = <-s.exited:
+		exited = true
 	case <-s.conn.Done():
 		s.mu.Lock()
 		if s.state == stateShutdown {
 			code = 0
 		}
 		s.mu.Unlock()
-		s.log.Info("client closed the stream", zap.Int("exit", code))
+		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) && !errors.Is(err, net.ErrClosed) {
+			// A broken frame (a garbage Content-Length) ends the stream
+			// too: say so rather than blame the client.
+			s.log.Error("connection failed", zap.Error(err), zap.Int("exit", code))
+		} else {
+			s.log.Info("client closed the stream", zap.Int("exit", code))
+		}
 	case <-ctx.Done():
 	}
 	s.teardown()
-	// Close can block while the client keeps stdin open: bound the wait.
+	// Close can block while the client keeps stdin open (a blocking read
+	// that closing does not wake). After exit nothing more is owed to the
+	// client: close in the background and return at once, so the editor
+	// does not wait on a quit. Otherwise bound the wait.
 	done := make(chan struct{})
 	go func() { _ = s.conn.Close(); close(done) }()
+	if exited {
+		return code
+	}
 	select {
 	case <-done:
 	case <-time.After(time.Second):
 		s.log.Warn("connection did not close within 1s; exiting anyway")
 	}
 	return code
+}
+
+// releaseWhenIdle returns freed memory to the OS once the server has been
+// idle for a while after work. The runtime returns it only gradually (and the
+// serve command collects rarely, GOGC=400): a burst such as thousands of
+// cancelled reads of a large file would otherwise leave the process holding
+// its peak long after.
+func (s *Server) releaseWhenIdle(ctx context.Context, idle time.Duration) {
+	t := time.NewTicker(idle / 2)
+	defer t.Stop()
+	released := int64(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			last := s.busy.Load()
+			if last > released && now.UnixNano()-last >= int64(idle) {
+				debug.FreeOSMemory()
+				released = now.UnixNano()
+			}
+		}
+	}
 }
 
 // teardown stops background work and flushes the ledger to disk.

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -27,29 +31,130 @@ func (s *Server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	return nil
 }
 
-// DidChange applies incremental (or full) changes to a buffer.
-func (s *Server) DidChange(ctx context.Context, p *protocol.DidChangeTextDocumentParams) error {
+// didChange applies a didChange from its raw params. It decodes them itself:
+// the protocol package reads a change with a negative position as a
+// whole-document change (its union falls through to the text-only member),
+// and drops a change whose version is null or beyond int32 with an error
+// that only reaches the log. Either would leave sightline's copy silently
+// different from the editor's. A change that is not exactly valid is not
+// applied at all: the document is marked out of sync, and the user told.
+func (s *Server) didChange(raw json.RawMessage) error {
 	if s.ws == nil {
 		return nil
 	}
-	changes := make([]textdoc.Change, 0, len(p.ContentChanges))
-	for _, c := range p.ContentChanges {
-		switch c := c.(type) {
-		case *protocol.TextDocumentContentChangePartial:
-			r := textdoc.Range{
-				Start: textdoc.Pos{Line: c.Range.Start.Line, Char: c.Range.Start.Character},
-				End:   textdoc.Pos{Line: c.Range.End.Line, Char: c.Range.End.Character},
-			}
-			changes = append(changes, textdoc.Change{Range: &r, Text: c.Text})
-		case *protocol.TextDocumentContentChangeWholeDocument:
-			changes = append(changes, textdoc.Change{Text: c.Text})
+	uri, version, changes, problem := decodeDidChange(raw)
+	if uri == "" {
+		return fmt.Errorf("didChange without a document: %s", problem)
+	}
+	if problem != "" {
+		s.desync(uri, problem)
+		return nil
+	}
+	if _, err := s.ws.Change(uri, version, changes, s.encoding(), ""); err != nil {
+		s.log.Error("didChange", zap.Error(err))
+		if d, ok := s.knownOpen(uri); ok && d.Desync != "" {
+			s.tellDesync(d)
 		}
 	}
-	_, err := s.ws.Change(string(p.TextDocument.URI), p.TextDocument.Version, changes, s.encoding(), "")
-	if err != nil {
-		s.log.Error("didChange", zap.Error(err))
+	return nil
+}
+
+// decodeDidChange validates a didChange's params: a document, an int32
+// version, and changes that are each a text with, for an incremental one, a
+// range of non-negative uint32 positions. problem says what is wrong.
+func decodeDidChange(raw json.RawMessage) (uri string, version int32, changes []textdoc.Change, problem string) {
+	var p struct {
+		TextDocument struct {
+			URI     string          `json:"uri"`
+			Version json.RawMessage `json:"version"`
+		} `json:"textDocument"`
+		ContentChanges []struct {
+			Range *struct {
+				Start, End struct{ Line, Character json.Number }
+			} `json:"range"`
+			Text *string `json:"text"`
+		} `json:"contentChanges"`
 	}
-	return err
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&p); err != nil {
+		var probe struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		_ = json.Unmarshal(raw, &probe)
+		return probe.TextDocument.URI, 0, nil, fmt.Sprintf("the editor sent a change sightline could not decode: %v", err)
+	}
+	uri = p.TextDocument.URI
+	v, err := strconv.ParseInt(string(p.TextDocument.Version), 10, 32)
+	if err != nil {
+		return uri, 0, nil, fmt.Sprintf("the editor sent a change with version %s, not a 32-bit integer", clip(string(p.TextDocument.Version)))
+	}
+	pos := func(line, char json.Number) (textdoc.Pos, bool) {
+		l, err1 := strconv.ParseUint(string(line), 10, 32)
+		c, err2 := strconv.ParseUint(string(char), 10, 32)
+		return textdoc.Pos{Line: uint32(l), Char: uint32(c)}, err1 == nil && err2 == nil
+	}
+	changes = make([]textdoc.Change, 0, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		if c.Text == nil {
+			return uri, 0, nil, fmt.Sprintf("change %d of version %d has no text", i, v)
+		}
+		if c.Range == nil {
+			changes = append(changes, textdoc.Change{Text: *c.Text})
+			continue
+		}
+		start, ok1 := pos(c.Range.Start.Line, c.Range.Start.Character)
+		end, ok2 := pos(c.Range.End.Line, c.Range.End.Character)
+		if !ok1 || !ok2 {
+			return uri, 0, nil, fmt.Sprintf("change %d of version %d has an invalid range (%s:%s-%s:%s): positions are non-negative 32-bit integers",
+				i, v, c.Range.Start.Line, c.Range.Start.Character, c.Range.End.Line, c.Range.End.Character)
+		}
+		changes = append(changes, textdoc.Change{Range: &textdoc.Range{Start: start, End: end}, Text: *c.Text})
+	}
+	return uri, int32(v), changes, ""
+}
+
+// desync marks an open document out of sync and tells the user once.
+func (s *Server) desync(uri, reason string) {
+	s.log.Error("didChange not applied; document out of sync", zap.String("uri", uri), zap.String("reason", reason))
+	if d, first := s.ws.Desync(uri, reason); first {
+		s.tellDesync(d)
+	}
+	if k, err := workspace.Normalize(uri); err == nil {
+		s.pub.mark(k)
+	}
+}
+
+// tellDesync shows the user that a document is out of sync, once per
+// episode (the flag is cleared when the editor sends the whole text again).
+func (s *Server) tellDesync(d workspace.Doc) {
+	s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("sightline: %s is out of sync with the editor (%s). Agent edits to it are refused: close and reopen the file.", s.ws.Rel(d.Key), d.Desync))
+}
+
+func (s *Server) knownOpen(uri string) (workspace.Doc, bool) {
+	k, err := workspace.Normalize(uri)
+	if err != nil {
+		return workspace.Doc{}, false
+	}
+	d, ok := s.ws.Known(k)
+	return d, ok && d.Open
+}
+
+// showMessage tells the user something through window/showMessage, from a
+// goroutine on the connection's context: the caller may be an inline
+// notification handler, which must not wait on the client.
+func (s *Server) showMessage(typ protocol.MessageType, msg string) {
+	conn, bg := s.conn, s.bg
+	if conn == nil {
+		return
+	}
+	go func() {
+		if err := conn.Notify(bg, "window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+			s.log.Debug("window/showMessage", zap.Error(err))
+		}
+	}()
 }
 
 // DidClose: the document is the disk again.

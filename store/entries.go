@@ -81,7 +81,7 @@ func (db *DB) Entries(ctx context.Context, session string) ([]Entry, error) {
 func (db *DB) AllEntries(ctx context.Context) ([]Entry, error) {
 	es, err := db.queryEntries(ctx, `ORDER BY session, doc`)
 	if err != nil {
-		return nil, fmt.Errorf("store: all entries: %w", err)
+		return nil, fmt.Errorf("store: all entries: %w", classify(err))
 	}
 	return es, nil
 }

@@ -29,9 +29,13 @@ import (
 const FileName = "state.db"
 
 // busyTimeout is how long a statement waits for another connection's lock.
-const busyTimeout = 5 * time.Second
+// Writes are short (a write-behind batch, a migration), so a lock held longer
+// is a process that keeps it: waiting longer would stall every CLI call, and
+// the caller reports it instead.
+const busyTimeout = 1500 * time.Millisecond
 
-// Dir returns the state folder of the workspace at root, creating it (0700):
+// Dir returns the state folder of the workspace at root, creating it (0700)
+// (on failure, the folder it tried with the error):
 // $XDG_STATE_HOME/sightline/<name>-<12 hex of sha256(absolute root)>, with
 // $XDG_STATE_HOME defaulting to ~/.local/state. The name part is only for
 // people; the hash keeps two workspaces of the same name apart. Symlinks in
@@ -52,7 +56,8 @@ func Dir(root string) (string, error) {
 	sum := sha256.Sum256([]byte(abs))
 	dir := filepath.Join(base, "sightline", folderName(filepath.Base(abs))+"-"+hex.EncodeToString(sum[:])[:12])
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("store: create state folder: %w", err)
+		// The folder is returned with the error: the caller names it.
+		return dir, fmt.Errorf("store: create state folder: %w", err)
 	}
 	return dir, nil
 }
@@ -142,7 +147,7 @@ func Open(dir string) (*DB, error) {
 	defer cancel()
 	if err := db.migrate(ctx); err != nil {
 		sdb.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, fmt.Errorf("store: open %s: %w", path, classify(err))
 	}
 	return db, nil
 }

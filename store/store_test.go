@@ -122,7 +122,7 @@ func TestOpenSettings(t *testing.T) {
 		pragma, want string
 	}{
 		{"journal_mode", "wal"},
-		{"busy_timeout", "5000"},
+		{"busy_timeout", "1500"},
 		{"foreign_keys", "1"},
 		{"synchronous", "1"}, // NORMAL
 		{"user_version", fmt.Sprint(len(migrations()))},
@@ -428,5 +428,52 @@ func TestErrorsWrap(t *testing.T) {
 	err := db.PutEntries(context.Background(), []Entry{entry("s", "d", 1)})
 	if err == nil || !strings.HasPrefix(err.Error(), "store: put 1 entries: ") || !errors.Is(err, sql.ErrConnDone) && !strings.Contains(err.Error(), "closed") {
 		t.Errorf("error on a closed database: %v", err)
+	}
+}
+
+// A corrupt database is moved aside and recreated, keeping the entries that
+// can still be read; a locked one is reported within the busy timeout.
+func TestRecoverAndLocked(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutEntries(t.Context(), []Entry{{Session: "s", Doc: "file:///a", FileHash: "h", TotalLines: 1, Data: []byte("{}")}}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	fresh, aside, kept, err := Recover(dir)
+	if err != nil || kept != 1 || !strings.Contains(aside, ".corrupt-") {
+		t.Fatalf("recover: %v %s %d", err, aside, kept)
+	}
+	fresh.Close()
+
+	garbage := t.TempDir()
+	os.WriteFile(filepath.Join(garbage, FileName), []byte(strings.Repeat("garbage!", 1000)), 0o600)
+	if _, err := Open(garbage); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("open of garbage: %v", err)
+	}
+
+	db, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.sql.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(t.Context(), "ROLLBACK")
+	start := time.Now()
+	if _, err := Open(dir); !errors.Is(err, ErrLocked) {
+		t.Fatalf("open of a locked database: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("waited %v for a lock", d)
 	}
 }

@@ -67,6 +67,10 @@ func FuzzApply(f *testing.F) {
 				if len(lcs) != 0 || ns != s {
 					t.Fatalf("no-op change gave %v", lcs)
 				}
+			case full:
+				if err := checkLineChanges(text, want, lcs); err != nil {
+					t.Fatal(err)
+				}
 			case len(lcs) != 1:
 				t.Fatalf("%d LineChanges", len(lcs))
 			default:

@@ -104,6 +104,28 @@ func checkLineChange(before, after string, lc LineChange) error {
 	return nil
 }
 
+// checkLineChanges verifies that lcs, applied one after another, turn the
+// lines of before into those of after (a full-text change gives one per
+// hunk of its line diff), each well-formed, in order and disjoint.
+func checkLineChanges(before, after string, lcs []LineChange) error {
+	cur, want := lines.Split(before), lines.Split(after)
+	next := 0 // the first line of the new text a later change may touch
+	for _, lc := range lcs {
+		if lc.Start < next {
+			return fmt.Errorf("LineChanges %+v out of order", lcs)
+		}
+		got, err := applyLineChange(cur, want, lc)
+		if err != nil {
+			return err
+		}
+		cur, next = got, lc.Start+lc.New
+	}
+	if !equalLines(cur, want) {
+		return fmt.Errorf("LineChanges %+v applied to %q give %q, want %q", lcs, before, lines.Join(cur), after)
+	}
+	return nil
+}
+
 func equalLines(a, b []lines.Line) bool {
 	if len(a) != len(b) {
 		return false

@@ -2,6 +2,7 @@ package textdoc
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,21 +98,47 @@ func TestApplyProperty(t *testing.T) {
 			}
 			want := refs[len(refs)-1]
 			checkSnap(t, ns, want)
-			k := 0
-			for i := 1; i < len(refs); i++ {
-				if refs[i] == refs[i-1] {
-					continue // no LineChange for a change that changes nothing
-				}
-				if k >= len(lcs) {
-					t.Fatalf("%d LineChanges, change %d changed the text", len(lcs), i-1)
-				}
-				if err := checkLineChange(refs[i-1], refs[i], lcs[k]); err != nil {
-					t.Fatalf("change %d: %v", i-1, err)
-				}
-				k++
+			hasFull := false
+			for _, c := range changes {
+				hasFull = hasFull || c.Range == nil
 			}
-			if k != len(lcs) {
-				t.Fatalf("%d LineChanges for %d changing changes", len(lcs), k)
+			if hasFull {
+				// A full-text change gives one LineChange per diff hunk:
+				// check each change's sequence, one change at a time, and
+				// that the batch gives them all in order.
+				var all []LineChange
+				step := s
+				for i, c := range changes {
+					next, got, err := step.Apply([]Change{c}, enc)
+					if err != nil {
+						t.Fatalf("change %d alone: %v", i, err)
+					}
+					if err := checkLineChanges(refs[i], refs[i+1], got); err != nil {
+						t.Fatalf("change %d: %v", i, err)
+					}
+					all = append(all, got...)
+					step = next
+				}
+				if fmt.Sprint(all) != fmt.Sprint(lcs) {
+					t.Fatalf("batch LineChanges %v, one at a time %v", lcs, all)
+				}
+			} else {
+				k := 0
+				for i := 1; i < len(refs); i++ {
+					if refs[i] == refs[i-1] {
+						continue // no LineChange for a change that changes nothing
+					}
+					if k >= len(lcs) {
+						t.Fatalf("%d LineChanges, change %d changed the text", len(lcs), i-1)
+					}
+					if err := checkLineChange(refs[i-1], refs[i], lcs[k]); err != nil {
+						t.Fatalf("change %d: %v", i-1, err)
+					}
+					k++
+				}
+				if k != len(lcs) {
+					t.Fatalf("%d LineChanges for %d changing changes", len(lcs), k)
+				}
 			}
 			if len(lcs) == 0 && ns != s {
 				t.Fatalf("nothing changed but Apply made a new snapshot")

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/sightline-lsp/sightline/linediff"
 	"github.com/sightline-lsp/sightline/lines"
 )
 
@@ -47,7 +48,19 @@ type Snapshot struct {
 	root *node // nil for the empty document
 	sh   shape
 	text atomic.Pointer[string] // whole text, built on first use
+	// owned estimates the bytes this snapshot added over the one it was
+	// made from (all of them for New): what keeping it costs while that one
+	// is kept too.
+	owned int
 }
+
+// Owned estimates the bytes of memory this snapshot holds beyond the
+// snapshot it was derived from (for New, its whole text): the cost of keeping
+// it as an earlier revision.
+func (s *Snapshot) Owned() int { return s.owned }
+
+// nodeCost approximates the inner nodes and leaf one change copies.
+const nodeCost = 2 << 10
 
 // New returns a snapshot of text. It costs O(len(text)); the lines alias text.
 func New(text string) *Snapshot { return newShaped(text, defaultShape()) }
@@ -58,7 +71,7 @@ func newShaped(text string, sh shape) *Snapshot {
 
 // newFromLines makes a snapshot of text, which ls is the split of.
 func newFromLines(text string, ls []lines.Line, sh shape) *Snapshot {
-	s := &Snapshot{root: sh.build(ls), sh: sh}
+	s := &Snapshot{root: sh.build(ls), sh: sh, owned: len(text) + len(ls)*lineSize}
 	s.text.Store(&text)
 	return s
 }
@@ -119,6 +132,16 @@ func (s *Snapshot) Text() string {
 	t := string(s.AppendText(make([]byte, 0, s.Len()), 0, s.LineCount()))
 	s.text.Store(&t) // a racing caller stores an equal string: harmless
 	return t
+}
+
+// ReleaseText forgets the cached whole text (built by Text), so a snapshot
+// kept as an earlier revision costs its lines only; Text rebuilds it if it is
+// asked for again.
+func (s *Snapshot) ReleaseText() {
+	if s.owned < s.Len() {
+		// Built by changes: the lines do not alias the cached text.
+		s.text.Store(nil)
+	}
 }
 
 // AppendText appends lines [from, to) with their terminators to dst. It
@@ -226,8 +249,10 @@ func (s *Snapshot) PosAt(offset int, enc Encoding) Pos {
 }
 
 // Apply applies changes in order, each to the text left by the ones before,
-// as LSP didChange does, and returns the new snapshot with one LineChange per
-// change that changed something (each relative to the text before it). A
+// as LSP didChange does, and returns the new snapshot with the LineChanges
+// that turn the old lines into the new, in order, each relative to the text
+// the ones before it left: one per incremental change that changed something,
+// and one per hunk of the line diff for a full-text change. A
 // position past the end of the document clamps to the end, as VS Code does.
 // A range whose end lies before its start fails the whole call (wrapping
 // ErrBadPosition) and leaves nothing changed. When nothing changes, Apply
@@ -238,27 +263,32 @@ func (s *Snapshot) Apply(changes []Change, enc Encoding) (*Snapshot, []LineChang
 	}
 	cur := s
 	var out []LineChange
+	owned := 0
 	for i, c := range changes {
-		next, lc, changed, err := cur.applyOne(c, enc)
+		next, lcs, err := cur.applyOne(c, enc)
 		if err != nil {
 			return nil, nil, fmt.Errorf("textdoc: change %d: %w", i, err)
 		}
-		if changed {
-			out = append(out, lc)
+		out = append(out, lcs...)
+		if next != cur {
+			owned += next.owned
 		}
 		cur = next
+	}
+	if cur != s {
+		cur.owned = owned
 	}
 	return cur, out, nil
 }
 
-func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, LineChange, bool, error) {
+func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, []LineChange, error) {
 	if c.Range == nil {
 		return s.replaceAll(c.Text)
 	}
 	sl, sc := s.clampedLineCol(c.Range.Start, enc)
 	el, ec := s.clampedLineCol(c.Range.End, enc)
 	if el < sl || el == sl && ec < sc {
-		return nil, LineChange{}, false, fmt.Errorf("%w: range end %d:%d before start %d:%d",
+		return nil, nil, fmt.Errorf("%w: range end %d:%d before start %d:%d",
 			ErrBadPosition, c.Range.End.Line, c.Range.End.Char, c.Range.Start.Line, c.Range.Start.Char)
 	}
 	// The affected region is lines [rs, re): its new text is the start line's
@@ -289,7 +319,11 @@ func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, LineChange, bool
 	// before that line: trim identical lines off the end first, so a line
 	// inserted above its own duplicate ("}" above "}") is the new one, and the
 	// old line keeps its identity (the ledger's ranges and refs follow it).
-	return s.replaceLines(rs, re, lines.Split(region), sc == 0 && rs == sl)
+	next, lc, changed := s.replaceLines(rs, re, lines.Split(region), sc == 0 && rs == sl)
+	if !changed {
+		return s, nil, nil
+	}
+	return next, []LineChange{lc}, nil
 }
 
 // clampedLineCol is LineCol for Apply: positions past the end clamp to the end
@@ -311,7 +345,7 @@ func (s *Snapshot) clampedLineCol(p Pos, enc Encoding) (int, int) {
 
 // replaceLines replaces lines [rs, re) with repl, after trimming the lines
 // that did not change off both ends (the end first when suffixFirst).
-func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line, suffixFirst bool) (*Snapshot, LineChange, bool, error) {
+func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line, suffixFirst bool) (*Snapshot, LineChange, bool) {
 	oldN, newN := re-rs, len(repl)
 	pre, suf := 0, 0
 	trimPre := func() {
@@ -333,17 +367,34 @@ func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line, suffixFirst bool)
 	}
 	lc := LineChange{Start: rs + pre, Old: oldN - pre - suf, New: newN - pre - suf}
 	if lc.Old == 0 && lc.New == 0 {
-		return s, LineChange{}, false, nil
+		return s, LineChange{}, false
 	}
-	root := s.sh.replace(s.root, lc.Start, lc.Start+lc.Old, repl[pre:newN-suf])
-	return &Snapshot{root: root, sh: s.sh}, lc, true, nil
+	ins := repl[pre : newN-suf]
+	root := s.sh.replace(s.root, lc.Start, lc.Start+lc.Old, ins)
+	return &Snapshot{root: root, sh: s.sh, owned: nodeCost + linesBytes(ins)}, lc, true
 }
 
-// replaceAll handles a full-sync change. The new snapshot is built afresh, so
-// its lines alias only the new text (sharing lines with the old snapshot would
-// pin every old full text in memory); comparing the line lists gives the
-// minimised LineChange.
-func (s *Snapshot) replaceAll(text string) (*Snapshot, LineChange, bool, error) {
+// lineSize is the memory of one lines.Line in a leaf (two string headers).
+const lineSize = 32
+
+func linesBytes(ls []lines.Line) int {
+	n := 0
+	for _, l := range ls {
+		n += len(l.Content) + len(l.Term) + lineSize
+	}
+	return n
+}
+
+// replaceAll handles a full-sync change. Editors that sync full text send
+// the whole document for every keystroke: rebuilding the snapshot each time
+// would make every kept revision cost the whole text, and tell the ledger
+// that everything between the first and last difference changed. Instead
+// the new lines are diffed against the old (common prefix and suffix first,
+// then a minimal line diff, lines compared exactly), and the hunks applied
+// as line changes: unchanged lines keep their identity and share structure,
+// and only the changed lines are copied, so the new text itself is not kept.
+// A change that rewrites most of the document is rebuilt whole instead.
+func (s *Snapshot) replaceAll(text string) (*Snapshot, []LineChange, error) {
 	ls := lines.Split(text)
 	oldN, newN := s.LineCount(), len(ls)
 	pre := 0
@@ -368,9 +419,87 @@ func (s *Snapshot) replaceAll(text string) (*Snapshot, LineChange, bool, error) 
 			return true
 		})
 	}
-	lc := LineChange{Start: pre, Old: oldN - pre - suf, New: newN - pre - suf}
-	if lc.Old == 0 && lc.New == 0 {
-		return s, LineChange{}, false, nil
+	if oldN-pre-suf == 0 && newN-pre-suf == 0 {
+		return s, nil, nil
 	}
-	return newFromLines(text, ls, s.sh), lc, true, nil
+	hunks := s.diffMiddle(ls, pre, oldN-suf, newN-suf)
+	inserted := 0
+	for _, h := range hunks {
+		inserted += linesBytes(ls[h.B : h.B+h.Ins])
+	}
+	lcs := make([]LineChange, len(hunks))
+	for i, h := range hunks {
+		// Each change applies to the text the ones before it left, where
+		// the hunk starts at its line of the new text.
+		lcs[i] = LineChange{Start: h.B, Old: h.Del, New: h.Ins}
+	}
+	if inserted > len(text)/2 {
+		return newFromLines(text, ls, s.sh), lcs, nil
+	}
+	root := s.root
+	owned := 0
+	for _, h := range hunks {
+		ins := cloneLines(ls[h.B : h.B+h.Ins])
+		root = s.sh.replace(root, h.B, h.B+h.Del, ins)
+		owned += nodeCost + linesBytes(ins)
+	}
+	return &Snapshot{root: root, sh: s.sh, owned: owned}, lcs, nil
+}
+
+// diffMiddle diffs old lines [pre, oldEnd) against ls[pre:newEnd] and returns
+// hunks in whole-document coordinates. Lines are numbered by exact content
+// (an interning map), so equal numbers mean equal lines: no hash collision
+// can hide a change.
+func (s *Snapshot) diffMiddle(ls []lines.Line, pre, oldEnd, newEnd int) []linediff.Hunk {
+	if pre == oldEnd || pre == newEnd {
+		return []linediff.Hunk{{A: pre, Del: oldEnd - pre, B: pre, Ins: newEnd - pre}}
+	}
+	ids := make(map[lines.Line]uint32)
+	id := func(l lines.Line) uint32 {
+		v, ok := ids[l]
+		if !ok {
+			v = uint32(len(ids))
+			ids[l] = v
+		}
+		return v
+	}
+	a := make([]uint32, 0, oldEnd-pre)
+	for _, l := range s.Lines(pre, oldEnd) {
+		a = append(a, id(l))
+	}
+	b := make([]uint32, 0, newEnd-pre)
+	for _, l := range ls[pre:newEnd] {
+		b = append(b, id(l))
+	}
+	hs := linediff.Diff(a, b)
+	for i := range hs {
+		hs[i].A += pre
+		hs[i].B += pre
+	}
+	return hs
+}
+
+// cloneLines copies lines into one new string, so they do not keep alive
+// the (whole-document) text they were split from.
+func cloneLines(ls []lines.Line) []lines.Line {
+	n := 0
+	for _, l := range ls {
+		n += len(l.Content) + len(l.Term)
+	}
+	buf := make([]byte, 0, n)
+	for _, l := range ls {
+		buf = append(buf, l.Content...)
+		buf = append(buf, l.Term...)
+	}
+	all := string(buf)
+	out := make([]lines.Line, len(ls))
+	off := 0
+	for i, l := range ls {
+		c := all[off : off+len(l.Content)]
+		off += len(l.Content)
+		t := all[off : off+len(l.Term)]
+		off += len(l.Term)
+		out[i] = lines.Line{Content: c, Term: t}
+	}
+	return out
 }

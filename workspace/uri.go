@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // Key identifies a document: a canonical URI string. Clients spell the same
@@ -57,6 +59,11 @@ func Normalize(raw string) (Key, error) {
 	if raw == "" {
 		return "", fmt.Errorf("empty document URI")
 	}
+	// A NUL byte can name no file: refuse it as denied (like Resolve) and
+	// never echo it raw into a message.
+	if strings.ContainsRune(raw, 0) {
+		return "", result.Errorf(result.Denied, "Document URI %q holds a NUL byte.", raw)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("invalid document URI %q: %w", raw, err)
@@ -71,6 +78,9 @@ func Normalize(raw string) (Key, error) {
 	if u.Host != "" && u.Host != "localhost" {
 		// UNC paths (file://server/share) keep their host.
 		return Key("file://" + strings.ToLower(u.Host) + encodePath(cleanSlash(u.Path))), nil
+	}
+	if strings.ContainsRune(u.Path, 0) {
+		return "", result.Errorf(result.Denied, "Document URI %s names a path holding a NUL byte.", raw) // raw holds it percent-encoded
 	}
 	return FromPath(filepath.FromSlash(u.Path)), nil
 }

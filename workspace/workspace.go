@@ -9,8 +9,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +42,13 @@ type Doc struct {
 	Lang    string // LSP languageId, when known
 	Rev     int64  // sightline's revision, unique across documents and restarts
 	Snap    *textdoc.Snapshot
-	hash    *lazyHash
+	// Desync, when not "", says why this open buffer may differ from the
+	// editor's: a didChange could not be applied exactly (bad positions, a
+	// version that is not an int32), so it was not applied at all. Writes
+	// are refused until the editor sends the whole text again (didOpen, or
+	// a full-text change).
+	Desync string
+	hash   *lazyHash
 }
 
 // FileHash is "sha256:" + hex SHA-256 of the document's exact bytes.
@@ -193,15 +201,56 @@ const (
 	maxPinned = 512
 )
 
+// minKeptBytes is the memory the kept revisions of one document may always
+// use; a larger document may keep twice its size. Counts alone do not bound
+// memory: a revision that rewrote the whole document costs the whole text.
+const minKeptBytes = 8 << 20
+
+func keptBudget(cur *textdoc.Snapshot) int { return max(minKeptBytes, 2*cur.Len()) }
+
+func keptBytes(list []revSnap) int {
+	n := 0
+	for _, r := range list {
+		n += r.snap.Owned()
+	}
+	return n
+}
+
 // keep installs d as the entry's document, remembering the previous one.
 func (e *entry) keep(d Doc) {
 	if e.doc.Snap != nil && e.doc.Rev != d.Rev {
+		e.doc.Snap.ReleaseText()
 		e.past = append(e.past, revSnap{e.doc.Rev, e.doc.Snap, e.doc.Version, e.doc.Open})
 		if len(e.past) > maxPast {
 			e.past = append(e.past[:0], e.past[len(e.past)-maxPast:]...)
 		}
 	}
 	e.doc = d
+	e.trim()
+}
+
+// trim drops the oldest kept revisions, recent ones first, until they fit
+// the byte budget (a revision in both lists is counted twice: an estimate
+// that errs on the side of memory).
+func (e *entry) trim() {
+	budget := keptBudget(e.doc.Snap)
+	past, pinned := keptBytes(e.past), keptBytes(e.pinned)
+	drop := 0
+	for drop < len(e.past) && past+pinned > budget {
+		past -= e.past[drop].snap.Owned()
+		drop++
+	}
+	if drop > 0 {
+		e.past = append(e.past[:0], e.past[drop:]...)
+	}
+	drop = 0
+	for drop < len(e.pinned)-1 && pinned > budget {
+		pinned -= e.pinned[drop].snap.Owned()
+		drop++
+	}
+	if drop > 0 {
+		e.pinned = append(e.pinned[:0], e.pinned[drop:]...)
+	}
 }
 
 // Pin keeps a document's revision rev (it must be current or recent) for as
@@ -225,6 +274,7 @@ func (w *Workspace) Pin(k Key, rev int64) {
 	if len(e.pinned) > maxPinned {
 		e.pinned = append(e.pinned[:0], e.pinned[len(e.pinned)-maxPinned:]...)
 	}
+	e.trim()
 }
 
 // find returns a kept revision of the entry.
@@ -477,12 +527,29 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 		return Doc{}, fmt.Errorf("didChange for %s, which is not open", uri)
 	}
 	old := e.doc
+	if old.Desync != "" {
+		// The base is unknown: only a full text brings the buffer back.
+		full := -1
+		for i, c := range changes {
+			if c.Range == nil {
+				full = i
+			}
+		}
+		if full < 0 {
+			e.doc.Version = version
+			w.mu.Unlock()
+			return e.doc, nil
+		}
+		changes = changes[full:]
+	}
 	snap, lcs, err := old.Snap.Apply(changes, enc)
 	if err != nil {
+		w.desyncLocked(e, fmt.Sprintf("a change to version %d could not be applied: %v", version, err))
 		w.mu.Unlock()
 		return Doc{}, fmt.Errorf("apply didChange to %s (version %d): %w", uri, version, err)
 	}
 	d := old
+	d.Desync = ""
 	d.Version = version
 	d.Snap = snap
 	d.hash = &lazyHash{}
@@ -509,6 +576,36 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 	w.broadcast()
 	w.mu.Unlock()
 	return d, nil
+}
+
+// Desync marks an open document as out of sync with the editor (a change
+// that could not be applied exactly, and so was not applied): reads warn,
+// writes are refused until the editor sends the whole text again. It
+// reports whether the document was in sync before (the user is told once).
+func (w *Workspace) Desync(uri, reason string) (Doc, bool) {
+	k, err := Normalize(uri)
+	if err != nil {
+		return Doc{}, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, ok := w.docs[k]
+	if !ok || !e.doc.Open {
+		return Doc{}, false
+	}
+	first := e.doc.Desync == ""
+	w.desyncLocked(e, reason)
+	return e.doc, first
+}
+
+func (w *Workspace) desyncLocked(e *entry, reason string) {
+	if e.doc.Desync == "" {
+		e.doc.Desync = reason
+	}
+	// An edit waiting for the editor's echo will not see it: the text it
+	// would compare against is not the editor's.
+	delete(w.expects, e.doc.Key)
+	w.broadcast()
 }
 
 // broadcast wakes WaitVersion callers; call with w.mu held.
@@ -605,6 +702,7 @@ func (w *Workspace) Close(uri string) {
 	w.mu.Lock()
 	if e, ok := w.docs[k]; ok && e.doc.Open {
 		e.doc.Open = false
+		e.doc.Desync = ""       // the disk is the text again
 		e.modTime = time.Time{} // force a disk check against the buffer's text
 		e.size = -1
 		if !k.IsFile() {
@@ -625,6 +723,9 @@ func (w *Workspace) Forget(k Key) {
 func (w *Workspace) Lookup(uri string) (Doc, error) {
 	k, err := Normalize(uri)
 	if err != nil {
+		if result.KindOf(err) != "" {
+			return Doc{}, err
+		}
 		return Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
 	}
 	return w.Get(k)
@@ -692,6 +793,9 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		if result.KindOf(err) == result.NotFound && known {
 			w.Forget(k)
 		}
+		if errors.Is(err, fs.ErrPermission) {
+			err = w.readError(k, err) // a read refused is denied, not read_only
+		}
 		return Doc{}, err
 	}
 	defer f.Close()
@@ -753,6 +857,29 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	w.emit(ev)
 	w.mu.Unlock()
 	return d, nil
+}
+
+// readError sorts a failed stat or read of a document's file: missing is
+// not_found; a permission refusal is denied, with the OS reason, since the
+// file is there and telling the agent it is not would send it to create it.
+func (w *Workspace) readError(k Key, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
+	case errors.Is(err, fs.ErrPermission):
+		return result.Wrap(result.Denied, err, fmt.Sprintf("File %s cannot be read: permission denied (%v).", w.Rel(k), unwrapPath(err)))
+	}
+	return result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), unwrapPath(err)))
+}
+
+// unwrapPath drops the path an *fs.PathError repeats (the message names the
+// file already) and keeps the OS reason.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (w *Workspace) emit(ev *ChangeEvent) {

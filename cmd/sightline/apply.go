@@ -43,7 +43,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				}
 			}
 		}
-		if errors.Is(err, io.EOF) {
+		if errors.Is(err, io.EOF) || run.Overflowed() {
 			break
 		}
 		if err != nil {

@@ -59,7 +59,7 @@ func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
 		fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
 		cfg = config.Default()
 	}
-	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR")})
+	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR"), Ephemeral: true})
 	return &cliEnv{Env: env, wd: wd}, nil
 }
 
@@ -107,6 +107,13 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 		}
 	default:
 		human(o.stdout)
+	}
+	if !o.json {
+		// Warnings go to stderr, so stdout stays the answer (file text for
+		// a read). An edit's are printed with its answer.
+		for _, w := range out.Warnings {
+			fmt.Fprintln(o.stderr, "warning:", w)
+		}
 	}
 	if !out.OK {
 		return exitRefused

@@ -1,0 +1,104 @@
+package workspace
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sightline-lsp/sightline/textdoc"
+)
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// doc1MB is a document of about 1 MB in lines of about 40 bytes.
+func doc1MB() []string {
+	ls := make([]string, 25000)
+	for i := range ls {
+		ls[i] = fmt.Sprintf("\tvalue_%06d := compute(%d, %d) // x\n", i, i, i*7)
+	}
+	return ls
+}
+
+// A full-text change is a line diff against the previous text: unchanged
+// lines are shared with it, the ledger is told only the changed lines, and
+// kept revisions cost what changed, not the whole text each.
+func TestFullTextChangesShareStructure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory measurement")
+	}
+	ls := doc1MB()
+	text := strings.Join(ls, "")
+	var events []ChangeEvent
+	w := New([]string{t.TempDir()}, Options{OnChange: func(ev ChangeEvent) { events = append(events, ev) }})
+	u := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "big.go"))
+	base := liveHeap()
+	if _, err := w.Open(u, "go", 1, text); err != nil {
+		t.Fatal(err)
+	}
+	for v := 2; v <= 1001; v++ {
+		i := (v * 37) % len(ls)
+		ls[i] = fmt.Sprintf("\tvalue_%06d := compute(%d, %d) // edited %d\n", i, i, i*7, v)
+		events = events[:0]
+		if _, err := w.Change(u, int32(v), []textdoc.Change{{Text: strings.Join(ls, "")}}, textdoc.UTF16, ""); err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || len(events[0].Changes) != 1 || events[0].Changes[0] != (textdoc.LineChange{Start: i, Old: 1, New: 1}) {
+			t.Fatalf("change %d: events %+v, want line %d changed", v, events, i)
+		}
+	}
+	d, _ := w.Known(FromPath(strings.TrimPrefix(u, "file://")))
+	if got := d.Snap.Text(); got != strings.Join(ls, "") {
+		t.Fatal("text differs after the changes")
+	}
+	grown := liveHeap() - base
+	t.Logf("live heap after 1,000 full-text changes of a %d-byte document: %.1f MB (%.2fx)", len(text), float64(grown)/1e6, float64(grown)/float64(len(text)))
+	if grown > uint64(3*len(text)) {
+		t.Fatalf("live heap grew %d bytes for a %d-byte document: over 3x", grown, len(text))
+	}
+	runtime.KeepAlive(w)
+}
+
+// An insertion in the middle of a full-text change reports the inserted
+// lines only, not everything between the first and last difference.
+func TestFullTextChangeIsAMinimalDiff(t *testing.T) {
+	var events []ChangeEvent
+	w := New([]string{t.TempDir()}, Options{OnChange: func(ev ChangeEvent) { events = append(events, ev) }})
+	u := "file:///tmp/x/a.txt"
+	w.Open(u, "", 1, "a\nb\nc\nd\ne\n")
+	if _, err := w.Change(u, 2, []textdoc.Change{{Text: "a\nX\nb\nc\nd\nY\ne\n"}}, textdoc.UTF16, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := []textdoc.LineChange{{Start: 1, Old: 0, New: 1}, {Start: 5, Old: 0, New: 1}}
+	if len(events) != 1 || fmt.Sprint(events[0].Changes) != fmt.Sprint(want) {
+		t.Fatalf("events %+v, want %v", events, want)
+	}
+}
+
+// Revisions that rewrite the whole document are kept within the byte
+// budget, not only the count.
+func TestKeptRevisionsCappedByBytes(t *testing.T) {
+	w := New([]string{t.TempDir()}, Options{})
+	u := "file:///tmp/x/big.txt"
+	line := strings.Repeat("x", 99) + "\n"
+	w.Open(u, "", 1, strings.Repeat(line, 10000)) // 1 MB
+	for v := 2; v < 60; v++ {
+		text := strings.Repeat(fmt.Sprintf("%099d\n", v), 10000)
+		if _, err := w.Change(u, int32(v), []textdoc.Change{{Text: text}}, textdoc.UTF16, ""); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := w.Known(FromPath("/tmp/x/big.txt"))
+		w.Pin(d.Key, d.Rev)
+	}
+	e := w.docs[FromPath("/tmp/x/big.txt")]
+	if got, budget := keptBytes(e.past)+keptBytes(e.pinned), keptBudget(e.doc.Snap); got > budget+e.doc.Snap.Owned() {
+		t.Fatalf("kept %d bytes of revisions (%d past, %d pinned), budget %d", got, len(e.past), len(e.pinned), budget)
+	}
+}
