@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -34,6 +35,10 @@ type Options struct {
 	// OpenLocal assembles the engines over the disk. It is called at most
 	// once, for the first call no server takes.
 	OpenLocal func(ctx context.Context) (*handlers.Env, error)
+	// FlushEvery, when set, writes the local ledger to its database at this
+	// interval (a long-lived caller such as `sightline mcp`), so a server
+	// started later, or a caller killed, loses little.
+	FlushEvery time.Duration
 }
 
 // Backend routes calls. It is safe for concurrent use.
@@ -48,6 +53,7 @@ type Backend struct {
 	via     string
 	env     *handlers.Env
 	envErr  error
+	stop    context.CancelFunc // ends the flush loop
 	notices []string
 }
 
@@ -95,6 +101,11 @@ func (b *Backend) Local(ctx context.Context) (*handlers.Env, error) {
 	defer b.mu.Unlock()
 	if b.env == nil && b.envErr == nil {
 		b.env, b.envErr = b.o.OpenLocal(ctx)
+		if b.env != nil && b.o.FlushEvery > 0 {
+			bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+			b.stop = stop
+			go b.env.RunPersistence(bg, b.o.FlushEvery)
+		}
 	}
 	return b.env, b.envErr
 }
@@ -102,9 +113,12 @@ func (b *Backend) Local(ctx context.Context) (*handlers.Env, error) {
 // Close hangs up on the servers and flushes the local ledger, if any.
 func (b *Backend) Close(ctx context.Context) error {
 	b.mu.Lock()
-	clients, env := b.clients, b.env
+	clients, env, stop := b.clients, b.env, b.stop
 	b.clients = map[string]*bridge.Client{}
 	b.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 	for _, c := range clients {
 		_ = c.Close()
 	}

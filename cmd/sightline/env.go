@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/config"
@@ -71,17 +72,18 @@ func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	return &cliEnv{Backend: newBackend(workspaceRoot(wd), stderr), wd: wd, stderr: stderr}, nil
+	return &cliEnv{Backend: newBackend(workspaceRoot(wd), stderr, 0), wd: wd, stderr: stderr}, nil
 }
 
 // newBackend routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk.
-func newBackend(root string, stderr io.Writer) *backend.Backend {
+func newBackend(root string, stderr io.Writer, flushEvery time.Duration) *backend.Backend {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
 	return backend.New(backend.Options{
-		Root:     root,
-		StateDir: stateDir,
-		NoBridge: os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
+		Root:       root,
+		FlushEvery: flushEvery,
+		StateDir:   stateDir,
+		NoBridge:   os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
 		OpenLocal: func(ctx context.Context) (*handlers.Env, error) {
 			cfg, err := config.Load(root)
 			if err != nil {

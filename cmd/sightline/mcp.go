@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -33,7 +34,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *root != "" {
 		dir = *root
 	}
-	b := newBackend(dir, stderr)
+	b := newBackend(dir, stderr, 500*time.Millisecond)
 	defer func() {
 		if err := b.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)
