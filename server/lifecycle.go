@@ -116,6 +116,9 @@ func (s *Server) setup(roots []string, cfg config.Config, ed handlers.Editor) {
 	s.mu.Unlock()
 	pub.start()
 	go env.RunPersistence(s.bg, s.opts.FlushEvery)
+	if s.opts.Bridge {
+		s.startBridge(roots)
+	}
 }
 
 // Initialized completes the handshake and asks the client for its settings.
@@ -144,6 +147,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.state = stateShutdown
 	s.mu.Unlock()
+	// Callers on the socket go to disk from now on.
+	s.stopBridge()
 	if s.env != nil {
 		if err := s.env.Flush(context.WithoutCancel(ctx)); err != nil {
 			s.log.Error("flush ledger at shutdown", zap.Error(err))

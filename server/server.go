@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -55,6 +56,9 @@ type Options struct {
 	Debounce time.Duration
 	// Extract overrides the extract setting (the --extract flag).
 	Extract string
+	// Bridge opens the local socket the CLI and `sightline mcp` hand their
+	// calls to (package bridge); `sightline serve` turns it on.
+	Bridge bool
 }
 
 // Server is one LSP session with one client.
@@ -78,6 +82,8 @@ type Server struct {
 	ws     *workspace.Workspace
 	ledger *ledger.Ledger
 	pub    *publisher
+	// bridges are the local sockets, one per state folder of the roots.
+	bridges []*bridge.Listener
 
 	// busy is the time of the last message (unix nanoseconds), for the idle
 	// memory release.
@@ -187,6 +193,7 @@ func (s *Server) teardown() {
 	pub, env := s.pub, s.env
 	s.state = stateExited
 	s.mu.Unlock()
+	s.stopBridge()
 	s.stopBg() // ends the flush loop
 	if pub != nil {
 		pub.stop()

@@ -19,7 +19,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	dryRun := fs.Bool("dry-run", false, "validate every block; write nothing")
 	stage := fs.Bool("stage", false, "git add the files written")
 	asJSON := fs.Bool("json", false, "print the results as JSON at the end")
-	session := fs.String("session", "default", "session whose ledger guards the edits")
+	session := fs.String("session", defaultSession(), "session whose ledger guards the edits")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 0 {
@@ -32,12 +32,17 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	run := env.NewBlocks(handlers.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
+	run := env.NewBlocks(ctx, handlers.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := stdin.Read(buf)
 		if n > 0 {
-			for _, r := range run.Write(ctx, buf[:n]) {
+			rs, werr := run.Write(buf[:n])
+			if werr != nil {
+				fmt.Fprintf(stderr, "sightline apply: %v\n", werr)
+				return exitUsage
+			}
+			for _, r := range rs {
 				if !*asJSON {
 					printBlock(stdout, r)
 				}
@@ -51,7 +56,11 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return exitUsage
 		}
 	}
-	res := run.Close()
+	res, err := run.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline apply: %v\n", err)
+		return exitUsage
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, res); err != nil {
 			fmt.Fprintf(stderr, "sightline apply: %v\n", err)

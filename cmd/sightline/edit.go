@@ -18,7 +18,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	dryRun := fs.Bool("dry-run", false, "validate and show the diff; change nothing")
 	full := fs.Bool("full-refresh", false, "answer with the whole file annotated, not just the edited window")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	session := fs.String("session", "default", "session whose ledger guards the edit")
+	session := fs.String("session", defaultSession(), "session whose ledger guards the edit")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 1 || *editsFile == "" {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/result"
@@ -28,12 +30,14 @@ func workspaceRoot(wd string) string {
 	}
 }
 
-// cliEnv is the engines plus the directory the command runs in: a PATH
-// argument is relative to it, as for any command line tool, while answers
-// name paths relative to the workspace root.
+// cliEnv is where a command's call runs (a running language server of the
+// workspace, else the engines over the disk) plus the directory the command
+// runs in: a PATH argument is relative to it, as for any command line tool,
+// while answers name paths relative to the workspace root.
 type cliEnv struct {
-	*handlers.Env
-	wd string
+	*backend.Backend
+	wd     string
+	stderr io.Writer
 }
 
 // resolve turns a PATH argument (relative to the working directory, or
@@ -43,24 +47,63 @@ func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.wd, p)
 	}
-	return e.WS.Resolve(p)
+	return e.Resolve(p)
 }
 
-// openEnv assembles the same engines the language server uses, sharing its
-// ledger database.
+// Close tells what the caller should know about where the call ran (a
+// server that went away) and flushes a local ledger.
+func (e *cliEnv) Close(ctx context.Context) error {
+	for _, n := range e.Notices() {
+		fmt.Fprintf(e.stderr, "sightline: warning: %s\n", n)
+	}
+	if err := e.Backend.Close(ctx); err != nil {
+		fmt.Fprintf(e.stderr, "sightline: saving the ledger: %v\n", err)
+		return err
+	}
+	return nil
+}
+
+// openEnv routes the command's call: to the language server of the
+// workspace when one runs (so an edit of a document open in the editor
+// reaches its buffer), else to the same engines the server uses, over the
+// disk, sharing its ledger database.
 func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	root := workspaceRoot(wd)
-	cfg, err := config.Load(root)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
-		cfg = config.Default()
+	return &cliEnv{Backend: newBackend(workspaceRoot(wd), stderr, 0), wd: wd, stderr: stderr}, nil
+}
+
+// newBackend routes calls for the workspace at root; SIGHTLINE_STATE_DIR
+// names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk.
+func newBackend(root string, stderr io.Writer, flushEvery time.Duration) *backend.Backend {
+	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
+	return backend.New(backend.Options{
+		Root:       root,
+		FlushEvery: flushEvery,
+		StateDir:   stateDir,
+		NoBridge:   os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
+		OpenLocal: func(ctx context.Context) (*handlers.Env, error) {
+			cfg, err := config.Load(root)
+			if err != nil {
+				fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
+				cfg = config.Default()
+			}
+			// A command's memory ends with it; a long-lived caller (mcp)
+			// flushes behind.
+			return handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0}), nil
+		},
+	})
+}
+
+// defaultSession is the session of a call that names none: SIGHTLINE_SESSION,
+// else "default".
+func defaultSession() string {
+	if s := os.Getenv("SIGHTLINE_SESSION"); s != "" {
+		return s
 	}
-	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR"), Ephemeral: true})
-	return &cliEnv{Env: env, wd: wd}, nil
+	return "default"
 }
 
 // writeJSON prints a result as the language server sends it (result.Marshal:

@@ -14,7 +14,7 @@ import (
 func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	session := fs.String("session", "default", "session to report")
+	session := fs.String("session", defaultSession(), "session to report")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) > 1 {
 		fmt.Fprintln(stderr, "usage: sightline ledger [PATH] [--json] [--session S]")
@@ -34,12 +34,8 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return out.refuse(err, func(o handlers.Outcome) any { return handlers.LedgerResult{Outcome: o} })
 		}
 		p.TextDocument = &handlers.TextDocument{URI: string(key)}
-	} else {
-		// Documents restore lazily, on first sight: look at every document the
-		// database holds for this session so the report is complete.
-		env.LoadSession(ctx, *session)
 	}
-	res, err := env.LedgerReport(ctx, p)
+	res, err := env.Ledger(ctx, p)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		if len(res.Documents) == 0 {
 			fmt.Fprintf(w, "Session %s has read nothing.\n", res.Session)

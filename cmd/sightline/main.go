@@ -31,7 +31,8 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"serve", "serve [--log-file F] [--log-level L]", "language server on stdio (what editors launch)", runServe},
+		{"serve", "serve [--log-file F] [--log-level L] [--no-bridge]", "language server on stdio (what editors launch); the CLI and sightline mcp\n      of the workspace hand their calls to it over a local socket", runServe},
+		{"mcp", "mcp [--session S] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP},
 		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit},
 		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output, each as soon as it completes;\n      a block's path is relative to the workspace root, as models write it", runApply},

@@ -16,7 +16,7 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "check every file; write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	session := fs.String("session", "default", "session whose ledger guards the edits")
+	session := fs.String("session", defaultSession(), "session whose ledger guards the edits")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 0 {

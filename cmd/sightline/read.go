@@ -20,7 +20,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	raw := fs.Bool("raw", false, "plain lines, without hashline annotation")
 	budget := fs.Int("budget", 0, "character budget (default: readBudget, 24000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	session := fs.String("session", "default", "session whose ledger records the read")
+	session := fs.String("session", defaultSession(), "session whose ledger records the read")
 	agent := fs.String("agent", "", "agent role inside the session")
 	_ = fs.Bool("yes", false, "grant approval for sensitive paths")
 	pos, ok := parseFlags(fs, args, stderr)
@@ -41,11 +41,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "sightline read: %v\n", err)
 		return exitUsage
 	}
-	defer func() {
-		if err := env.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
-		}
-	}()
+	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"read", stdout, stderr, *asJSON}
 	key, err := env.resolve(path)
 	if err != nil {

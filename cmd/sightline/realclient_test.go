@@ -92,3 +92,28 @@ func TestNeovimClient(t *testing.T) {
 		t.Fatal("neovim client did not finish its checks")
 	}
 }
+
+// TestMCPClient: the official TypeScript MCP SDK's client spawns `sightline
+// mcp` and lists the tools, reads, edits, dry-runs, is refused (isError),
+// trips the guard and retries with the auto-expanded lines.
+func TestMCPClient(t *testing.T) {
+	dir, _ := filepath.Abs("../../testdata/mcpclient")
+	if _, err := exec.LookPath("node"); err != nil {
+		requireOrSkip(t, "node")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		requireOrSkip(t, "testdata/mcpclient/node_modules (npm ci)")
+	}
+	bin, ws := buildBinary(t), realWorkspace(t)
+	cmd := exec.Command("node", filepath.Join(dir, "client.mjs"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SIGHTLINE_BIN="+bin, "WORKSPACE="+ws, "XDG_STATE_HOME="+t.TempDir(), "SIGHTLINE_SESSION=")
+	out, err := cmd.CombinedOutput()
+	t.Logf("mcp client:\n%s", out)
+	if err != nil {
+		t.Fatalf("mcp client failed: %v", err)
+	}
+	if !strings.Contains(string(out), "ok  mcp client done") {
+		t.Fatal("mcp client did not finish its checks")
+	}
+}

@@ -22,6 +22,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	stateDir := fs.String("state-dir", "", "ledger database folder (default: $XDG_STATE_HOME/sightline/<workspace>)")
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (overrides the extract setting)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (performance work)")
+	noBridge := fs.Bool("no-bridge", false, "do not open the local socket the CLI and sightline mcp hand their calls to")
 	_ = fs.Bool("stdio", true, "use stdio (the only transport; accepted for clients that pass it)")
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
@@ -50,7 +51,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		debug.SetGCPercent(400)
 	}
 	wd, _ := os.Getwd()
-	srv := server.New(server.Options{Log: log, Root: wd, StateDir: *stateDir, Extract: *engine})
+	srv := server.New(server.Options{Log: log, Root: wd, StateDir: *stateDir, Extract: *engine, Bridge: !*noBridge})
 	// stdout is the protocol stream: nothing else may write to it.
 	code := srv.Serve(ctx, server.NewStream(stdin, stdout, closerOf(stdin), closerOf(stdout)))
 	log.Info("exit", zap.Int("code", code))

@@ -16,7 +16,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
 	maxChars := fs.Int("max-chars", 0, "excerpt size in characters (default 2000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	session := fs.String("session", "default", "session whose ledger records the excerpt as read")
+	session := fs.String("session", defaultSession(), "session whose ledger records the excerpt as read")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 1 {
 		fmt.Fprintln(stderr, "usage: sightline summary PATH [--extract regex|treesitter] [--json]")
@@ -28,21 +28,31 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	if *engine != "" {
-		cfg := env.Config()
-		cfg.Extract = *engine
-		if err := cfg.Validate(); err != nil {
-			fmt.Fprintf(stderr, "sightline summary: --extract: %v\n", err)
-			return exitUsage
-		}
-		env.SetConfig(cfg)
-	}
 	out := output{"summary", stdout, stderr, *asJSON}
 	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.SummaryResult{Outcome: o} })
 	}
-	res, err := env.Summary(ctx, handlers.SummaryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, MaxChars: *maxChars})
+	p := handlers.SummaryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, MaxChars: *maxChars}
+	var res handlers.SummaryResult
+	if *engine != "" {
+		// Another extractor than the server's: this summary is made here.
+		local, err := env.Local(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline summary: %v\n", err)
+			return exitUsage
+		}
+		cfg := local.Config()
+		cfg.Extract = *engine
+		if err := cfg.Validate(); err != nil {
+			fmt.Fprintf(stderr, "sightline summary: --extract: %v\n", err)
+			return exitUsage
+		}
+		local.SetConfig(cfg)
+		res, err = local.Summary(ctx, p)
+	} else {
+		res, err = env.Summary(ctx, p)
+	}
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		fmt.Fprintf(w, "%s  %s  %d lines\n", res.Path, res.Language, res.TotalLines)
 		for _, s := range res.Symbols {

@@ -16,7 +16,7 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	expected := fs.String("expected-version", "", "refuse unless the file still has this hash")
 	dryRun := fs.Bool("dry-run", false, "show the diff; write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	session := fs.String("session", "default", "session whose ledger guards the write")
+	session := fs.String("session", defaultSession(), "session whose ledger guards the write")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 1 || *mode == "" {

@@ -1,0 +1,116 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Listener is one server's socket.
+type Listener struct {
+	Path string
+	ln   *net.UnixListener
+
+	mu     sync.Mutex
+	conns  map[jsonrpc2.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// Listen opens a socket in dir named after this process: <pid>-<n>.sock,
+// n the first number not held by a live server (several servers of one
+// workspace may run in one process, as in tests). A socket file of that name
+// that nobody listens on is a killed server's and is replaced; other dead
+// sockets in dir are removed too.
+func Listen(dir string) (*Listener, error) {
+	for n := range 100 {
+		p := filepath.Join(dir, fmt.Sprintf("%d-%d.sock", os.Getpid(), n))
+		if _, err := os.Lstat(p); err == nil {
+			if err := probe(p); !refused(err) {
+				continue // alive, or not ours to judge
+			}
+			if err := os.Remove(p); err != nil {
+				return nil, fmt.Errorf("bridge: remove stale socket: %w", err)
+			}
+		}
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+		if err != nil {
+			if errors.Is(err, os.ErrExist) || isAddrInUse(err) {
+				continue
+			}
+			return nil, fmt.Errorf("bridge: listen on %s: %w", p, err)
+		}
+		ln.SetUnlinkOnClose(true)
+		// The folder is owner-only already; the socket is too, in case the
+		// folder's mode is ever widened.
+		if err := os.Chmod(p, 0o600); err != nil {
+			_ = ln.Close()
+			return nil, fmt.Errorf("bridge: chmod socket: %w", err)
+		}
+		RemoveStale(dir)
+		return &Listener{Path: p, ln: ln, conns: map[jsonrpc2.Conn]struct{}{}}, nil
+	}
+	return nil, fmt.Errorf("bridge: no free socket name in %s", dir)
+}
+
+func isAddrInUse(err error) bool {
+	var se *os.SyscallError
+	return errors.As(err, &se) && se.Syscall == "bind"
+}
+
+// Handler serves one connection; done is called when the connection ends,
+// to release what the handler kept for it.
+type Handler func() (h jsonrpc2.Handler, done func())
+
+// Serve accepts connections until Close, serving each with a fresh handler.
+func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
+	for {
+		nc, err := l.ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		h, done := newHandler()
+		conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			_ = nc.Close()
+			done()
+			return
+		}
+		l.conns[conn] = struct{}{}
+		l.wg.Add(1)
+		l.mu.Unlock()
+		conn.Go(ctx, h)
+		go func() {
+			defer l.wg.Done()
+			<-conn.Done()
+			done()
+			l.mu.Lock()
+			delete(l.conns, conn)
+			l.mu.Unlock()
+		}()
+	}
+}
+
+// Close stops accepting, removes the socket file and ends every connection.
+func (l *Listener) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	conns := make([]jsonrpc2.Conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	err := l.ln.Close()
+	for _, c := range conns {
+		go c.Close() // Close drains in-flight calls; do not wait on a slow one
+	}
+	return err
+}

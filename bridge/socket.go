@@ -1,0 +1,179 @@
+// Package bridge is the local socket through which the CLI and `sightline
+// mcp` hand their calls to a running language server of the same workspace,
+// so that a terminal agent's reads and edits meet the editor's buffers and
+// ledger. Each server listens on its own unix socket in a folder of the
+// workspace's state folder; the protocol is JSON-RPC 2.0, one message per
+// line (newline-delimited JSON), carrying the sightline/* methods and params
+// of the LSP router plus the bridge's own sightline/bridge/* methods.
+package bridge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Methods of the bridge beyond the LSP router's sightline/* methods.
+const (
+	// MethodStatus answers Status: who the server is and which documents
+	// its editor has open, so a caller can pick among several servers.
+	MethodStatus = "sightline/bridge/status"
+	// MethodBlocks streams edit blocks into one run (BlocksParams), so that
+	// `sightline apply` applies each block as soon as it completes.
+	MethodBlocks = "sightline/bridge/applyBlocks"
+)
+
+// BlocksParams feed one run of edit blocks: chunks of model output, in
+// order, then close. A run belongs to its connection and ends with it.
+type BlocksParams struct {
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	// Run names the run; the first chunk of a new name starts it.
+	Run    string `json:"run"`
+	Chunk  string `json:"chunk,omitempty"`
+	Close  bool   `json:"close,omitempty"`
+	DryRun bool   `json:"dryRun,omitempty"`
+	Stage  bool   `json:"stage,omitempty"`
+}
+
+// Status is the answer of sightline/bridge/status.
+type Status struct {
+	PID     int      `json:"pid"`
+	Version string   `json:"version"`
+	Roots   []string `json:"roots"`
+	// Open lists the URIs of the documents open in the editor.
+	Open []string `json:"open"`
+}
+
+// maxSocketPath bounds a socket's path: sockaddr_un holds 108 bytes on
+// Linux and 104 on macOS, with the terminating NUL.
+const maxSocketPath = 100
+
+// longestName is the longest socket name Listen makes: "<pid>-<n>.sock"
+// with a 7-digit pid (Linux's pid_max is at most 4194304) and n < 100.
+const longestName = len("4194304-99.sock")
+
+// Dir returns the folder holding the sockets of the servers whose state
+// folder is stateDir, creating it (0700): <stateDir>/bridge. When that path
+// is too long for a socket, it is a short folder named by a hash of
+// stateDir under $XDG_RUNTIME_DIR/sightline, else /tmp/sightline-<uid>,
+// owner-only and checked to be ours.
+func Dir(stateDir string) (string, error) {
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		return "", fmt.Errorf("bridge: state folder %s: %w", stateDir, err)
+	}
+	dir := filepath.Join(abs, "bridge")
+	if len(dir)+1+longestName > maxSocketPath {
+		sum := sha256.Sum256([]byte(abs))
+		name := hex.EncodeToString(sum[:8])
+		dir = ""
+		for _, base := range shortBases() {
+			if d := filepath.Join(base, name); len(d)+1+longestName <= maxSocketPath {
+				if err := ownedDir(base); err != nil {
+					continue
+				}
+				dir = d
+				break
+			}
+		}
+		if dir == "" {
+			return "", fmt.Errorf("bridge: no folder short enough for a socket (state folder %s)", abs)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("bridge: create socket folder: %w", err)
+	}
+	if err := ownedDir(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// shortBases are the folders a short socket folder may live in, best first.
+func shortBases() []string {
+	var out []string
+	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
+		out = append(out, filepath.Join(r, "sightline"))
+	}
+	return append(out, filepath.Join("/tmp", "sightline-"+strconv.Itoa(os.Getuid())))
+}
+
+// ownedDir makes dir if needed (0700) and checks that it is a real folder
+// of ours that nobody else can enter: in a shared /tmp another user could
+// have made it first, to catch the sockets.
+func ownedDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("bridge: create %s: %w", dir, err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("bridge: %s is not a folder", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("bridge: %s belongs to another user", dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("bridge: %s is open to others: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// Sockets lists the socket files in dir, oldest name first. Whether one is
+// alive only a dial tells.
+func Sockets(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".sock") && e.Type()&os.ModeSocket != 0 {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// refused reports whether a dial error means nobody listens: the socket is
+// a leftover of a server that was killed.
+func refused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// probe dials a socket and hangs up: nil when a server listens there.
+func probe(path string) error {
+	c, err := (&net.Dialer{Timeout: 200 * time.Millisecond}).DialContext(context.Background(), "unix", path)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// RemoveStale removes the sockets in dir nobody listens on (a server that
+// was killed cannot remove its own) and returns how many it removed.
+func RemoveStale(dir string) int {
+	n := 0
+	for _, p := range Sockets(dir) {
+		if refused(probe(p)) && os.Remove(p) == nil {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sightline-lsp/sightline/mcptools"
+)
+
+// runMCP serves the agent tools over MCP on stdio (what terminal agents
+// launch). The workspace is the one the process starts in; calls go to a
+// running language server of it when there is one, else to the disk.
+func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	session := fs.String("session", defaultSession(), "session of calls that name none")
+	root := fs.String("root", "", "workspace root (default: the nearest folder above the working directory holding .git)")
+	if pos, ok := parseFlags(fs, args, stderr); !ok || len(pos) != 0 {
+		fmt.Fprintln(stderr, "usage: sightline mcp [--session S] [--root DIR]")
+		return exitUsage
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline mcp: working directory: %v\n", err)
+		return exitUsage
+	}
+	dir := workspaceRoot(wd)
+	if *root != "" {
+		dir = *root
+	}
+	b := newBackend(dir, stderr, 500*time.Millisecond)
+	defer func() {
+		if err := b.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)
+		}
+	}()
+	srv := mcptools.New(mcptools.Options{Backend: b, Session: *session, Version: versionString()})
+	// The SDK's stdio transport is os.Stdin/os.Stdout; tests pass other
+	// streams.
+	var t mcp.Transport = &mcp.StdioTransport{}
+	if stdin != os.Stdin || stdout != os.Stdout {
+		t = &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	}
+	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "sightline mcp: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/version"
+)
+
+// startBridge opens the local socket of each state folder this server's
+// roots use, so the CLI and `sightline mcp` of the workspace hand their
+// calls to it. A socket that cannot be opened is logged: the editor works
+// without it, and the CLI then works on disk.
+func (s *Server) startBridge(roots []string) {
+	var dirs []string
+	if s.opts.StateDir != "" {
+		dirs = []string{s.opts.StateDir}
+	} else {
+		for _, r := range roots {
+			d, err := store.Dir(r)
+			if err != nil {
+				s.log.Warn("bridge: no state folder", zap.String("root", r), zap.Error(err))
+				continue
+			}
+			dirs = append(dirs, d)
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		sock, err := bridge.Dir(d)
+		if err != nil || seen[sock] {
+			if err != nil {
+				s.log.Warn("bridge: no socket folder", zap.Error(err))
+			}
+			continue
+		}
+		seen[sock] = true
+		l, err := bridge.Listen(sock)
+		if err != nil {
+			s.log.Warn("bridge: not listening", zap.Error(err))
+			continue
+		}
+		s.log.Info("bridge: listening", zap.String("socket", l.Path))
+		s.mu.Lock()
+		s.bridges = append(s.bridges, l)
+		s.mu.Unlock()
+		go l.Serve(s.bg, s.bridgeHandler)
+	}
+}
+
+// stopBridge closes the sockets (removing their files).
+func (s *Server) stopBridge() {
+	s.mu.Lock()
+	ls := s.bridges
+	s.bridges = nil
+	s.mu.Unlock()
+	for _, l := range ls {
+		_ = l.Close()
+	}
+}
+
+// bridgeHandler serves one bridge connection: the sightline/* methods, as
+// the editor's connection does (so their effects are published to the
+// editor alike), and the bridge's own. LSP lifecycle and document methods
+// are not served: the caller is not an editor.
+func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
+	runs := &blockRuns{m: map[string]*handlers.Blocks{}}
+	h := func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+		if !req.IsCall() {
+			return nil, nil
+		}
+		jsonrpc2.Async(ctx)
+		method := req.Method()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic in bridge handler", zap.String("method", method), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+				res, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
+			}
+			if err != nil {
+				err = rpcError(method, err)
+			}
+		}()
+		if st := s.getState(); st != stateRunning && st != stateInitializing {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the language server is %s", st)
+		}
+		raw := json.RawMessage(req.Params())
+		switch {
+		case method == bridge.MethodStatus:
+			return s.bridgeStatus(), nil
+		case method == bridge.MethodBlocks:
+			var p bridge.BlocksParams
+			if err := decode(raw, &p, true); err != nil {
+				return nil, err
+			}
+			return runs.feed(ctx, s.env, p)
+		case strings.HasPrefix(method, "sightline/"):
+			return s.custom(ctx, method, raw, true)
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not served over the bridge (only sightline/* methods are)", method)
+	}
+	return h, runs.drop
+}
+
+func (s *Server) bridgeStatus() bridge.Status {
+	st := bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: s.ws.Roots(), Open: []string{}}
+	for _, d := range s.ws.OpenDocs() {
+		st.Open = append(st.Open, string(d.Key))
+	}
+	return st
+}
+
+// blockRuns are the edit-block runs of one bridge connection.
+type blockRuns struct {
+	mu sync.Mutex
+	m  map[string]*handlers.Blocks
+}
+
+// feed applies a chunk's completed blocks at once (one run's chunks arrive
+// in order, one call at a time) and answers them; close ends the run.
+func (r *blockRuns) feed(ctx context.Context, env *handlers.Env, p bridge.BlocksParams) (any, error) {
+	r.mu.Lock()
+	run := r.m[p.Run]
+	if run == nil {
+		run = env.NewBlocks(handlers.Caller{Session: p.Session, Agent: p.Agent}, p.DryRun, p.Stage)
+		r.m[p.Run] = run
+	}
+	if p.Close {
+		delete(r.m, p.Run)
+	}
+	r.mu.Unlock()
+	var out []handlers.BlockResult
+	if p.Chunk != "" {
+		out = run.Write(ctx, []byte(p.Chunk))
+	}
+	if p.Close {
+		res := run.Close()
+		return encoded(res)
+	}
+	if out == nil {
+		out = []handlers.BlockResult{}
+	}
+	return encoded(struct {
+		Blocks []handlers.BlockResult `json:"blocks"`
+	}{out})
+}
+
+func (r *blockRuns) drop() {
+	r.mu.Lock()
+	clear(r.m)
+	r.mu.Unlock()
+}
