@@ -31,6 +31,7 @@ local state = {
   coverage = {}, -- uri -> last sightline/coverage params
   lens_timers = {}, -- bufnr -> true while a refresh is scheduled
   marks = {}, -- bufnr -> {extmark id -> highlight group}
+  exits = {}, -- client id -> exit code of its server
   enabled = true,
   setup_done = false,
 }
@@ -101,7 +102,7 @@ end
 -- The absolute path of a file buffer, or nil (scratch, help, terminal, fugitive:// …).
 local function buf_path(bufnr)
   if not api.nvim_buf_is_valid(bufnr) then return nil end
-  if api.nvim_buf_get_option(bufnr, 'buftype') ~= '' then return nil end
+  if vim.bo[bufnr].buftype ~= '' then return nil end
   local name = api.nvim_buf_get_name(bufnr)
   if name == '' or name:match('^%a[%w+.-]*://') then return nil end
   return normalize(vim.fn.fnamemodify(name, ':p'))
@@ -356,7 +357,7 @@ function M.start(root)
     return nil, string.format('sightline: %s is not executable (set cmd in setup)', cmd[1])
   end
   local new_id
-  new_id = lsp.start_client({
+  local client_config = {
     name = 'sightline',
     cmd = cmd,
     root_dir = root,
@@ -381,10 +382,18 @@ function M.start(root)
       if config.on_attach then config.on_attach(client, bufnr) end
     end,
     on_exit = function(code)
+      state.exits[new_id] = code
       if state.clients[root] == new_id then state.clients[root] = nil end
       flush_waiting(new_id, nil, 'the sightline server exited (code ' .. tostring(code) .. ')')
     end,
-  })
+  }
+  if has('0.12') then
+    -- start_client is deprecated from 0.12 on; start without attaching (the
+    -- plugin attaches buffers itself) and never reuse another config's client.
+    new_id = lsp.start(client_config, { attach = false, reuse_client = function() return false end })
+  else
+    new_id = lsp.start_client(client_config)
+  end
   if not new_id then return nil, 'sightline: the server could not be started' end
   state.clients[root] = new_id
   return new_id
@@ -600,12 +609,12 @@ local function ledger_buffer(lines)
   if b == -1 or not api.nvim_buf_is_valid(b) then
     b = api.nvim_create_buf(false, true)
     api.nvim_buf_set_name(b, name)
-    api.nvim_buf_set_option(b, 'bufhidden', 'hide')
-    api.nvim_buf_set_option(b, 'filetype', 'sightline-ledger')
+    vim.bo[b].bufhidden = 'hide'
+    vim.bo[b].filetype = 'sightline-ledger'
   end
-  api.nvim_buf_set_option(b, 'modifiable', true)
+  vim.bo[b].modifiable = true
   api.nvim_buf_set_lines(b, 0, -1, false, lines)
-  api.nvim_buf_set_option(b, 'modifiable', false)
+  vim.bo[b].modifiable = false
   local win = vim.fn.bufwinid(b)
   if win == -1 then
     vim.cmd('botright ' .. math.min(#lines + 1, 15) .. 'split')
