@@ -162,10 +162,15 @@ check(#sl.marks(b) > 0, ':SightlineToggle shows them again')
 -- The code lens runs sightline.showLedger.
 local lens
 check(wait(5000, function()
-  for _, l in ipairs(vim.lsp.codelens.get(b)) do
+  local lenses = {}
+  if vim.fn.has('nvim-0.12') == 1 then
+    for _, r in ipairs(vim.lsp.codelens.get({ bufnr = b })) do table.insert(lenses, r.lens) end
+  else
+    lenses = vim.lsp.codelens.get(b)
+  end
+  for _, l in ipairs(lenses) do
     if l.command and l.command.command == 'sightline.showLedger' then lens = l return true end
   end
-  vim.lsp.codelens.refresh()
 end), 'code lens with the sightline.showLedger command')
 check(lens.command.title:match('^Agent read %d+/167 lines') ~= nil and lens.command.arguments[1] == uri, 'lens title and uri: ' .. lens.command.title)
 vim.cmd('bwipeout ' .. ledger_buf)
@@ -241,7 +246,7 @@ av.process_tool_use(tools, { name = 'sightline_apply_blocks', input = { text = '
 check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('[applied] new.txt', 1, true), 'avante: sightline_apply_blocks creates a file: ' .. tostring(ares and (ares[1] or ares[2])))
 
 -- Shutdown: the server exits 0.
-vim.lsp.stop_client(client.id)
+if vim.fn.has('nvim-0.11') == 1 then client:stop() else vim.lsp.stop_client(client.id) end
 check(wait(5000, function() return sl._state.exits[client.id] ~= nil end), 'server stopped')
 check(sl._state.exits[client.id] == 0, 'exit code 0, got ' .. tostring(sl._state.exits[client.id]))
 end, debug.traceback)

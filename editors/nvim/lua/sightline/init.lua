@@ -252,7 +252,12 @@ local function refresh_lens(bufnr)
     if not api.nvim_buf_is_valid(bufnr) then return end
     local client = client_for_buf(bufnr)
     if not client then return end
-    if has('0.10') then
+    if has('0.12') then
+      -- 0.12 keeps lenses per buffer once enabled, and refetches a client's
+      -- lenses on workspace/codeLens/refresh.
+      if not lsp.codelens.is_enabled({ bufnr = bufnr }) then lsp.codelens.enable(true, { bufnr = bufnr }) end
+      pcall(lsp.codelens.on_refresh, nil, nil, { client_id = client.id })
+    elseif has('0.10') then
       pcall(lsp.codelens.refresh, { bufnr = bufnr })
     elseif bufnr == api.nvim_get_current_buf() then
       pcall(lsp.codelens.refresh)
