@@ -4,6 +4,7 @@
 package nvim_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,20 +50,14 @@ func TestNeovimPlugin(t *testing.T) {
 		}
 	}
 	script, _ := filepath.Abs("test/plugin_test.lua")
-	cmd := exec.Command(nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", "luafile "+script)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", "luafile "+script)
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "SIGHTLINE_BIN="+bin, "WORKSPACE="+ws, "OUTSIDE="+outside,
 		"STATE_DIR="+filepath.Join(t.TempDir(), "state"), "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(),
 		"XDG_CONFIG_HOME="+t.TempDir())
-	done := make(chan struct{})
-	timer := time.AfterFunc(2*time.Minute, func() {
-		if cmd.Process != nil {
-			_ = cmd.Process.Kill()
-		}
-		close(done)
-	})
 	out, err := cmd.CombinedOutput()
-	timer.Stop()
 	t.Logf("neovim plugin:\n%s", out)
 	if err != nil {
 		t.Fatalf("neovim plugin test failed: %v", err)
@@ -70,5 +65,4 @@ func TestNeovimPlugin(t *testing.T) {
 	if !strings.Contains(string(out), "ok  exit code 0") {
 		t.Fatal("neovim plugin test did not finish its checks")
 	}
-	_ = done
 }
