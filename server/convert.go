@@ -1,6 +1,8 @@
 package server
 
 import (
+	"encoding/json"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/sightline-lsp/sightline/handlers"
@@ -45,15 +47,18 @@ func lspDiagnostics(s *textdoc.Snapshot, ds []handlers.Diagnostic, enc textdoc.E
 	return out
 }
 
-func lspCodeLenses(ls []handlers.Lens) []protocol.CodeLens {
+// ShowLedgerCommand is the code lens command: the editor plugins open the
+// document's ledger (argument: its uri).
+const ShowLedgerCommand = "sightline.showLedger"
+
+func lspCodeLenses(ls []handlers.Lens, uri string) []protocol.CodeLens {
+	arg, _ := json.Marshal(uri)
 	out := make([]protocol.CodeLens, 0, len(ls))
 	for _, l := range ls {
 		line := uint32(max(l.Line-1, 0))
 		out = append(out, protocol.CodeLens{
-			Range: protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}},
-			// An empty command id makes the lens a label; editors show it
-			// without offering to run anything.
-			Command: protocol.Command{Title: l.Title, Command: ""},
+			Range:   protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}},
+			Command: protocol.Command{Title: l.Title, Command: ShowLedgerCommand, Arguments: []protocol.LSPAny{arg}},
 		})
 	}
 	return out

@@ -15,7 +15,8 @@ type editor struct{ s *Server }
 
 func (ed editor) Encoding() textdoc.Encoding { return ed.s.encoding() }
 
-func (ed editor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
+// The label is not sent: Neovim prints an applyEdit's label on every edit.
+func (ed editor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, _ string) (bool, string, error) {
 	edits := make([]protocol.TextDocumentEditElement, 0, len(changes))
 	for _, c := range changes {
 		edits = append(edits, &protocol.TextEdit{
@@ -28,7 +29,6 @@ func (ed editor) ApplyEdit(ctx context.Context, uri string, version int32, chang
 	}
 	v := version
 	params := &protocol.ApplyWorkspaceEditParams{
-		Label: &label,
 		Edit: protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
 			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
 				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocolURI(uri)},

@@ -27,13 +27,14 @@ func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}, nil
 }
 
-// CodeLens: "Agent read 120/680 lines · 1 stale range" on line 1.
+// CodeLens: "Agent read 120/680 lines · 1 stale range" on line 1, running
+// sightline.showLedger with the uri the client sent.
 func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	d, err := s.ws.Lookup(string(p.TextDocument.URI))
 	if err != nil {
 		return []protocol.CodeLens{}, nil
 	}
-	return lspCodeLenses(s.env.CodeLenses(s.session(), d)), nil
+	return lspCodeLenses(s.env.CodeLenses(s.session(), d), string(p.TextDocument.URI)), nil
 }
 
 // Diagnostic answers pull diagnostics with the same ranges push would send.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,7 +128,7 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 // decode reads params strictly enough to catch mistakes: unknown fields are
 // allowed (clients add their own), wrong types are -32602.
 func decode(raw json.RawMessage, v any, required bool) error {
-	if len(raw) == 0 || string(raw) == "null" {
+	if emptyParams(raw) {
 		if required {
 			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "params are required")
 		}
@@ -137,6 +138,16 @@ func decode(raw json.RawMessage, v any, required bool) error {
 		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 	}
 	return nil
+}
+
+// emptyParams: absent, null, or an empty array, which is how Neovim's Lua
+// encodes an empty table ({}).
+func emptyParams(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return true
+	}
+	return t[0] == '[' && len(bytes.TrimSpace(t[1:])) == 1 && t[len(t)-1] == ']'
 }
 
 // answer maps a handler's error: invalid params are -32602, cancellation is

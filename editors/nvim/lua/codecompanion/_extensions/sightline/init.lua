@@ -1,0 +1,3 @@
+-- codecompanion.nvim loads extensions from codecompanion._extensions.<name>:
+--   require('codecompanion').setup({ extensions = { sightline = { opts = {} } } })
+return require('sightline.codecompanion')
