@@ -102,15 +102,15 @@ func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
 		shown[i] = linesWord(r)
 	}
 	if rest.IsEmpty() {
-		return fmt.Sprintf("%s %s in expanded below and now count as read: check them and retry the edit.", strings.Join(shown, ", "), isAre(got))
+		return fmt.Sprintf("%s %s in expanded below and now %s as read: check them and retry the edit.", strings.Join(shown, ", "), isAre(got), countVerb(got))
 	}
 	left := rest.Ranges()
 	unshown := make([]string, len(left))
 	for i, r := range left {
 		unshown[i] = linesWord(r)
 	}
-	return fmt.Sprintf("%s %s in expanded below and now count as read. %s did not fit in the read budget and must still be read before the edit can succeed.",
-		strings.Join(shown, ", "), isAre(got), strings.Join(unshown, ", "))
+	return fmt.Sprintf("%s %s in expanded below and now %s as read. %s did not fit in the read budget and must still be read before the edit can succeed.",
+		strings.Join(shown, ", "), isAre(got), countVerb(got), strings.Join(unshown, ", "))
 }
 
 // forgottenMessage is the auto-expand message when nothing this process
@@ -131,4 +131,13 @@ func isAre(rs []ledger.Range) string {
 		return "is"
 	}
 	return "are"
+}
+
+// countVerb agrees with what was returned: "Line 5 ... counts", "Lines 5-9
+// ... count".
+func countVerb(got []ledger.Range) string {
+	if len(got) == 1 && got[0].Start == got[0].End {
+		return "counts"
+	}
+	return "count"
 }

@@ -84,10 +84,24 @@ func Start(t testing.TB, o Options) *Editor {
 		coverage: map[string]json.RawMessage{},
 	}
 	e.changed = sync.NewCond(&e.mu)
-	go func() { e.Exit <- srv.Serve(context.Background(), server.NewStream(a, a, a)) }()
+	done := make(chan struct{})
+	go func() {
+		e.Exit <- srv.Serve(context.Background(), server.NewStream(a, a, a))
+		close(done)
+	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(b), jsonrpc2.WithCodec(server.Codec()))
 	e.conn.Go(context.Background(), e.handle)
-	t.Cleanup(func() { _ = b.Close(); _ = a.Close() })
+	// Cleanups run last registered first: the server has stopped (and
+	// flushed its state) before the test's folders are removed.
+	t.Cleanup(func() {
+		_ = b.Close()
+		_ = a.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("lsptest: the server did not stop within 10 s of the connection closing")
+		}
+	})
 	if !o.SkipInit {
 		e.Initialize(o)
 	}

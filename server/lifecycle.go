@@ -43,6 +43,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	if s.opts.Extract != "" {
 		cfg.Extract = s.opts.Extract
 	}
+	s.mu.Lock()
+	s.baseCfg = cfg
+	s.mu.Unlock()
 	enc := textdoc.UTF16
 	caps := clientCaps{}
 	if g := p.Capabilities.General; g != nil && slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8) {
@@ -173,7 +176,7 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 		return nil
 	}
 	if raw := []byte(p.Settings); len(raw) > 0 && string(raw) != "null" {
-		cfg := s.env.Config()
+		cfg := s.base()
 		if err := mergeSettings(&cfg, raw); err != nil {
 			s.log.Warn("settings ignored", zap.Error(err))
 			return nil
@@ -222,13 +225,20 @@ func (s *Server) pullConfiguration() {
 	if len(raw) == 0 || s.env == nil {
 		return
 	}
-	cfg := s.env.Config()
+	cfg := s.base()
 	if err := mergeSettings(&cfg, raw[0]); err != nil {
 		s.log.Warn("settings ignored", zap.Error(err))
 		return
 	}
 	s.env.SetConfig(cfg)
 	s.pub.markAll()
+}
+
+// base returns the configuration the editor's settings are laid over.
+func (s *Server) base() config.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.baseCfg
 }
 
 // mergeSettings overlays editor settings, either the bare object or one

@@ -82,6 +82,10 @@ type Server struct {
 	ws     *workspace.Workspace
 	ledger *ledger.Ledger
 	pub    *publisher
+	// baseCfg is the configuration before the editor's latest settings
+	// (defaults, .sightline.json, initializationOptions): each settings push
+	// is laid over it afresh, so a setting the user clears reverts.
+	baseCfg config.Config
 	// bridges are the local sockets, one per state folder of the roots.
 	bridges []*bridge.Listener
 
