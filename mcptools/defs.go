@@ -103,6 +103,18 @@ A failed block says why: not_found, whitespace_mismatch or near_match (with the 
 			Annotations: writes("Apply edit blocks", true),
 		}, typed("sightline_apply_blocks", t.blocks)},
 		{&mcp.Tool{
+			Name:  "sightline_apply_patch",
+			Title: "Apply a unified diff or a V4A patch",
+			Description: `Apply a patch: a unified diff as git diff writes it (--- a/file, +++ b/file, @@ hunks; many files, new and deleted files, renames) or a V4A patch (*** Begin Patch, *** Update File: path, @@ context lines, -/+/space lines, *** Add File:, *** Delete File:, *** End Patch). Paths are relative to the workspace root.
+Every hunk's context and removed lines must occur exactly once in the file (the @@ line numbers are ignored: a hunk that matches twice is ambiguous_match; add context). Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
+			InputSchema: schema([]string{"patch"}, obj{
+				"patch":   obj{"type": "string", "description": "The patch text."},
+				"dry_run": dryRunProp,
+				"session": sessionProp,
+			}),
+			Annotations: writes("Apply a patch", true),
+		}, typed("sightline_apply_patch", t.patch)},
+		{&mcp.Tool{
 			Name:  "sightline_write",
 			Title: "Create, replace text, append, overwrite",
 			Description: `Write a file by mode:
@@ -236,6 +248,36 @@ func (t *tools) blocks(ctx context.Context, in blocksIn) (*mcp.CallToolResult, e
 			b.WriteString(r.Diff)
 			if r.Expanded != "" {
 				fmt.Fprintf(b, "expanded (now counted as read):\n%s", r.Expanded)
+			}
+		}
+	}
+	return t.answer(res.Outcome, err, each, func(b *strings.Builder) {
+		fmt.Fprintln(b, res.Message)
+		each(b)
+	}), nil
+}
+
+type patchIn struct {
+	Patch   string `json:"patch"`
+	DryRun  bool   `json:"dry_run"`
+	Session string `json:"session"`
+}
+
+func (t *tools) patch(ctx context.Context, in patchIn) (*mcp.CallToolResult, error) {
+	res, err := t.b.ApplyPatch(ctx, handlers.PatchParams{Caller: t.caller(in.Session), Text: in.Patch, DryRun: in.DryRun})
+	each := func(b *strings.Builder) {
+		for _, f := range res.Files {
+			fmt.Fprintf(b, "[%s] %s: %s\n", f.Status, f.Path, f.Message)
+			if f.Hunk > 0 {
+				fmt.Fprintf(b, "  (hunk %d", f.Hunk)
+				if f.Line > 0 {
+					fmt.Fprintf(b, ", near line %d", f.Line)
+				}
+				b.WriteString(")\n")
+			}
+			b.WriteString(f.Diff)
+			if f.Expanded != "" {
+				fmt.Fprintf(b, "expanded (now counted as read):\n%s", f.Expanded)
 			}
 		}
 	}

@@ -94,6 +94,17 @@ check(!res.isError && disk().includes(far + '  # written'), 'the retried write s
 res = await call('sightline_ledger', { path: 'demo.py' });
 check(!res.isError && /demo\.py\s+partial_read/.test(text(res)), 'the ledger reports a partial read');
 
+// A patch: the lines around line 60 were read (expanded); a unified diff of
+// one of them applies, the same diff again is refused and changes nothing.
+const l59 = disk().split('\n')[58], l60 = disk().split('\n')[59], l61 = disk().split('\n')[60];
+const diff = `--- a/demo.py\n+++ b/demo.py\n@@ -59,3 +59,3 @@\n ${l59}\n-${l60}\n+${l60}  # patched\n ${l61}\n`;
+check(byName.sightline_apply_patch && byName.sightline_apply_patch.annotations.destructiveHint === true, 'tool sightline_apply_patch listed, destructive');
+res = await call('sightline_apply_patch', { patch: diff });
+check(!res.isError && disk().split('\n')[59] === l60 + '  # patched', 'a unified diff applies through sightline_apply_patch');
+const afterPatch = disk();
+res = await call('sightline_apply_patch', { patch: diff });
+check(res.isError === true && disk() === afterPatch, 'the same patch again is refused and changes nothing');
+
 // Outside the workspace: refused.
 res = await call('sightline_read', { path: '../../etc/passwd' });
 check(res.isError === true && text(res).startsWith('denied: '), 'a path outside the workspace is denied');
