@@ -176,6 +176,7 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 		return nil
 	}
 	if raw := []byte(p.Settings); len(raw) > 0 && string(raw) != "null" {
+		s.cfgGen.Add(1)
 		cfg := s.base()
 		if err := mergeSettings(&cfg, raw); err != nil {
 			s.log.Warn("settings ignored", zap.Error(err))
@@ -216,13 +217,14 @@ func (s *Server) DidChangeWorkspaceFolders(ctx context.Context, p *protocol.DidC
 // pullConfiguration asks the client for the "sightline" section.
 func (s *Server) pullConfiguration() {
 	section := "sightline"
+	gen := s.cfgGen.Load()
 	var raw []json.RawMessage
 	_, err := s.conn.Call(s.bg, "workspace/configuration", &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}}, &raw)
 	if err != nil {
 		s.log.Info("workspace/configuration failed", zap.Error(err))
 		return
 	}
-	if len(raw) == 0 || s.env == nil {
+	if len(raw) == 0 || s.env == nil || s.cfgGen.Load() != gen {
 		return
 	}
 	cfg := s.base()

@@ -86,6 +86,9 @@ type Server struct {
 	// (defaults, .sightline.json, initializationOptions): each settings push
 	// is laid over it afresh, so a setting the user clears reverts.
 	baseCfg config.Config
+	// cfgGen counts settings pushes: an answer to workspace/configuration
+	// asked before a push is older than it and is dropped.
+	cfgGen atomic.Int64
 	// bridges are the local sockets, one per state folder of the roots.
 	bridges []*bridge.Listener
 

@@ -144,8 +144,12 @@ type Workspace struct {
 	mu      sync.Mutex
 	docs    map[Key]*entry
 	expects map[Key]expectation
-	moved   chan struct{} // closed and replaced on every change: a broadcast
-	rev     atomic.Int64
+	// loads are the disk loads under way: concurrent Gets of one file that
+	// must be read wait for one load instead of each reading it (a storm of
+	// reads of a large file would otherwise hold one copy per request).
+	loads map[Key]chan struct{}
+	moved chan struct{} // closed and replaced on every change: a broadcast
+	rev   atomic.Int64
 }
 
 // expectation is an edit sightline asked the editor to apply: the didChange
@@ -760,6 +764,24 @@ func (w *Workspace) Known(k Key) (Doc, bool) {
 // a change; a vanished one is not_found.
 func (w *Workspace) Get(k Key) (Doc, error) {
 	w.mu.Lock()
+	if wait, busy := w.loads[k]; busy {
+		w.mu.Unlock()
+		<-wait
+		w.mu.Lock()
+	}
+	if w.loads == nil {
+		w.loads = make(map[Key]chan struct{})
+	}
+	done := make(chan struct{})
+	w.loads[k] = done
+	defer func() {
+		w.mu.Lock()
+		if w.loads[k] == done {
+			delete(w.loads, k)
+		}
+		w.mu.Unlock()
+		close(done)
+	}()
 	e, known := w.docs[k]
 	var seenMod time.Time
 	var seenSize int64
@@ -814,7 +836,9 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if fi.Size() > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, w.opts.MaxFileSize+1))
+	// Read into a buffer of the file's size (one more byte to see growth),
+	// not one that doubles its way there.
+	data, err := readAllSized(f, fi.Size(), w.opts.MaxFileSize)
 	if err != nil {
 		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
 	}
@@ -921,4 +945,23 @@ func diffEvent(old, cur Doc) *ChangeEvent {
 // holds a NUL byte or is not valid UTF-8.
 func IsBinary(data []byte) bool {
 	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
+}
+
+// readAllSized reads f, expected to hold size bytes, up to max+1 bytes.
+func readAllSized(f io.Reader, size, max int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, max)+1)
+	for int64(len(buf)) <= max {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // the file grew: let append pick the growth
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
