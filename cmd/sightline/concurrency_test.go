@@ -3,12 +3,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.lsp.dev/uri"
+
+	"github.com/sightline-lsp/sightline/bridge"
 )
 
 // TestConcurrentProcessesNoLostUpdates: real sightline processes read and
@@ -17,6 +23,21 @@ import (
 // final file, no refused one is, the file is never torn, and no process
 // reports a locked database.
 func TestConcurrentProcessesNoLostUpdates(t *testing.T) {
+	lostUpdates(t, false)
+}
+
+// TestConcurrentProcessesWithServerNoLostUpdates: the same with a running
+// language server: half the workers' calls go through its socket (the
+// server writes), half keep to the disk (SIGHTLINE_NO_BRIDGE): server and
+// CLI writers on the same files lose nothing either.
+func TestConcurrentProcessesWithServerNoLostUpdates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dozens of processes")
+	}
+	lostUpdates(t, true)
+}
+
+func lostUpdates(t *testing.T, withServer bool) {
 	const procs, rounds = 6, 30
 	files := map[string]string{}
 	var shared strings.Builder
@@ -26,13 +47,20 @@ func TestConcurrentProcessesNoLostUpdates(t *testing.T) {
 	}
 	files["shared.txt"] = shared.String()
 	c := newCLI(t, files)
+	disk := c
+	if withServer {
+		startServer(t, c)
+		d := *c
+		d.env = append(append([]string(nil), c.env...), "SIGHTLINE_NO_BRIDGE=1")
+		disk = &d
+	}
 
 	type outcome struct {
 		applied []string // the lines of the edits answered applied
 		refused int
 		faults  []string
 	}
-	worker := func(file, anchor, tag, session string) outcome {
+	worker := func(c *cli, file, anchor, tag, session string) outcome {
 		var o outcome
 		for r := range rounds {
 			out, errOut, code := c.run("", "read", file, "--json", "--session", session)
@@ -75,10 +103,18 @@ func TestConcurrentProcessesNoLostUpdates(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range procs {
 		wg.Go(func() {
-			results[i] = worker("shared.txt", fmt.Sprintf("anchor %d", i), fmt.Sprintf("shared p%d", i), fmt.Sprintf("s%d", i))
+			w := c
+			if i%2 == 1 {
+				w = disk
+			}
+			results[i] = worker(w, "shared.txt", fmt.Sprintf("anchor %d", i), fmt.Sprintf("shared p%d", i), fmt.Sprintf("s%d", i))
 		})
 		wg.Go(func() {
-			results[procs+i] = worker(fmt.Sprintf("own%d.txt", i), "anchor", fmt.Sprintf("own p%d", i), fmt.Sprintf("o%d", i))
+			w := c
+			if i%2 == 1 {
+				w = disk
+			}
+			results[procs+i] = worker(w, fmt.Sprintf("own%d.txt", i), "anchor", fmt.Sprintf("own p%d", i), fmt.Sprintf("o%d", i))
 		})
 	}
 	wg.Wait()
@@ -121,8 +157,36 @@ func TestConcurrentProcessesNoLostUpdates(t *testing.T) {
 			t.Errorf("shared.txt holds a torn line %q", l)
 		}
 	}
-	t.Logf("%d processes x %d rounds: %d applied, %d refused, in %v", 2*procs, rounds, applied, refused, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d processes x %d rounds (server: %v): %d applied, %d refused, in %v", 2*procs, rounds, withServer, applied, refused, time.Since(start).Round(time.Millisecond))
 	if applied == 0 {
 		t.Fatal("no edit applied at all")
 	}
+}
+
+// startServer runs `sightline serve` on c's workspace until the test ends,
+// and waits for its socket.
+func startServer(t *testing.T, c *cli) {
+	t.Helper()
+	state := stateDirOf(t, c)
+	sockDir, err := bridge.Dir(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(c.bin, "serve")
+	srv.Dir, srv.Env = c.dir, c.env
+	stdin, _ := srv.StdinPipe()
+	stdout, _ := srv.StdoutPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	go io.Copy(io.Discard, stdout)
+	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, uri.File(c.dir))
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(init), init)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if len(bridge.Sockets(sockDir)) > 0 {
+			return
+		}
+	}
+	t.Fatal("sightline serve opened no socket")
 }
