@@ -98,7 +98,28 @@ func TestKeptRevisionsCappedByBytes(t *testing.T) {
 		w.Pin(d.Key, d.Rev)
 	}
 	e := w.docs[FromPath("/tmp/x/big.txt")]
-	if got, budget := keptBytes(e.past)+keptBytes(e.pinned), keptBudget(e.doc.Snap); got > budget+e.doc.Snap.Owned() {
+	if got, budget := keptBytes(e.past, e.doc.Snap)+keptBytes(e.pinned, e.doc.Snap), keptBudget(e.doc.Snap); got > budget+e.doc.Snap.Owned() {
 		t.Fatalf("kept %d bytes of revisions (%d past, %d pinned), budget %d", got, len(e.past), len(e.pinned), budget)
+	}
+}
+
+// TestSmallEditsKeepShownRevisions: a few small edits of a large document
+// keep the revision the agent was shown: they share all but a few leaves
+// with it, so keeping it costs little (it was once charged its whole text
+// and dropped at once, which made refs from it stale-by-caution).
+func TestSmallEditsKeepShownRevisions(t *testing.T) {
+	w := New([]string{t.TempDir()}, Options{})
+	u := "file:///tmp/x/huge.txt"
+	line := strings.Repeat("x", 59) + "\n"
+	d, _ := w.Open(u, "", 1, strings.Repeat(line, 200000)) // 12 MB
+	w.Pin(d.Key, d.Rev)
+	for v := 2; v < 20; v++ {
+		r := textdoc.Range{Start: textdoc.Pos{Line: uint32(v * 1000)}, End: textdoc.Pos{Line: uint32(v * 1000), Char: 3}}
+		if _, err := w.Change(u, int32(v), []textdoc.Change{{Range: &r, Text: "yyy"}}, textdoc.UTF16, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := w.SnapshotAt(d.Key, d.Rev); !ok {
+		t.Fatal("the shown revision was dropped after 18 one-line edits")
 	}
 }

@@ -212,12 +212,23 @@ const minKeptBytes = 8 << 20
 
 func keptBudget(cur *textdoc.Snapshot) int { return max(minKeptBytes, 2*cur.Len()) }
 
-func keptBytes(list []revSnap) int {
+func keptBytes(list []revSnap, cur *textdoc.Snapshot) int {
 	n := 0
-	for _, r := range list {
-		n += r.snap.Owned()
+	for i := range list {
+		n += keptCost(list, i, cur)
 	}
 	return n
+}
+
+// keptCost is what keeping list[i] costs: the memory a revision holds that
+// the next one does not is what the next one copied, its Owned. (A
+// revision's own Owned is what it copied from the one before: for the first
+// text of a document that is all of it, which the later revisions share.)
+func keptCost(list []revSnap, i int, cur *textdoc.Snapshot) int {
+	if i+1 < len(list) {
+		return list[i+1].snap.Owned()
+	}
+	return cur.Owned()
 }
 
 // keep installs d as the entry's document, remembering the previous one.
@@ -238,10 +249,11 @@ func (e *entry) keep(d Doc) {
 // that errs on the side of memory).
 func (e *entry) trim() {
 	budget := keptBudget(e.doc.Snap)
-	past, pinned := keptBytes(e.past), keptBytes(e.pinned)
+	cur := e.doc.Snap
+	past, pinned := keptBytes(e.past, cur), keptBytes(e.pinned, cur)
 	drop := 0
 	for drop < len(e.past) && past+pinned > budget {
-		past -= e.past[drop].snap.Owned()
+		past -= keptCost(e.past, drop, cur)
 		drop++
 	}
 	if drop > 0 {
@@ -249,7 +261,7 @@ func (e *entry) trim() {
 	}
 	drop = 0
 	for drop < len(e.pinned)-1 && pinned > budget {
-		pinned -= e.pinned[drop].snap.Owned()
+		pinned -= keptCost(e.pinned, drop, cur)
 		drop++
 	}
 	if drop > 0 {
