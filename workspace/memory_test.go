@@ -110,8 +110,8 @@ func TestKeptRevisionsCappedByBytes(t *testing.T) {
 func TestSmallEditsKeepShownRevisions(t *testing.T) {
 	w := New([]string{t.TempDir()}, Options{})
 	u := "file:///tmp/x/huge.txt"
-	line := strings.Repeat("x", 59) + "\n"
-	d, _ := w.Open(u, "", 1, strings.Repeat(line, 200000)) // 12 MB
+	line := strings.Repeat("x", 29) + "\n"
+	d, _ := w.Open(u, "", 1, strings.Repeat(line, 200000)) // 6 MB of short lines
 	w.Pin(d.Key, d.Rev)
 	for v := 2; v < 20; v++ {
 		r := textdoc.Range{Start: textdoc.Pos{Line: uint32(v * 1000)}, End: textdoc.Pos{Line: uint32(v * 1000), Char: 3}}
