@@ -102,7 +102,11 @@ func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
 		shown[i] = linesWord(r)
 	}
 	if rest.IsEmpty() {
-		return fmt.Sprintf("%s %s in expanded below and now %s as read: check them and retry the edit.", strings.Join(shown, ", "), isAre(got), countVerb(got))
+		them := "them"
+		if countVerb(got) == "counts" {
+			them = "it"
+		}
+		return fmt.Sprintf("%s %s in expanded below and now %s as read: check %s and retry the edit.", strings.Join(shown, ", "), isAre(got), countVerb(got), them)
 	}
 	left := rest.Ranges()
 	unshown := make([]string, len(left))

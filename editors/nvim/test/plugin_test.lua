@@ -245,6 +245,34 @@ av.process_tool_use(tools, { name = 'sightline_apply_blocks', input = { text = '
   function(r, e) ares = { r, e } end)
 check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('[applied] new.txt', 1, true), 'avante: sightline_apply_blocks creates a file: ' .. tostring(ares and (ares[1] or ares[2])))
 
+-- The bridge: a terminal agent's CLI reaches this editor's server through
+-- its socket. Its read sees the unsaved buffer; its edit lands in the buffer
+-- through workspace/applyEdit and leaves the disk alone. (jobstart, not
+-- system(): Neovim must keep serving the server's applyEdit meanwhile.)
+local function cli(args, stdin)
+  local out, code = {}, nil
+  local job = vim.fn.jobstart(vim.list_extend({ bin }, args), {
+    cwd = ws, env = { SIGHTLINE_STATE_DIR = state_dir },
+    stdout_buffered = true, stderr_buffered = true,
+    on_stdout = function(_, data) vim.list_extend(out, data) end,
+    on_stderr = function(_, data) vim.list_extend(out, data) end,
+    on_exit = function(_, c) code = c end,
+  })
+  if stdin then vim.fn.chansend(job, stdin) end
+  vim.fn.chanclose(job, 'stdin')
+  wait(10000, function() return code ~= nil end)
+  return table.concat(out, '\n'), code
+end
+local disk_now = table.concat(vim.fn.readfile(ws .. '/demo.py', 'b'), '\n')
+local cout, ccode = cli({ 'read', 'demo.py:1-3' })
+check(ccode == 0 and cout:find('# edited by the agent 20', 1, true), 'a CLI read through the bridge sees the unsaved buffer: ' .. cout)
+local cref = cout:match('\n?(2:%w%w%w%w)|')
+local before2 = api.nvim_buf_get_lines(b, 1, 2, false)[1]
+cout, ccode = cli({ 'edit', 'demo.py', '--edits', '-' }, '[{"type":"replace_line","ref":"' .. tostring(cref) .. '","new_content":"# edited from the terminal"}]')
+check(ccode == 0 and api.nvim_buf_get_lines(b, 1, 2, false)[1] == '# edited from the terminal',
+  'a CLI edit through the bridge lands in the buffer (line 2 was ' .. tostring(before2) .. '): ' .. cout)
+check(table.concat(vim.fn.readfile(ws .. '/demo.py', 'b'), '\n') == disk_now, 'the CLI edit left the disk alone')
+
 -- Shutdown: the server exits 0.
 if vim.fn.has('nvim-0.11') == 1 then client:stop() else vim.lsp.stop_client(client.id) end
 check(wait(5000, function() return sl._state.exits[client.id] ~= nil end), 'server stopped')
