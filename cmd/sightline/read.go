@@ -20,6 +20,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	raw := fs.Bool("raw", false, "plain lines, without hashline annotation")
 	budget := fs.Int("budget", 0, "character budget (default: readBudget, 24000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", "default", "session whose ledger records the read")
 	agent := fs.String("agent", "", "agent role inside the session")
 	_ = fs.Bool("yes", false, "grant approval for sensitive paths")
@@ -46,7 +47,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
 		}
 	}()
-	out := output{"read", stdout, stderr, *asJSON}
+	out := output{"read", stdout, stderr, *asJSON, *pretty}
 	key, err := env.resolve(path)
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.ReadResult{Outcome: o} })
