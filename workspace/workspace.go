@@ -359,6 +359,10 @@ func (w *Workspace) MaxFileSize() int64 { return w.opts.MaxFileSize }
 
 func (w *Workspace) nextRev() int64 { return w.rev.Add(1) }
 
+// NextRev hands out a revision for a document the workspace does not hold
+// (a streamed CLI read), from the same sequence as its own.
+func (w *Workspace) NextRev() int64 { return w.nextRev() }
+
 // Resolve turns a path (relative to the primary root, or absolute) into a
 // Key, refusing paths outside every root.
 func (w *Workspace) Resolve(path string) (Key, error) {

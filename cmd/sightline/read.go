@@ -62,7 +62,8 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			Chars int `json:"chars"`
 		}{*budget}
 	}
-	res, err := env.Read(ctx, p)
+	// ReadDisk: a range of a large file without building all of it.
+	res, err := env.ReadDisk(ctx, p)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)
 		if res.Notice != "" {
