@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +63,19 @@ func (h *lazyHash) get(s *textdoc.Snapshot) string {
 		h.v, h.done = hashSnapshot(s), true
 	}
 	return h.v
+}
+
+// KnowFileHash records the document's file hash when its writer computed it
+// from the exact bytes it wrote (no second pass over the text).
+func (d Doc) KnowFileHash(h string) {
+	if d.hash == nil {
+		return
+	}
+	d.hash.mu.Lock()
+	defer d.hash.mu.Unlock()
+	if !d.hash.done {
+		d.hash.v, d.hash.done = h, true
+	}
 }
 
 // cached returns the hash if it was computed already, else "".
@@ -714,7 +726,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if fi.Size() > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, w.opts.MaxFileSize+1))
+	data, err := confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize)
 	if err != nil {
 		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
 	}
