@@ -35,6 +35,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == "-launch" {
+		os.Exit(launch(os.Args[2:]))
+	}
 	short := flag.Bool("short", false, "small files and few runs (CI: checks the suite works)")
 	write := flag.String("write", "", "regenerate the measured section of this markdown file")
 	runs := flag.Int("runs", 0, "runs per measure (default 31, 3 with -short)")
@@ -100,7 +103,7 @@ func run(short bool, write string, runs int) error {
 	}
 	for _, n := range sizes {
 		f := files[n]
-		if _, err := c.run(nil, "read", f+":100-110"); err != nil { // first sight: a whole scan
+		if _, _, err := c.run(nil, "read", f+":100-110"); err != nil { // first sight: a whole scan
 			return err
 		}
 		st, err := c.measure(runs, func(int) []string { return []string{"read", f + ":100-110"} })
@@ -188,17 +191,51 @@ type cli struct {
 	env     []string
 }
 
-// run runs one command; the rusage is the child's.
-func (c cli) run(stdin []byte, args ...string) (*syscall.Rusage, error) {
-	cmd := exec.Command(c.bin, args...)
-	cmd.Dir, cmd.Env = c.ws, c.env
-	var errb bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), io.Discard, &errb
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("sightline %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+// launch runs a command and prints its wall time (µs) and peak RSS (KB). The
+// bench starts every CLI run through a fresh copy of itself in this mode:
+// Linux reports a child's peak RSS as at least its parent's size when it
+// forked, and the bench itself holds the files' text.
+func launch(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.Discard, os.Stderr
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return ru, nil
+	var rss int64
+	if ru != nil {
+		rss = ru.Maxrss
+	}
+	fmt.Printf("%d %d\n", d.Microseconds(), rss)
+	return 0
+}
+
+// run runs one command through launch; it returns the command's own wall
+// time and peak RSS.
+func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(self, append([]string{"-launch", c.bin}, args...)...)
+	cmd.Dir, cmd.Env = c.ws, c.env
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &out, &errb
+	// The command's own output goes to launch's stdout before the numbers:
+	// the numbers are the last line.
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("sightline %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	var us, rss int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &us, &rss); err != nil {
+		return 0, 0, fmt.Errorf("launch: %q: %v", out.String(), err)
+	}
+	return time.Duration(us) * time.Microsecond, rss, nil
 }
 
 // measure runs a command n times (args(i) for run i) and times each, start
@@ -207,16 +244,12 @@ func (c cli) measure(n int, args func(i int) []string) (stats, error) {
 	var ds []time.Duration
 	var rss int64
 	for i := range n {
-		a := args(i)
-		t := time.Now()
-		ru, err := c.run(nil, a...)
+		d, r, err := c.run(nil, args(i)...)
 		if err != nil {
 			return stats{}, err
 		}
-		ds = append(ds, time.Since(t))
-		if ru != nil {
-			rss = max(rss, ru.Maxrss)
-		}
+		ds = append(ds, d)
+		rss = max(rss, r)
 	}
 	st := summarize(ds)
 	st.rssKB = rss
