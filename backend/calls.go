@@ -30,7 +30,7 @@ func refused[R any](res R, err error, mk func(handlers.Outcome) R) (R, error) {
 // Read answers sightline/read.
 func (b *Backend) Read(ctx context.Context, p handlers.ReadParams) (handlers.ReadResult, error) {
 	return do(ctx, b, "sightline/read", p, []string{p.TextDocument.URI}, false,
-		func(e *handlers.Env) (handlers.ReadResult, error) { return e.Read(ctx, p) })
+		func(e *handlers.Env) (handlers.ReadResult, error) { return e.ReadDisk(ctx, p) })
 }
 
 // Edit answers sightline/edit.

@@ -207,3 +207,16 @@ func TestAbandonedTempsCleaned(t *testing.T) {
 		}
 	}
 }
+
+func TestReadAllSized(t *testing.T) {
+	text := strings.Repeat("abcdefghij", 1000)
+	for _, c := range []struct {
+		size, limit int64
+		want        int
+	}{{10000, 1 << 20, 10000}, {10, 1 << 20, 10000}, {1 << 20, 1 << 20, 10000}, {0, 1 << 20, 10000}, {10000, 500, 501}} {
+		got, err := ReadAll(strings.NewReader(text), c.size, c.limit)
+		if err != nil || len(got) != c.want || string(got) != text[:c.want] {
+			t.Errorf("size %d limit %d: %d bytes, %v", c.size, c.limit, len(got), err)
+		}
+	}
+}

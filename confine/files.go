@@ -50,7 +50,7 @@ func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
 	if fi.Size() > max {
 		return nil, nil, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", t.Name, fi.Size(), max)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	data, err := ReadAll(f, fi.Size(), max)
 	if err != nil {
 		return nil, nil, r.fault(err, t.Name)
 	}
@@ -58,6 +58,26 @@ func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
 		return nil, nil, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", t.Name, max)
 	}
 	return data, fi, nil
+}
+
+// ReadAll reads f to its end, up to limit+1 bytes, into a buffer sized from
+// its stat (size): io.ReadAll's doubling copied a 6 MB file about ten times.
+// A file that grew meanwhile is still read whole (up to limit+1).
+func ReadAll(f io.Reader, size, limit int64) ([]byte, error) {
+	data := make([]byte, 0, max(0, min(size, limit))+512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):int(min(int64(cap(data)), limit+1))])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) || int64(len(data)) > limit {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }
 
 // Temp files are named .sightline-XXXXXXXX.tmp (short: a 255-byte file name

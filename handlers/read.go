@@ -49,20 +49,10 @@ const maxHints = 8
 func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error) {
 	var d workspace.Doc
 	defer func() { e.annotate(&res, d) }()
-	if p.TextDocument.URI == "" {
-		return ReadResult{}, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	budget, annotate, err := e.readOptions(p)
+	if err != nil {
+		return ReadResult{}, err
 	}
-	budget := e.Config().ReadBudget
-	if p.Budget != nil {
-		if p.Budget.Chars <= 0 {
-			return ReadResult{}, result.Errorf(result.InvalidParams, "budget.chars must be positive, not %d", p.Budget.Chars)
-		}
-		budget = p.Budget.Chars
-	}
-	if p.Range != nil && (p.Range.Start < 1 || p.Range.End < p.Range.Start) {
-		return ReadResult{}, result.Errorf(result.InvalidParams, "range must be 1-based with start <= end, not %d-%d", p.Range.Start, p.Range.End)
-	}
-	annotate := p.Annotate == nil || *p.Annotate
 	session := p.SessionOr()
 
 	d, err = e.document(p.TextDocument.URI)
@@ -104,7 +94,53 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		return res, nil
 	}
 
-	buf := make([]byte, 0, min(budget, d.Snap.Len()+total*10)+64)
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, d.Snap.Len()+total*10)+64,
+		func(i int) string { return d.Snap.Line(i - 1).Content })
+	if err != nil {
+		return ReadResult{}, err
+	}
+	// buf is never written again: share it instead of copying a read that
+	// may be the whole budget (the copy showed in the read's tail latency).
+	res.Content = unsafe.String(unsafe.SliceData(buf), len(buf))
+	if last >= want.Start {
+		got := ledger.Range{Start: want.Start, End: last}
+		res.Range = &got
+		e.recordRead(session, p.Agent, d, got)
+	}
+	if last < want.End {
+		res.Truncated = true
+		cut := ledger.Range{Start: last + 1, End: want.End}
+		res.Notice = e.notice(d, cut, budget)
+	}
+	res.Ledger = e.docLedger(session, d)
+	return res, nil
+}
+
+// readOptions checks a read's params: the budget in characters and whether
+// lines are annotated.
+func (e *Env) readOptions(p ReadParams) (budget int, annotate bool, err error) {
+	if p.TextDocument.URI == "" {
+		return 0, false, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	budget = e.Config().ReadBudget
+	if p.Budget != nil {
+		if p.Budget.Chars <= 0 {
+			return 0, false, result.Errorf(result.InvalidParams, "budget.chars must be positive, not %d", p.Budget.Chars)
+		}
+		budget = p.Budget.Chars
+	}
+	if p.Range != nil && (p.Range.Start < 1 || p.Range.End < p.Range.Start) {
+		return 0, false, result.Errorf(result.InvalidParams, "range must be 1-based with start <= end, not %d-%d", p.Range.Start, p.Range.End)
+	}
+	return budget, p.Annotate == nil || *p.Annotate, nil
+}
+
+// fillRead renders lines want.Start..want.End (line(i) is the content of
+// 1-based line i) as a read shows them, within budget characters; last is
+// the last line rendered (want.Start-1 when none fit). Every read path
+// renders through it, so what is shown and recorded never differs by path.
+func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool, sizeHint int, line func(i int) string) (buf []byte, last int, err error) {
+	buf = make([]byte, 0, sizeHint)
 	// The budget counts characters. Bytes bound characters from above, so
 	// until the bytes reach the budget nothing needs counting; from then on
 	// characters are counted line by line.
@@ -112,10 +148,10 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 	for i := want.Start; i <= want.End; i++ {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return ReadResult{}, err
+				return nil, 0, err
 			}
 		}
-		content := d.Snap.Line(i - 1).Content
+		content := line(i)
 		if i == 1 {
 			// A byte order mark is not content: not shown, not hashed.
 			_, content = hashline.StripBOM(content)
@@ -140,21 +176,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		}
 		last = i
 	}
-	// buf is never written again: share it instead of copying a read that
-	// may be the whole budget (the copy showed in the read's tail latency).
-	res.Content = unsafe.String(unsafe.SliceData(buf), len(buf))
-	if last >= want.Start {
-		got := ledger.Range{Start: want.Start, End: last}
-		res.Range = &got
-		e.recordRead(session, p.Agent, d, got)
-	}
-	if last < want.End {
-		res.Truncated = true
-		cut := ledger.Range{Start: last + 1, End: want.End}
-		res.Notice = e.notice(d, cut, budget)
-	}
-	res.Ledger = e.docLedger(session, d)
-	return res, nil
+	return buf, last, nil
 }
 
 // notice describes lines a read did not return: which, and what they contain.

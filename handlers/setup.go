@@ -160,7 +160,12 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 	if e.db == nil {
 		return
 	}
-	for _, k := range e.db.Pending(session) {
+	pending, err := e.db.Pending(ctx, session)
+	if err != nil {
+		e.Log.Warn("listing a session's persisted documents", zap.Error(err))
+		return
+	}
+	for _, k := range pending {
 		if ctx.Err() != nil {
 			return
 		}

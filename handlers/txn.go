@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -277,17 +280,22 @@ func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, n
 		}
 		return workspace.Doc{}, err
 	}
-	if hashline.FileHash(cur) != d.FileHash() {
+	if !sameBytes(cur, d.Snap) {
 		if d.Open {
 			return workspace.Doc{}, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", rel)
 		}
 		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
 	}
-	fi, err := root.Replace(t, func(w io.Writer) error { return writeSnapshot(w, next) })
+	// The new file hash is taken from the bytes as they are written, so the
+	// answer's fileHash costs no second pass over the text.
+	h := sha256.New()
+	fi, err := root.Replace(t, func(w io.Writer) error { return writeSnapshot(io.MultiWriter(w, h), next) })
 	if err != nil {
 		return workspace.Doc{}, err
 	}
-	return e.WS.CommitDisk(d.Key, d, next, lcs, session, fi), nil
+	after := e.WS.CommitDisk(d.Key, d, next, lcs, session, fi)
+	after.KnowFileHash("sha256:" + hex.EncodeToString(h.Sum(nil)))
+	return after, nil
 }
 
 // mayWrite refuses, before anything is read, a write the path policy
@@ -330,6 +338,26 @@ func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (*confine.Root, c
 		return nil, t, nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", t.Name, err))
 	}
 	return root, t, unlock, nil
+}
+
+// sameBytes reports whether b is exactly the snapshot's text: what comparing
+// their file hashes tells, without hashing either.
+func sameBytes(b []byte, s *textdoc.Snapshot) bool {
+	if len(b) != s.Len() {
+		return false
+	}
+	buf := make([]byte, 0, 64<<10)
+	n := s.LineCount()
+	for from := 0; from < n; {
+		to := min(n, from+1024)
+		buf = s.AppendText(buf[:0], from, to)
+		if !bytes.HasPrefix(b, buf) {
+			return false
+		}
+		b = b[len(buf):]
+		from = to
+	}
+	return len(b) == 0
 }
 
 // writeSnapshot streams a snapshot's bytes in chunks of lines, so a large

@@ -1,6 +1,7 @@
 // Package ledgerdb keeps the in-memory ledger and its database in step: it
-// restores a document's persisted reads the first time the document is seen,
-// and writes changed entries behind, off the request path. A document whose
+// restores a document's persisted reads the first time the document is seen
+// (that document's entries only, loaded then), and writes changed entries
+// behind, off the request path. A document whose
 // bytes changed since (edited while no sightline process watched it) is
 // diffed line by line against the line hashes kept with each entry, and its
 // reads are moved through the changes, as the server does for didChange.
@@ -32,11 +33,15 @@ type Sync struct {
 	ws  *workspace.Workspace
 	log *zap.Logger
 
-	mu        sync.Mutex
-	persisted map[workspace.Key][]store.Entry // awaiting first sight of their document
-	dirty     map[key]struct{}
-	notice    string // the database was recovered at open ("" if not)
-	flushErr  error  // the last write-behind's failure, nil once one succeeds
+	mu    sync.Mutex
+	seen  map[workspace.Key]bool // documents whose entries were restored
+	dirty map[key]struct{}
+	// views describe documents the ledger knows that the workspace does not
+	// hold (a CLI range read: see RestoreView); stats are file stats to save.
+	views    map[workspace.Key]View
+	stats    []store.FileStat
+	notice   string // the database was recovered at open ("" if not)
+	flushErr error  // the last write-behind's failure, nil once one succeeds
 }
 
 // Notice says what was done to open the database (a corrupt one recreated),
@@ -57,22 +62,31 @@ func (s *Sync) setErr(err error) {
 	s.mu.Unlock()
 }
 
+// View is what the database needs of a document's text when no snapshot of
+// it is held: its file hash, its line count and its packed line hashes (nil
+// when the database keeps them already, under the file hash).
+type View struct {
+	FileHash   string
+	TotalLines int
+	LineHashes []byte
+}
+
+// restoreTimeout bounds the query for a document's entries, made under the
+// workspace's lock on first sight.
+const restoreTimeout = 2 * time.Second
+
 type key struct {
 	session string
 	doc     workspace.Key
 }
 
-// Open opens the database in dir and loads its entries, to be restored lazily.
-// A corrupt database is moved aside and recreated with the entries that could
-// still be read; Notice then says so. A locked one fails with store.ErrLocked.
+// Open opens the database in dir. Entries are loaded per document when the
+// document is first seen: a process that touches one file (a CLI call) does
+// not pay for every file the workspace's sessions ever read. A corrupt
+// database is moved aside and recreated with the entries that could still be
+// read; Notice then says so. A locked one fails with store.ErrLocked.
 func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 	db, err := store.Open(dir)
-	var entries []store.Entry
-	if err == nil {
-		if entries, err = db.AllEntries(ctx); err != nil {
-			db.Close()
-		}
-	}
 	notice := ""
 	if errors.Is(err, store.ErrCorrupt) {
 		log.Error("ledger database corrupt; moving it aside", zap.String("dir", dir), zap.Error(err))
@@ -80,7 +94,6 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		var kept int
 		db, aside, kept, err = store.Recover(dir)
 		if err == nil {
-			entries, err = db.AllEntries(ctx)
 			notice = fmt.Sprintf("The ledger database in %s was corrupt: it was moved to %s and a new one created, keeping the %d saved document entries that could still be read.", dir, filepath.Base(aside), kept)
 		}
 	}
@@ -90,12 +103,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("ledgerdb: %w", err)
 	}
-	s := &Sync{db: db, log: log, notice: notice, persisted: make(map[workspace.Key][]store.Entry), dirty: make(map[key]struct{})}
-	for _, e := range entries {
-		k := workspace.Key(e.Doc)
-		s.persisted[k] = append(s.persisted[k], e)
-	}
-	return s, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]bool), dirty: make(map[key]struct{}), views: make(map[workspace.Key]View)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -122,15 +130,63 @@ func (s *Sync) MarkDirty(session string, doc workspace.Key) {
 // changed lines stale, inserted ones unread). An entry without line hashes
 // (written by an older sightline) is dropped when the bytes changed.
 func (s *Sync) Restore(d workspace.Doc) {
+	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) })
+}
+
+// RestoreView is Restore for a document the workspace does not hold, known
+// by its View (the CLI's range read streams a file without building it).
+// The view is kept so Flush can write the document's entries.
+func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 	s.mu.Lock()
-	entries := s.persisted[d.Key]
-	delete(s.persisted, d.Key)
+	s.views[k] = v
+	s.mu.Unlock()
+	s.restore(k, rev, func() string { return v.FileHash }, func() []uint32 {
+		b := v.LineHashes
+		if b == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+			defer cancel()
+			var err error
+			if b, err = s.db.LineHashes(ctx, v.FileHash); err != nil {
+				s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
+			}
+		}
+		cur, _ := unpackHashes(b, v.TotalLines)
+		return cur
+	})
+}
+
+// SaveStat queues a file stat row, written with the next flush.
+func (s *Sync) SaveStat(f store.FileStat) {
+	s.mu.Lock()
+	s.stats = append(s.stats, f)
+	s.mu.Unlock()
+}
+
+// FileStat returns the saved stat row of a document, if any.
+func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, bool, error) {
+	return s.db.FileStat(ctx, string(k))
+}
+
+func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32) {
+	s.mu.Lock()
+	done := s.seen[k]
+	s.seen[k] = true
 	l := s.l
 	s.mu.Unlock()
-	if len(entries) == 0 || l == nil {
+	if done || l == nil {
 		return
 	}
-	h := d.FileHash()
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+	defer cancel()
+	entries, err := s.db.DocEntries(ctx, string(k))
+	if err != nil {
+		s.log.Warn("persisted ledger entries unreadable; the document starts unread", zap.String("doc", string(k)), zap.Error(err))
+		return
+	}
+	if len(entries) == 0 {
+		return
+	}
+	h := fileHash()
 	var cur []uint32 // the document's line hashes, computed once if needed
 	for _, e := range entries {
 		var le ledger.Entry
@@ -139,16 +195,23 @@ func (s *Sync) Restore(d workspace.Doc) {
 			continue
 		}
 		if e.FileHash != h {
-			old, ok := unpackHashes(e.LineHashes, le.TotalLines)
+			// Another text: its line hashes say what moved where.
+			b, err := s.db.LineHashes(ctx, e.FileHash)
+			if err != nil {
+				s.log.Warn("line hashes unreadable", zap.String("doc", e.Doc), zap.Error(err))
+			}
+			old, ok := unpackHashes(b, le.TotalLines)
 			if !ok {
 				continue
 			}
 			if cur == nil {
-				cur = unpackHashesOf(d.Snap)
+				if cur = lineHashes(); cur == nil {
+					continue // the view has none: the safe answer is unread
+				}
 			}
 			le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
 		}
-		l.Import(e.Session, ledger.DocKey(d.Key), d.Rev, le)
+		l.Import(e.Session, ledger.DocKey(k), rev, le)
 	}
 }
 
@@ -173,14 +236,19 @@ const hashSize = 3
 func lineHashes(s *textdoc.Snapshot) []byte {
 	out := make([]byte, 0, s.LineCount()*hashSize)
 	for i, l := range s.Lines(0, s.LineCount()) {
-		c := l.Content
-		if i == 0 {
-			_, c = hashline.StripBOM(c) // not content (PROTOCOL section 5)
-		}
-		v := hashline.Sum(c)
-		out = append(out, byte(v), byte(v>>8), byte(v>>16))
+		out = AppendLineHash(out, i, l.Content)
 	}
 	return out
+}
+
+// AppendLineHash appends the packed hash of 0-based line i with content c:
+// how a View's LineHashes are built by a reader that streams the text.
+func AppendLineHash(dst []byte, i int, c string) []byte {
+	if i == 0 {
+		_, c = hashline.StripBOM(c) // not content (PROTOCOL section 5)
+	}
+	v := hashline.Sum(c)
+	return append(dst, byte(v), byte(v>>8), byte(v>>16))
 }
 
 // unpackHashes reads a blob of lineHashes; ok is false unless it holds
@@ -241,35 +309,41 @@ func (s *Sync) flush(ctx context.Context) error {
 	s.mu.Lock()
 	dirty := s.dirty
 	s.dirty = make(map[key]struct{})
+	stats := s.stats
+	s.stats = nil
 	l, ws := s.l, s.ws
 	s.mu.Unlock()
+	for i, f := range stats {
+		if err := s.db.PutFileStat(ctx, f); err != nil {
+			s.mu.Lock()
+			s.stats = append(s.stats, stats[i:]...)
+			s.mu.Unlock()
+			s.requeue(dirty)
+			return fmt.Errorf("ledgerdb: %w", err)
+		}
+	}
 	if len(dirty) == 0 || l == nil {
 		return nil
 	}
-	type docHashes struct {
-		file  string
-		lines []byte
-	}
-	hashes := map[workspace.Key]docHashes{}
+	hashes := map[workspace.Key]View{}
 	var puts []store.Entry
 	var dels []key
 	for k := range dirty {
-		d, ok := ws.Known(k.doc)
 		e, has := l.Export(k.session, ledger.DocKey(k.doc))
-		if !ok || !has {
+		h, seen := hashes[k.doc]
+		if !seen && has {
+			h, seen = s.view(ctx, ws, k.doc)
+			hashes[k.doc] = h
+		}
+		if !seen || !has {
 			dels = append(dels, k)
 			continue
-		}
-		h, seen := hashes[k.doc]
-		if !seen {
-			h = docHashes{d.FileHash(), lineHashes(d.Snap)}
-			hashes[k.doc] = h
 		}
 		data, err := json.Marshal(e)
 		if err != nil {
 			return fmt.Errorf("ledgerdb: encode entry: %w", err)
 		}
-		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.file, TotalLines: d.Snap.LineCount(), Data: data, LineHashes: h.lines})
+		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.FileHash, TotalLines: h.TotalLines, Data: data, LineHashes: h.LineHashes})
 	}
 	if len(puts) > 0 {
 		if err := s.db.PutEntries(ctx, puts); err != nil {
@@ -285,21 +359,39 @@ func (s *Sync) flush(ctx context.Context) error {
 	return nil
 }
 
+// view is what an entry of document k is written with: the workspace's
+// text when it holds the document, else the view a range read left.
+func (s *Sync) view(ctx context.Context, ws *workspace.Workspace, k workspace.Key) (View, bool) {
+	if d, ok := ws.Known(k); ok {
+		v := View{FileHash: d.FileHash(), TotalLines: d.Snap.LineCount()}
+		// Kept already (the text was written before): not computed again.
+		if kept, err := s.db.HasLineHashes(ctx, v.FileHash); err != nil || !kept {
+			v.LineHashes = lineHashes(d.Snap)
+		}
+		return v, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.views[k]
+	return v, ok
+}
+
 // Pending returns the documents with persisted entries of a session that
 // have not been seen (and so not restored) yet.
-func (s *Sync) Pending(session string) []workspace.Key {
+func (s *Sync) Pending(ctx context.Context, session string) ([]workspace.Key, error) {
+	docs, err := s.db.SessionDocs(ctx, session)
+	if err != nil {
+		return nil, fmt.Errorf("ledgerdb: %w", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []workspace.Key
-	for doc, es := range s.persisted {
-		for _, e := range es {
-			if e.Session == session {
-				out = append(out, doc)
-				break
-			}
+	for _, d := range docs {
+		if k := workspace.Key(d); !s.seen[k] {
+			out = append(out, k)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // DeleteSession drops a session's persisted entries (session reset).
@@ -309,15 +401,6 @@ func (s *Sync) DeleteSession(ctx context.Context, session string) error {
 		if k.session == session {
 			delete(s.dirty, k)
 		}
-	}
-	for doc, es := range s.persisted {
-		kept := es[:0]
-		for _, e := range es {
-			if e.Session != session {
-				kept = append(kept, e)
-			}
-		}
-		s.persisted[doc] = kept
 	}
 	s.mu.Unlock()
 	return s.db.DeleteSession(ctx, session)

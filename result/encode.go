@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -40,4 +41,19 @@ func MarshalIndent(v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode %T: %w", v, err)
 	}
 	return b, nil
+}
+
+// Write encodes a result straight to w, compact or indented, followed by a
+// newline: the CLI's --json. Streaming skips the copy of a whole-file read
+// that building the bytes first and then writing them would make.
+func Write(w io.Writer, v any, indent bool) error {
+	opts := options
+	if indent {
+		opts = json.JoinOptions(options, jsontext.WithIndent("  "))
+	}
+	enc := jsontext.NewEncoder(w, opts)
+	if err := json.MarshalEncode(enc, v, opts); err != nil {
+		return fmt.Errorf("encode %T: %w", v, err)
+	}
+	return nil
 }

@@ -1,6 +1,9 @@
 package result
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 func TestMarshal(t *testing.T) {
 	type inner struct {
@@ -32,5 +35,20 @@ func TestMarshal(t *testing.T) {
 	ind, err := MarshalIndent(inner{N: 1})
 	if err != nil || string(ind) != "{\n  \"n\": 1\n}" {
 		t.Fatalf("MarshalIndent: %q %v", ind, err)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	v := struct {
+		OK   bool   `json:"ok"`
+		Text string `json:"text"`
+	}{true, "a\tb\n"}
+	var b bytes.Buffer
+	if err := Write(&b, v, false); err != nil || b.String() != "{\"ok\":true,\"text\":\"a\\tb\\n\"}\n" {
+		t.Fatalf("Write compact: %q %v", b.String(), err)
+	}
+	b.Reset()
+	if err := Write(&b, v, true); err != nil || b.String() != "{\n  \"ok\": true,\n  \"text\": \"a\\tb\\n\"\n}\n" {
+		t.Fatalf("Write indented: %q %v", b.String(), err)
 	}
 }

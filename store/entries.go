@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -18,12 +19,14 @@ type Entry struct {
 	Data       []byte // the ledger's encoding of the entry (JSON)
 	// LineHashes holds a hash of each line of the text the entry describes
 	// (the store does not look inside; see ledgerdb). Empty for entries
-	// written before they were kept.
+	// written before they were kept. They are a function of the text, so
+	// they are stored once per FileHash (table line_hashes), not per entry:
+	// writing an entry without them keeps those the text has.
 	LineHashes []byte
 	UpdatedAt  time.Time // when the entry changed; PutEntries sets it when zero. Stored to the millisecond.
 }
 
-const entryColumns = `session, doc, file_hash, total_lines, data, updated_at, line_hashes`
+const entryColumns = `session, doc, file_hash, total_lines, data, updated_at`
 
 // PutEntries inserts or replaces entries, keyed by (Session, Doc), in one
 // transaction: all are written or none.
@@ -34,31 +37,36 @@ func (db *DB) PutEntries(ctx context.Context, entries []Entry) error {
 	now := time.Now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO ledger_entries (`+entryColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session, doc) DO UPDATE SET
 				file_hash = excluded.file_hash, total_lines = excluded.total_lines,
-				data = excluded.data, updated_at = excluded.updated_at,
-				line_hashes = excluded.line_hashes`)
+				data = excluded.data, updated_at = excluded.updated_at`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
+		added := false
 		for _, e := range entries {
 			at := e.UpdatedAt
 			if at.IsZero() {
 				at = now
 			}
-			// A nil slice binds as NULL; the columns are NOT NULL.
-			data, hashes := e.Data, e.LineHashes
+			// A nil slice binds as NULL; the column is NOT NULL.
+			data := e.Data
 			if data == nil {
 				data = []byte{}
 			}
-			if hashes == nil {
-				hashes = []byte{}
-			}
-			if _, err := st.ExecContext(ctx, e.Session, e.Doc, e.FileHash, e.TotalLines, data, millis(at), hashes); err != nil {
+			if _, err := st.ExecContext(ctx, e.Session, e.Doc, e.FileHash, e.TotalLines, data, millis(at)); err != nil {
 				return fmt.Errorf("session %q doc %q: %w", e.Session, e.Doc, err)
 			}
+			a, err := putLineHashes(ctx, tx, e.FileHash, e.LineHashes)
+			if err != nil {
+				return err
+			}
+			added = added || a
+		}
+		if added {
+			return dropUnusedLineHashes(ctx, tx)
 		}
 		return nil
 	})
@@ -77,6 +85,36 @@ func (db *DB) Entries(ctx context.Context, session string) ([]Entry, error) {
 	return es, nil
 }
 
+// DocEntries returns every session's entry of one document: what a process
+// restores when it first sees the document, without loading the rest. It
+// leaves LineHashes out (LineHashes has them): they are needed only for an
+// entry of other bytes than the document's now.
+func (db *DB) DocEntries(ctx context.Context, doc string) ([]Entry, error) {
+	es, err := db.queryEntriesNoHashes(ctx, `WHERE doc = ? ORDER BY session`, doc)
+	if err != nil {
+		return nil, fmt.Errorf("store: entries of doc %q: %w", doc, err)
+	}
+	return es, nil
+}
+
+// SessionDocs returns the documents a session has entries of.
+func (db *DB) SessionDocs(ctx context.Context, session string) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT doc FROM ledger_entries WHERE session = ? ORDER BY doc`, session)
+	if err != nil {
+		return nil, fmt.Errorf("store: documents of session %q: %w", session, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("store: documents of session %q: %w", session, err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
 // AllEntries returns every entry, ordered by session and document.
 func (db *DB) AllEntries(ctx context.Context) ([]Entry, error) {
 	es, err := db.queryEntries(ctx, `ORDER BY session, doc`)
@@ -87,7 +125,16 @@ func (db *DB) AllEntries(ctx context.Context) ([]Entry, error) {
 }
 
 func (db *DB) queryEntries(ctx context.Context, where string, args ...any) ([]Entry, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+entryColumns+` FROM ledger_entries `+where, args...)
+	return db.scanEntries(ctx, true, `SELECT session, doc, ledger_entries.file_hash, total_lines, ledger_entries.data, updated_at, COALESCE(line_hashes.data, x'')
+		FROM ledger_entries LEFT JOIN line_hashes USING (file_hash) `+where, args...)
+}
+
+func (db *DB) queryEntriesNoHashes(ctx context.Context, where string, args ...any) ([]Entry, error) {
+	return db.scanEntries(ctx, false, `SELECT `+entryColumns+` FROM ledger_entries `+where, args...)
+}
+
+func (db *DB) scanEntries(ctx context.Context, hashes bool, query string, args ...any) ([]Entry, error) {
+	rows, err := db.sql.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -96,13 +143,78 @@ func (db *DB) queryEntries(ctx context.Context, where string, args ...any) ([]En
 	for rows.Next() {
 		var e Entry
 		var at int64
-		if err := rows.Scan(&e.Session, &e.Doc, &e.FileHash, &e.TotalLines, &e.Data, &at, &e.LineHashes); err != nil {
+		dst := []any{&e.Session, &e.Doc, &e.FileHash, &e.TotalLines, &e.Data, &at}
+		if hashes {
+			dst = append(dst, &e.LineHashes)
+		}
+		if err := rows.Scan(dst...); err != nil {
 			return nil, err
 		}
 		e.UpdatedAt = fromMillis(at)
 		es = append(es, e)
 	}
 	return es, rows.Err()
+}
+
+// LineHashes returns the line hashes kept for a text; empty when none are.
+func (db *DB) LineHashes(ctx context.Context, fileHash string) ([]byte, error) {
+	var b []byte
+	err := db.sql.QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: line hashes of %s: %w", fileHash, err)
+	}
+	return b, nil
+}
+
+// HasLineHashes reports whether the line hashes of a text are kept, so a
+// writer that has them need not compute them.
+func (db *DB) HasLineHashes(ctx context.Context, fileHash string) (bool, error) {
+	var one int
+	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: line hashes of %s: %w", fileHash, err)
+	}
+	return true, nil
+}
+
+// putLineHashes keeps a text's line hashes unless they are kept already
+// (checked first: binding them costs more than the lookup); added reports
+// a new row.
+func putLineHashes(ctx context.Context, tx *sql.Tx, fileHash string, data []byte) (added bool, err error) {
+	if len(data) == 0 {
+		return false, nil
+	}
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&one)
+	if err == nil {
+		return false, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("line hashes of %s: %w", fileHash, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO line_hashes (file_hash, data) VALUES (?, ?)`, fileHash, data); err != nil {
+		return false, fmt.Errorf("line hashes of %s: %w", fileHash, err)
+	}
+	return true, nil
+}
+
+// dropUnusedLineHashes forgets the line hashes of texts no entry and no
+// file stat describes any more (earlier versions of edited files). It runs
+// when a new text was added, so the table stays about as large as the
+// entries.
+func dropUnusedLineHashes(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM line_hashes WHERE file_hash NOT IN (SELECT file_hash FROM ledger_entries)
+		AND file_hash NOT IN (SELECT file_hash FROM file_stats)`)
+	if err != nil {
+		return fmt.Errorf("drop unused line hashes: %w", err)
+	}
+	return nil
 }
 
 // DeleteEntry removes one session's entry for one document.

@@ -96,7 +96,8 @@ func salvage(ctx context.Context, path string) []Entry {
 	defer sdb.Close()
 	rows, err := sdb.QueryContext(ctx, `SELECT `+entryColumns+` FROM ledger_entries`)
 	if err != nil {
-		// An older schema without line hashes, or nothing readable.
+		// Nothing readable (line hashes, kept in their own table, are not
+		// salvaged: a restored entry then needs its file unchanged).
 		return nil
 	}
 	defer rows.Close()
@@ -104,7 +105,7 @@ func salvage(ctx context.Context, path string) []Entry {
 	for rows.Next() {
 		var e Entry
 		var at int64
-		if rows.Scan(&e.Session, &e.Doc, &e.FileHash, &e.TotalLines, &e.Data, &at, &e.LineHashes) != nil {
+		if rows.Scan(&e.Session, &e.Doc, &e.FileHash, &e.TotalLines, &e.Data, &at) != nil {
 			break
 		}
 		e.UpdatedAt = fromMillis(at)

@@ -199,6 +199,27 @@ func migrations() []string {
 		// changed while no process watched it keeps the reads of its
 		// unchanged lines. Entries of older versions have none ('').
 		`ALTER TABLE ledger_entries ADD COLUMN line_hashes BLOB NOT NULL DEFAULT x'';`,
+		// 4: line hashes kept once per text (by file hash) instead of in
+		// every entry, so an entry that changes rewrites its few ranges, not
+		// 3 bytes a line; and file_stats: what a file's bytes hash to, keyed
+		// by the stat that identifies them, so a range read need not read
+		// the whole file (see FileStat).
+		`CREATE TABLE line_hashes (
+			file_hash TEXT NOT NULL PRIMARY KEY,
+			data      BLOB NOT NULL
+		);
+		INSERT OR IGNORE INTO line_hashes (file_hash, data)
+			SELECT file_hash, line_hashes FROM ledger_entries WHERE length(line_hashes) > 0;
+		UPDATE ledger_entries SET line_hashes = x'';
+		CREATE TABLE file_stats (
+			doc         TEXT    NOT NULL PRIMARY KEY,
+			size        INTEGER NOT NULL,
+			mtime_ns    INTEGER NOT NULL,
+			ino         INTEGER NOT NULL,
+			ctime_ns    INTEGER NOT NULL,
+			file_hash   TEXT    NOT NULL,
+			total_lines INTEGER NOT NULL
+		) WITHOUT ROWID;`,
 	}
 }
 

@@ -291,7 +291,7 @@ func TestUpgradeKeepsEntries(t *testing.T) {
 	dir := t.TempDir()
 	db := openTest(t, dir)
 	// Rebuild the database as version 2 wrote it.
-	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "PRAGMA user_version = 0"} {
+	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "PRAGMA user_version = 0"} {
 		if _, err := db.sql.Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -311,6 +311,36 @@ func TestUpgradeKeepsEntries(t *testing.T) {
 	db = openTest(t, dir)
 	all, err := db.AllEntries(ctx)
 	if err != nil || len(all) != 1 || all[0].Doc != "a.go" || string(all[0].Data) != "{}" || len(all[0].LineHashes) != 0 {
+		t.Fatalf("entries after the upgrade: %+v, %v", all, err)
+	}
+}
+
+// TestUpgradeMovesLineHashes: schema 4 keeps line hashes once per text; the
+// hashes entries of schema 3 held come along.
+func TestUpgradeMovesLineHashes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := openTest(t, dir)
+	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "PRAGMA user_version = 0"} {
+		if _, err := db.sql.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range migrations()[:3] {
+		if _, err := db.sql.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.sql.Exec(`PRAGMA user_version = 3;
+		INSERT INTO ledger_entries (session, doc, file_hash, total_lines, data, updated_at, line_hashes)
+		VALUES ('s', 'a.go', 'sha256:00', 1, '{}', 1, x'010203'), ('t', 'a.go', 'sha256:00', 1, '{}', 1, x'010203')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = openTest(t, dir)
+	all, err := db.AllEntries(ctx)
+	if err != nil || len(all) != 2 || string(all[0].LineHashes) != "\x01\x02\x03" || string(all[1].LineHashes) != "\x01\x02\x03" {
 		t.Fatalf("entries after the upgrade: %+v, %v", all, err)
 	}
 }

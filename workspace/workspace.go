@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,6 +71,19 @@ func (h *lazyHash) get(s *textdoc.Snapshot) string {
 		h.v, h.done = hashSnapshot(s), true
 	}
 	return h.v
+}
+
+// KnowFileHash records the document's file hash when its writer computed it
+// from the exact bytes it wrote (no second pass over the text).
+func (d Doc) KnowFileHash(h string) {
+	if d.hash == nil {
+		return
+	}
+	d.hash.mu.Lock()
+	defer d.hash.mu.Unlock()
+	if !d.hash.done {
+		d.hash.v, d.hash.done = h, true
+	}
 }
 
 // cached returns the hash if it was computed already, else "".
@@ -424,6 +436,10 @@ func (w *Workspace) SetRoots(list []string) { w.roots.Store(newRoots(list)) }
 func (w *Workspace) MaxFileSize() int64 { return w.opts.MaxFileSize }
 
 func (w *Workspace) nextRev() int64 { return w.rev.Add(1) }
+
+// NextRev hands out a revision for a document the workspace does not hold
+// (a streamed CLI read), from the same sequence as its own.
+func (w *Workspace) NextRev() int64 { return w.nextRev() }
 
 // Resolve turns a path (relative to the primary root, or absolute) into a
 // Key, refusing paths outside every root.
@@ -848,9 +864,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if fi.Size() > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
 	}
-	// Read into a buffer of the file's size (one more byte to see growth),
-	// not one that doubles its way there.
-	data, err := readAllSized(f, fi.Size(), w.opts.MaxFileSize)
+	data, err := confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize)
 	if err != nil {
 		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
 	}
@@ -957,23 +971,4 @@ func diffEvent(old, cur Doc) *ChangeEvent {
 // holds a NUL byte or is not valid UTF-8.
 func IsBinary(data []byte) bool {
 	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
-}
-
-// readAllSized reads f, expected to hold size bytes, up to max+1 bytes.
-func readAllSized(f io.Reader, size, max int64) ([]byte, error) {
-	buf := make([]byte, 0, min(size, max)+1)
-	for int64(len(buf)) <= max {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // the file grew: let append pick the growth
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-	return buf, nil
 }

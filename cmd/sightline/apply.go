@@ -19,6 +19,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	dryRun := fs.Bool("dry-run", false, "validate every block; write nothing")
 	stage := fs.Bool("stage", false, "git add the files written")
 	asJSON := fs.Bool("json", false, "print the results as JSON at the end")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger guards the edits")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
@@ -62,7 +63,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	if *asJSON {
-		if err := writeJSON(stdout, res); err != nil {
+		if err := writeJSON(stdout, res, *pretty); err != nil {
 			fmt.Fprintf(stderr, "sightline apply: %v\n", err)
 			return exitUsage
 		}

@@ -92,7 +92,7 @@ func TestBridgeCLIEditsTheBuffer(t *testing.T) {
 
 	// The ledger is the server's: the CLI's read shows there at once.
 	out, _, _ = c.run("", "ledger", "f.py", "--json")
-	if !strings.Contains(out, `"state": "fully_read"`) {
+	if !strings.Contains(out, `"state":"fully_read"`) {
 		t.Fatalf("ledger through the bridge: %s", out)
 	}
 }

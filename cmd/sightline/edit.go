@@ -18,6 +18,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	dryRun := fs.Bool("dry-run", false, "validate and show the diff; change nothing")
 	full := fs.Bool("full-refresh", false, "answer with the whole file annotated, not just the edited window")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger guards the edit")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
@@ -46,7 +47,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	out := output{"edit", stdout, stderr, *asJSON}
+	out := output{"edit", stdout, stderr, *asJSON, *pretty}
 	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.EditResult{Outcome: o} })
@@ -82,6 +83,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	limit := fs.Int("limit", 0, "count only the latest N audited calls")
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
@@ -98,7 +100,7 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	if *asJSON {
-		if err := writeJSON(stdout, res); err != nil {
+		if err := writeJSON(stdout, res, *pretty); err != nil {
 			fmt.Fprintf(stderr, "sightline stats: %v\n", err)
 			return exitUsage
 		}

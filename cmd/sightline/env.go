@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/config"
@@ -106,15 +109,21 @@ func defaultSession() string {
 	return "default"
 }
 
-// writeJSON prints a result as the language server sends it (result.Marshal:
-// the same fields), indented for people.
-func writeJSON(w io.Writer, v any) error {
-	b, err := result.MarshalIndent(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+// writeJSON prints a result as the language server sends it (result.Write:
+// the same encoder, the same fields): compact for programs, indented with
+// --pretty or when w is a terminal (a person is reading).
+func writeJSON(w io.Writer, v any, pretty bool) error {
+	return result.Write(w, v, pretty || isTerminal(w))
+}
+
+// prettyFlag registers --pretty on a command that prints JSON.
+func prettyFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("pretty", false, "indent the JSON (the default when standard output is a terminal)")
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
 }
 
 func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -127,6 +136,7 @@ type output struct {
 	name           string
 	stdout, stderr io.Writer
 	json           bool
+	pretty         bool
 }
 
 // answer prints a handler's answer and returns the exit code (PROTOCOL
@@ -139,7 +149,7 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 		fmt.Fprintf(o.stderr, "sightline %s: %v\n", o.name, result.Message(err))
 		return exitUsage
 	case o.json:
-		if err := writeJSON(o.stdout, res); err != nil {
+		if err := writeJSON(o.stdout, res, o.pretty); err != nil {
 			fmt.Fprintf(o.stderr, "sightline %s: %v\n", o.name, err)
 			return exitUsage
 		}

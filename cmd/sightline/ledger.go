@@ -14,6 +14,7 @@ import (
 func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session to report")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) > 1 {
@@ -26,7 +27,7 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	out := output{"ledger", stdout, stderr, *asJSON}
+	out := output{"ledger", stdout, stderr, *asJSON, *pretty}
 	p := handlers.LedgerParams{Caller: handlers.Caller{Session: *session}}
 	if len(pos) == 1 {
 		key, err := env.resolve(pos[0])

@@ -16,6 +16,7 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "check every file; write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger guards the edits")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
@@ -39,7 +40,7 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	res, err := env.ApplyPatch(ctx, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun})
-	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON}
+	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON, pretty: *pretty}
 	show := func(w io.Writer) {
 		for _, f := range res.Files {
 			fmt.Fprintf(w, "[%s] %s: %s\n", f.Status, f.Path, f.Message)

@@ -20,6 +20,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	raw := fs.Bool("raw", false, "plain lines, without hashline annotation")
 	budget := fs.Int("budget", 0, "character budget (default: readBudget, 24000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger records the read")
 	agent := fs.String("agent", "", "agent role inside the session")
 	_ = fs.Bool("yes", false, "grant approval for sensitive paths")
@@ -42,7 +43,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	out := output{"read", stdout, stderr, *asJSON}
+	out := output{"read", stdout, stderr, *asJSON, *pretty}
 	key, err := env.resolve(path)
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.ReadResult{Outcome: o} })
@@ -57,6 +58,8 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			Chars int `json:"chars"`
 		}{*budget}
 	}
+	// On disk, a range of a large file is read without building all of it
+	// (handlers.Env.ReadDisk); through a server, its document is read.
 	res, err := env.Read(ctx, p)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)

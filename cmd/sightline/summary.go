@@ -16,6 +16,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
 	maxChars := fs.Int("max-chars", 0, "excerpt size in characters (default 2000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger records the excerpt as read")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 1 {
@@ -28,7 +29,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	out := output{"summary", stdout, stderr, *asJSON}
+	out := output{"summary", stdout, stderr, *asJSON, *pretty}
 	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.SummaryResult{Outcome: o} })

@@ -16,6 +16,7 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	expected := fs.String("expected-version", "", "refuse unless the file still has this hash")
 	dryRun := fs.Bool("dry-run", false, "show the diff; write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger guards the write")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
@@ -34,7 +35,7 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	out := output{"write", stdout, stderr, *asJSON}
+	out := output{"write", stdout, stderr, *asJSON, *pretty}
 	key, err := env.resolve(pos[0])
 	if err != nil {
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.WriteResult{Outcome: o} })

@@ -1,0 +1,493 @@
+// Command bench measures sightline end to end, as a user or an agent meets
+// it, on generated Go files of 1,000 to 200,000 lines cut from the Go
+// standard library: the CLI (process start included) and a `sightline serve`
+// over stdio driven by a client that applies workspace/applyEdit as an
+// editor does. It prints p50/p99, throughput and peak RSS, and with -write
+// regenerates the section of docs/performance.md between its markers.
+//
+//	go run ./bench            # full run (a few minutes)
+//	go run ./bench -short     # small files, few runs: what CI runs
+//	go run ./bench -write docs/performance.md
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/server"
+)
+
+func main() {
+	if len(os.Args) > 2 && os.Args[1] == "-launch" {
+		os.Exit(launch(os.Args[2:]))
+	}
+	short := flag.Bool("short", false, "small files and few runs (CI: checks the suite works)")
+	write := flag.String("write", "", "regenerate the measured section of this markdown file")
+	runs := flag.Int("runs", 0, "runs per measure (default 31, 3 with -short)")
+	flag.Parse()
+	if err := run(*short, *write, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// row is one measure at one file size.
+type row struct {
+	what  string
+	lines int
+	stats stats
+	note  string
+}
+
+func run(short bool, write string, runs int) error {
+	sizes := []int{1_000, 10_000, 100_000, 200_000}
+	if runs == 0 {
+		runs = 31
+	}
+	if short {
+		sizes = []int{1_000, 10_000}
+		runs = 3
+	}
+	tmp, err := os.MkdirTemp("", "sightline-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "sightline")
+	fmt.Fprintln(os.Stderr, "building sightline…")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/sightline").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		return err
+	}
+	src, err := goSource(sizes[len(sizes)-1])
+	if err != nil {
+		return err
+	}
+	files := map[int]string{}
+	for _, n := range sizes {
+		name := fmt.Sprintf("f%d.go", n)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(strings.Join(src[:n], "")), 0o644); err != nil {
+			return err
+		}
+		files[n] = name
+	}
+	// A file changed in the last 2 s is not stat-cached (a write in the
+	// same clock tick would not show); let the fresh files age past that.
+	time.Sleep(2100 * time.Millisecond)
+	c := cli{bin: bin, ws: ws, env: append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))}
+
+	var rows []row
+	add := func(r row) {
+		rows = append(rows, r)
+		fmt.Fprintf(os.Stderr, "%-44s %7d lines  %s %s\n", r.what, r.lines, r.stats, r.note)
+	}
+	for _, n := range sizes {
+		f := files[n]
+		if _, _, err := c.run(nil, "read", f+":100-110"); err != nil { // first sight: a whole scan
+			return err
+		}
+		st, err := c.measure(runs, func(int) []string { return []string{"read", f + ":100-110"} })
+		if err != nil {
+			return err
+		}
+		add(row{"CLI `read F:100-110`", n, st, ""})
+		whole := max(3, runs/3)
+		text, err := c.measure(whole, func(int) []string { return []string{"read", f, "--budget", "100000000"} })
+		if err != nil {
+			return err
+		}
+		add(row{"CLI `read F --budget 1e8` (whole file, text)", n, text, ""})
+		js, err := c.measure(whole, func(int) []string { return []string{"read", f, "--budget", "100000000", "--json"} })
+		if err != nil {
+			return err
+		}
+		add(row{"CLI `read F --budget 1e8 --json`", n, js, fmt.Sprintf("%.2f× the text output", js.p50/text.p50)})
+		// Line 100 alternates between two contents, so each edit changes the
+		// file and the ref for the next is known.
+		line := strings.TrimRight(src[99], "\n")
+		alt := []string{line, "// bench edit"}
+		edits := filepath.Join(tmp, "edits.json")
+		ed, err := c.measure(runs, func(i int) []string {
+			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[i%2])), "new_content": alt[(i+1)%2]}})
+			os.WriteFile(edits, b, 0o644)
+			return []string{"edit", f, "--edits", edits}
+		})
+		if err != nil {
+			return err
+		}
+		add(row{"CLI `edit F` one line", n, ed, ""})
+	}
+	for _, n := range sizes {
+		rs, err := stdio(bin, ws, files[n], n, runs*10)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			add(r)
+		}
+	}
+	if write == "" {
+		return nil
+	}
+	return regenerate(write, machine(), rows, short)
+}
+
+// goSource returns n lines of Go from the standard library, the same lines
+// on every run of the same Go version.
+func goSource(n int) ([]string, error) {
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= n {
+			return errors.Join(err, fs.SkipAll)
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "vendor") {
+			return fs.SkipDir
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out = append(out, strings.SplitAfter(string(b), "\n")...)
+		if last := out[len(out)-1]; last == "" {
+			out = out[:len(out)-1]
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.SkipAll) {
+		return nil, err
+	}
+	if len(out) < n {
+		return nil, fmt.Errorf("only %d lines of Go under %s", len(out), root)
+	}
+	return out[:n], nil
+}
+
+type cli struct {
+	bin, ws string
+	env     []string
+}
+
+// launch runs a command and prints its wall time (µs) and peak RSS (KB). The
+// bench starts every CLI run through a fresh copy of itself in this mode:
+// Linux reports a child's peak RSS as at least its parent's size when it
+// forked, and the bench itself holds the files' text.
+func launch(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.Discard, os.Stderr
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	var rss int64
+	if ru != nil {
+		rss = ru.Maxrss
+	}
+	fmt.Printf("%d %d\n", d.Microseconds(), rss)
+	return 0
+}
+
+// run runs one command through launch; it returns the command's own wall
+// time and peak RSS.
+func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(self, append([]string{"-launch", c.bin}, args...)...)
+	cmd.Dir, cmd.Env = c.ws, c.env
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(stdin), &out, &errb
+	// The command's own output goes to launch's stdout before the numbers:
+	// the numbers are the last line.
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("sightline %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	var us, rss int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &us, &rss); err != nil {
+		return 0, 0, fmt.Errorf("launch: %q: %v", out.String(), err)
+	}
+	return time.Duration(us) * time.Microsecond, rss, nil
+}
+
+// measure runs a command n times (args(i) for run i) and times each, start
+// of the process to its exit.
+func (c cli) measure(n int, args func(i int) []string) (stats, error) {
+	var ds []time.Duration
+	var rss int64
+	for i := range n {
+		d, r, err := c.run(nil, args(i)...)
+		if err != nil {
+			return stats{}, err
+		}
+		ds = append(ds, d)
+		rss = max(rss, r)
+	}
+	st := summarize(ds)
+	st.rssKB = rss
+	return st, nil
+}
+
+type stats struct {
+	n        int
+	p50, p99 float64 // ms
+	perSec   float64
+	rssKB    int64
+	hasRSS   bool // the CLI's peak RSS (the server's is not measured)
+}
+
+func summarize(ds []time.Duration) stats {
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	p99 := ds[min(len(ds)-1, (len(ds)*99+99)/100-1)]
+	return stats{n: len(ds), p50: ms(ds[len(ds)/2]), p99: ms(p99), perSec: float64(len(ds)) / sum.Seconds(), hasRSS: true}
+}
+
+func (s stats) String() string {
+	rss := "—"
+	if s.hasRSS {
+		rss = fmt.Sprintf("%d MB", s.rssKB/1024)
+	}
+	return fmt.Sprintf("p50 %7.2f ms  p99 %7.2f ms  %7.1f/s  peak RSS %6s (n=%d)", s.p50, s.p99, s.perSec, rss, s.n)
+}
+
+// stdio drives `sightline serve` over its stdio: reads of a closed file, and
+// edits of an open document whose workspace/applyEdit the client applies and
+// reports back with didChange, as an editor does.
+func stdio(bin, ws, file string, lines, runs int) ([]row, error) {
+	ctx := context.Background()
+	cmd := exec.Command(bin, "serve", "--log-level", "error", "--state-dir", filepath.Join(ws, ".state"))
+	cmd.Dir = ws
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer cmd.Wait()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}{out, in, in}), jsonrpc2.WithCodec(server.Codec()))
+	path := filepath.Join(ws, file)
+	uri := "file://" + path
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	version := int32(1)
+	conn.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() != "workspace/applyEdit" {
+			return nil, nil
+		}
+		var p struct {
+			Edit struct {
+				DocumentChanges []struct {
+					Edits []struct {
+						Range   any    `json:"range"`
+						NewText string `json:"newText"`
+					} `json:"edits"`
+				} `json:"documentChanges"`
+			} `json:"edit"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, err
+		}
+		// The edits of one TextDocumentEdit all refer to the same text;
+		// applied bottom to top as sequential changes they mean the same.
+		var changes []map[string]any
+		for _, dc := range p.Edit.DocumentChanges {
+			for i := len(dc.Edits) - 1; i >= 0; i-- {
+				changes = append(changes, map[string]any{"range": dc.Edits[i].Range, "text": dc.Edits[i].NewText})
+			}
+		}
+		version++
+		if os.Getenv("BENCH_DEBUG") != "" {
+			fmt.Fprintf(os.Stderr, "applyEdit %s -> %v\n", req.Params(), changes)
+		}
+		conn.Notify(ctx, "textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": version},
+			"contentChanges": changes,
+		})
+		return map[string]any{"applied": true}, nil
+	})
+	call := func(method string, params, res any) error {
+		_, err := conn.Call(ctx, method, params, res)
+		return err
+	}
+	var raw json.RawMessage
+	caps := map[string]any{"workspace": map[string]any{"applyEdit": true}, "general": map[string]any{"positionEncodings": []string{"utf-8"}}}
+	if err := call("initialize", map[string]any{"processId": nil, "rootUri": "file://" + ws, "capabilities": caps}, &raw); err != nil {
+		return nil, err
+	}
+	conn.Notify(ctx, "initialized", map[string]any{})
+	defer func() {
+		call("shutdown", nil, nil)
+		conn.Notify(ctx, "exit", nil)
+	}()
+
+	type readRes struct {
+		OK      bool   `json:"ok"`
+		Message string `json:"message"`
+		Content string `json:"content"`
+	}
+	time1 := func(n int, f func(i int) error) (stats, error) {
+		var ds []time.Duration
+		for i := range n {
+			t := time.Now()
+			if err := f(i); err != nil {
+				return stats{}, err
+			}
+			ds = append(ds, time.Since(t))
+		}
+		return summarize(ds), nil
+	}
+	read := func(r [2]int) func(int) error {
+		return func(int) error {
+			var res readRes
+			if err := call("sightline/read", map[string]any{"session": "stdio", "textDocument": map[string]any{"uri": uri}, "range": map[string]int{"start": r[0], "end": r[1]}}, &res); err != nil {
+				return err
+			}
+			if !res.OK {
+				return fmt.Errorf("sightline/read: %s", res.Message)
+			}
+			return nil
+		}
+	}
+	var rows []row
+	st, err := time1(runs, read([2]int{100, 110}))
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, row{"stdio `sightline/read` 11 lines", lines, st, ""})
+	st, err = time1(max(3, runs/5), read([2]int{1, 2000}))
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, row{"stdio `sightline/read` 2,000 lines", lines, st, ""})
+
+	conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": version, "text": string(text)}})
+	if err := read([2]int{95, 105})(0); err != nil {
+		return nil, err
+	}
+	first, _, _ := strings.Cut(strings.SplitAfterN(string(text), "\n", 101)[99], "\n")
+	// Each edit writes a new content (an A→B→A cycle makes a ref to A
+	// ambiguous across the versions the session saw).
+	content := func(i int) string {
+		if i == 0 {
+			return first
+		}
+		return fmt.Sprintf("// stdio bench edit %d", i)
+	}
+	st, err = time1(max(3, runs/5), func(i int) error {
+		var res struct {
+			OK      bool   `json:"ok"`
+			Applied bool   `json:"applied"`
+			Message string `json:"message"`
+		}
+		ops := []map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(content(i))), "new_content": content(i + 1)}}
+		if err := call("sightline/edit", map[string]any{"session": "stdio", "textDocument": map[string]any{"uri": uri}, "edits": ops}, &res); err != nil {
+			return err
+		}
+		if !res.OK || !res.Applied {
+			return fmt.Errorf("sightline/edit %d: %s", i, res.Message)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, row{"stdio `sightline/edit` + applyEdit round trip", lines, st, ""})
+	for i := range rows {
+		rows[i].stats.hasRSS = false
+	}
+	return rows, nil
+}
+
+// machine describes where the numbers were taken.
+func machine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load := ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = ", load average " + strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return fmt.Sprintf("%s, %d cores, %s %s/%s%s, %s", cpu, runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, load, time.Now().UTC().Format("2006-01-02"))
+}
+
+const (
+	beginMark = "<!-- bench:begin (generated by go run ./bench -write docs/performance.md; edits here are overwritten) -->"
+	endMark   = "<!-- bench:end -->"
+)
+
+// regenerate replaces the text between the markers of a markdown file (or
+// appends the section) with the measured table.
+func regenerate(path, machine string, rows []row, short bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nMeasured by `go run ./bench` on %s", beginMark, machine)
+	if short {
+		b.WriteString(" (-short: small files, 3 runs; not for comparison)")
+	}
+	b.WriteString(". Wall time, process start to exit for the CLI, request to answer over stdio; peak RSS is the largest of the CLI's processes.\n\n")
+	b.WriteString("| what | lines | p50 | p99 | per second | peak RSS | note |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	for _, r := range rows {
+		rss := "—"
+		if r.stats.hasRSS {
+			rss = fmt.Sprintf("%d MB", r.stats.rssKB/1024)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.2f ms | %.2f ms | %.1f | %s | %s |\n", r.what, r.lines, r.stats.p50, r.stats.p99, r.stats.perSec, rss, r.note)
+	}
+	b.WriteString("\n" + endMark)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(old)
+	i, j := strings.Index(s, beginMark), strings.Index(s, endMark)
+	if i >= 0 && j > i {
+		s = s[:i] + b.String() + s[j+len(endMark):]
+	} else {
+		s = strings.TrimRight(s, "\n") + "\n\n## End to end (go run ./bench)\n\n" + b.String() + "\n"
+	}
+	return os.WriteFile(path, []byte(s), 0o644)
+}
