@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -253,6 +254,14 @@ func (e *Editor) DefaultApplyEdit(p protocol.ApplyWorkspaceEditParams) protocol.
 	return e.applyEdit(p)
 }
 
+// SetSettings changes what the editor answers workspace/configuration with
+// while it runs (Settings is for before Start).
+func (e *Editor) SetSettings(raw json.RawMessage) {
+	e.mu.Lock()
+	e.Settings = raw
+	e.mu.Unlock()
+}
+
 // Buffer returns the editor's text of a document.
 func (e *Editor) Buffer(u string) string {
 	e.mu.Lock()
@@ -400,10 +409,13 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		var p protocol.ConfigurationParams
 		_ = protocol.Unmarshal(params, &p)
 		out := make([]json.RawMessage, len(p.Items))
+		e.mu.Lock()
+		settings := e.Settings
+		e.mu.Unlock()
 		for i := range out {
 			out[i] = json.RawMessage("null")
-			if e.Settings != nil {
-				out[i] = e.Settings
+			if settings != nil {
+				out[i] = slices.Clone(settings)
 			}
 		}
 		return out, nil

@@ -14,7 +14,7 @@ func TestClearedSettingReverts(t *testing.T) {
 	e, root := start(t, map[string]string{"f.txt": src, ".sightline.json": `{"autoExpand": false}`}, lsptest.Options{})
 	u := fileURI(root, "f.txt")
 	// What the editor answers workspace/configuration with is what it pushes.
-	e.Settings = json.RawMessage(`{"guard": "off"}`)
+	e.SetSettings(json.RawMessage(`{"guard": "off"}`))
 	if err := e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sightline": map[string]any{"guard": "off"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func TestClearedSettingReverts(t *testing.T) {
 		t.Fatalf("guard off: %+v", res.Outcome)
 	}
 	// The user clears the setting: the guard is back on.
-	e.Settings = json.RawMessage(`{}`)
+	e.SetSettings(json.RawMessage(`{}`))
 	if err := e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sightline": map[string]any{}}}); err != nil {
 		t.Fatal(err)
 	}
