@@ -48,7 +48,8 @@ func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
 
 // openEnv assembles the same engines the language server uses, sharing its
 // ledger database.
-func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
+// ap answers approval requests for sensitive paths; nil refuses them.
+func openEnv(ctx context.Context, stderr io.Writer, ap handlers.Approver) (*cliEnv, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
@@ -59,7 +60,7 @@ func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
 		fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
 		cfg = config.Default()
 	}
-	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR")})
+	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: os.Getenv("SIGHTLINE_STATE_DIR"), Approver: ap})
 	return &cliEnv{Env: env, wd: wd}, nil
 }
 

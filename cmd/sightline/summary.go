@@ -13,6 +13,7 @@ import (
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	yes := approvalFlag(fs)
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
 	maxChars := fs.Int("max-chars", 0, "excerpt size in characters (default 2000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -22,7 +23,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline summary PATH [--extract regex|treesitter] [--json]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline summary: %v\n", err)
 		return exitUsage
