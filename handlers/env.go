@@ -40,6 +40,7 @@ type Env struct {
 	approver  Approver        // asks the user about sensitive paths; nil: nobody to ask
 	approvals *approvalMemory // session approvals when there is no database
 	history   *historyLog
+	hashes    hashCache // the registry's file hashes
 }
 
 // settings is the effective configuration, replaced whole, with its

@@ -74,7 +74,45 @@ func Worse(a, b Verdict) Verdict {
 type rule struct {
 	glob   string
 	source string
-	segs   []string
+	segs   []seg
+	// anywhere: the glob is "**/X" with X one segment: it matches a path
+	// when any of its segments matches X (the path or a folder above it).
+	anywhere bool
+}
+
+// seg is one glob segment, with the common shapes matched without
+// path.Match: the registry checks every file of a large tree.
+type seg struct {
+	glob string
+	kind byte // 'l' literal, 's' "*suffix", 'p' "prefix*", '*' "**", 'g' general
+	lit  string
+}
+
+func newSeg(g string) seg {
+	switch {
+	case g == "**":
+		return seg{glob: g, kind: '*'}
+	case !strings.ContainsAny(g, `*?[\`):
+		return seg{glob: g, kind: 'l', lit: g}
+	case strings.HasPrefix(g, "*") && !strings.ContainsAny(g[1:], `*?[\`):
+		return seg{glob: g, kind: 's', lit: g[1:]}
+	case strings.HasSuffix(g, "*") && !strings.ContainsAny(g[:len(g)-1], `*?[\`):
+		return seg{glob: g, kind: 'p', lit: g[:len(g)-1]}
+	}
+	return seg{glob: g, kind: 'g'}
+}
+
+func (s seg) match(name string) bool {
+	switch s.kind {
+	case 'l':
+		return name == s.lit
+	case 's':
+		return strings.HasSuffix(name, s.lit)
+	case 'p':
+		return strings.HasPrefix(name, s.lit)
+	}
+	ok, _ := path.Match(s.glob, name)
+	return ok
 }
 
 // Policy is a compiled set of rules. It is immutable and safe for
@@ -132,16 +170,19 @@ func compile(glob, source string) (rule, error) {
 	case !strings.Contains(g, "/"):
 		g = "**/" + g
 	}
-	segs := strings.Split(strings.ToLower(g), "/")
-	for _, s := range segs {
-		if s == "**" {
-			continue
+	parts := strings.Split(strings.ToLower(g), "/")
+	segs := make([]seg, len(parts))
+	for i, s := range parts {
+		if s != "**" {
+			if _, err := path.Match(s, ""); err != nil {
+				return rule{}, fmt.Errorf("policy: glob %q: %w", glob, err)
+			}
 		}
-		if _, err := path.Match(s, ""); err != nil {
-			return rule{}, fmt.Errorf("policy: glob %q: %w", glob, err)
-		}
+		segs[i] = newSeg(s)
 	}
-	return rule{glob: glob, source: source, segs: segs}, nil
+	r := rule{glob: glob, source: source, segs: segs}
+	r.anywhere = len(segs) == 2 && segs[0].kind == '*' && segs[1].kind != '*'
+	return r, nil
 }
 
 // Check returns the verdict for a path relative to the workspace root
@@ -167,6 +208,14 @@ func (p *Policy) Check(rel string) Verdict {
 
 func first(rs []rule, segs []string) (rule, bool) {
 	for _, r := range rs {
+		if r.anywhere {
+			for _, s := range segs {
+				if r.segs[1].match(s) {
+					return r, true
+				}
+			}
+			continue
+		}
 		// The path itself or any folder above it.
 		for n := len(segs); n > 0; n-- {
 			if match(r.segs, segs[:n]) {
@@ -179,9 +228,9 @@ func first(rs []rule, segs []string) (rule, bool) {
 
 // match matches glob segments against path segments; "**" spans zero or
 // more segments.
-func match(glob, segs []string) bool {
+func match(glob []seg, segs []string) bool {
 	for len(glob) > 0 {
-		if glob[0] == "**" {
+		if glob[0].kind == '*' {
 			rest := glob[1:]
 			if len(rest) == 0 {
 				return true
@@ -196,7 +245,7 @@ func match(glob, segs []string) bool {
 		if len(segs) == 0 {
 			return false
 		}
-		if ok, _ := path.Match(glob[0], segs[0]); !ok {
+		if !glob[0].match(segs[0]) {
 			return false
 		}
 		glob, segs = glob[1:], segs[1:]

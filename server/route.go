@@ -107,6 +107,13 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 		}
 		res, err := env.Stats(ctx, p)
 		return answer(res, err)
+	case "sightline/files":
+		var p handlers.FilesParams
+		if err := decode(raw, &p, false); err != nil {
+			return nil, err
+		}
+		res, err := env.Files(ctx, p)
+		return answer(res, err)
 	case "sightline/history":
 		var p handlers.HistoryParams
 		if err := decode(raw, &p, true); err != nil {

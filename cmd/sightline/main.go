@@ -39,6 +39,7 @@ func commands() []command {
 		{"write", "write PATH --mode create|edit|append|overwrite [--old-text T] [--expected-version H] [--dry-run] [--json] < content", "str_replace-style writes, guarded like edits", runWrite},
 		{"ledger", "ledger [PATH] [--json] [--session S]", "what the session has read, written, and what went stale", runLedger},
 		{"summary", "summary PATH [--extract regex|treesitter] [--json]", "the declarations of a file and its head (signature extraction)", runSummary},
+		{"files", "files [GLOB...] [--hash] [--json] [--session S]", "the workspace's files as git tracks them: size, tags, sensitivity, ledger state", runFiles},
 		{"history", "history PATH [--json]", "the versions sightline kept of a file (every write keeps the text before and after)", runHistory},
 		{"diff", "diff PATH [--from V] [--to V] [--json]", "the diff between two versions (default: the one before the latest, and the file now)", runDiff},
 		{"rollback", "rollback PATH VERSION [--dry-run] [--json] [--session S]", "make a file a kept version again, through the edit guard", runRollback},
