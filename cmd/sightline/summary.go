@@ -9,6 +9,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,9 +60,24 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(w, "%s:\n", linesWord(*r))
 			n := r.Start
 			for l := range strings.Lines(res.Excerpt) {
-				fmt.Fprintf(w, "%s\n", hashline.AppendLine(nil, n, strings.TrimSuffix(l, "\n")))
+				if masked(res.Redacted, n) {
+					// Not the line's real content: no ref to copy.
+					fmt.Fprintf(w, "%d:????|%s\n", n, strings.TrimSuffix(l, "\n"))
+				} else {
+					fmt.Fprintf(w, "%s\n", hashline.AppendLine(nil, n, strings.TrimSuffix(l, "\n")))
+				}
 				n++
 			}
 		}
 	})
+}
+
+// masked reports whether line n is in one of the redacted ranges.
+func masked(rs []ledger.Range, n int) bool {
+	for _, r := range rs {
+		if r.Start <= n && n <= r.End {
+			return true
+		}
+	}
+	return false
 }
