@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -123,9 +122,7 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 // time and inode are unchanged, or computes it when compute is set.
 func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	c := cachedHash{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		c.ino = st.Ino
-	}
+	c.ino = inode(fi)
 	e.hashes.mu.Lock()
 	got, ok := e.hashes.m[abs]
 	e.hashes.mu.Unlock()
