@@ -224,3 +224,31 @@ func (b *Backend) patchURIs(text string) []string {
 	}
 	return out
 }
+
+// Files answers sightline/files (on a running server, whose ledger is live).
+func (b *Backend) Files(ctx context.Context, p handlers.FilesParams) (handlers.FilesResult, error) {
+	return do(ctx, b, "sightline/files", p, nil, false,
+		func(e *handlers.Env) (handlers.FilesResult, error) {
+			e.LoadSession(ctx, p.SessionOr()) // ledger states of files not loaded yet
+			return e.Files(ctx, p)
+		})
+}
+
+// History answers sightline/history.
+func (b *Backend) History(ctx context.Context, p handlers.HistoryParams) (handlers.HistoryResult, error) {
+	return do(ctx, b, "sightline/history", p, []string{p.TextDocument.URI}, false,
+		func(e *handlers.Env) (handlers.HistoryResult, error) { return e.History(ctx, p) })
+}
+
+// Diff answers sightline/diff.
+func (b *Backend) Diff(ctx context.Context, p handlers.DiffParams) (handlers.DiffResult, error) {
+	return do(ctx, b, "sightline/diff", p, []string{p.TextDocument.URI}, false,
+		func(e *handlers.Env) (handlers.DiffResult, error) { return e.Diff(ctx, p) })
+}
+
+// Rollback answers sightline/rollback: through the server holding the
+// document open, so an open buffer is rolled back by the editor.
+func (b *Backend) Rollback(ctx context.Context, p handlers.RollbackParams) (handlers.RollbackResult, error) {
+	return do(ctx, b, "sightline/rollback", p, []string{p.TextDocument.URI}, true,
+		func(e *handlers.Env) (handlers.RollbackResult, error) { return e.Rollback(ctx, p) })
+}

@@ -149,7 +149,7 @@ func (b *Blocks) Close() BlocksResult {
 // ApplyBlocks answers sightline/applyBlocks.
 func (e *Env) ApplyBlocks(ctx context.Context, p BlocksParams) (BlocksResult, error) {
 	run := e.NewBlocks(p.Caller, p.DryRun || p.DryRunAlt, p.Stage)
-	run.Write(ctx, []byte(p.Text))
+	run.Write(withGrants(ctx), []byte(p.Text))
 	res := run.Close()
 	return res, nil
 }
@@ -173,7 +173,7 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		return b.create(ctx, blk, k, r)
 	}
 	var m editblock.Match
-	out, err := e.transact(ctx, writeReq{caller: b.caller, uri: string(k), dryRun: b.dryRun, scratch: b.scratch[k],
+	out, err := e.transact(ctx, writeReq{caller: b.caller, method: "sightline/applyBlocks", uri: string(k), dryRun: b.dryRun, scratch: b.scratch[k],
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			var diag *editblock.Diagnostic
 			m, diag = editblock.MatchBlock(d.Snap, blk, d.Snap.Dominant())

@@ -74,6 +74,7 @@ const windowContext = 5
 // invalid params only.
 func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error) {
 	start := time.Now()
+	ctx = withGrants(ctx)
 	session := p.SessionOr()
 	res = EditResult{Remapped: []Remap{}, Warnings: []string{}}
 	var out writeOut
@@ -100,7 +101,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, nil
 	}
 
-	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
+	out, err = e.transact(ctx, writeReq{caller: p.Caller, method: "sightline/edit", uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))

@@ -17,6 +17,7 @@ import (
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ledgerdb"
 	"github.com/sightline-lsp/sightline/pathlock"
+	"github.com/sightline-lsp/sightline/policy"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -38,12 +39,20 @@ type Env struct {
 	locks    docLocks
 	paths    *pathlock.Locks // cross-process write locks, one per file
 	health   *health
+
+	approver  Approver        // asks the user about sensitive paths; nil: nobody to ask
+	approvals *approvalMemory // session approvals when there is no database
+	history   *historyLog
+	hashes    hashCache // the registry's file hashes
 }
 
-// settings is the effective configuration, replaced whole.
+// settings is the effective configuration, replaced whole, with its
+// compiled path policy.
 type settings struct {
 	mu  sync.RWMutex
 	cfg config.Config
+	pol *policy.Policy
+	log *zap.Logger
 }
 
 func (s *settings) get() config.Config {
@@ -52,10 +61,17 @@ func (s *settings) get() config.Config {
 	return s.cfg
 }
 
+func (s *settings) policy() *policy.Policy {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pol
+}
+
 func (s *settings) set(c config.Config) (old config.Config) {
+	pol := compiledPolicy(c, s.log)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, s.cfg = s.cfg, c
+	old, s.cfg, s.pol = s.cfg, c, pol
 	return old
 }
 
@@ -71,11 +87,13 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 	}
 	return &Env{
 		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
-		settings: &settings{cfg: cfg},
-		syms:     newSymbols(cfg.Extract, log),
-		audits:   &auditLog{db: db, log: log},
-		paths:    pathlock.New(lockDir),
-		health:   &health{},
+		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), log: log},
+		syms:      newSymbols(cfg.Extract, log),
+		audits:    &auditLog{db: db, log: log},
+		paths:     pathlock.New(lockDir),
+		health:    &health{},
+		approvals: &approvalMemory{},
+		history:   &historyLog{db: db, log: log},
 	}
 }
 

@@ -79,6 +79,7 @@ func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Ke
 		touched = append(touched, workspace.Key(v.Doc))
 	}
 	e.Ledger.ResetSession(session)
+	e.forgetApprovals(ctx, session)
 	if e.db != nil {
 		if err := e.db.DeleteSession(ctx, session); err != nil {
 			e.Log.Error("reset persisted session", zap.String("session", session), zap.Error(err))

@@ -49,6 +49,7 @@ type PatchResult struct {
 // the one write transaction.
 func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error) {
 	start := time.Now()
+	ctx = withGrants(ctx)
 	res := PatchResult{Files: []PatchFileResult{}}
 	dry := p.DryRun || p.DryRunAlt
 	files, err := patch.Parse(p.Text)
@@ -138,12 +139,18 @@ func (e *Env) patchCheck(ctx context.Context, c Caller, f patch.File, r *PatchFi
 		return "", err
 	}
 	r.Path = e.WS.Rel(k)
+	if err := e.admit(ctx, c, k, true); err != nil {
+		return "", err
+	}
 	if f.NewPath != "" {
 		nk, err := e.WS.Resolve(f.NewPath)
 		if err != nil {
 			return "", err
 		}
 		r.NewPath = e.WS.Rel(nk)
+		if err := e.admit(ctx, c, nk, true); err != nil {
+			return "", err
+		}
 		if _, err := e.WS.Get(nk); err == nil {
 			return "", result.Errorf(result.Exists, "%s already exists: the patch would rename %s over it.", r.NewPath, r.Path)
 		}
@@ -172,7 +179,7 @@ func (e *Env) patchCheck(ctx context.Context, c Caller, f patch.File, r *PatchFi
 		}
 		return k, nil
 	}
-	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, r)})
+	out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: patchPlanner(f, r)})
 	r.Diff = out.diff
 	if err != nil {
 		r.Expanded = out.verdict.Expanded
@@ -220,7 +227,7 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 		return nil
 	}
 	if len(f.Hunks) > 0 {
-		out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), plan: patchPlanner(f, r)})
+		out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), plan: patchPlanner(f, r)})
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -54,11 +55,25 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		return ReadResult{}, err
 	}
 	session := p.SessionOr()
+	start := time.Now()
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/read", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+		}
+	}()
 
+	rel := ""
+	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {
+		rel = e.WS.Rel(k)
+		if err := e.admit(withGrants(ctx), p.Caller, k, false); err != nil {
+			o, err := refusalOr(err)
+			return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: rel}, err
+		}
+	}
 	d, err = e.document(p.TextDocument.URI)
 	if err != nil {
 		o, err := refusalOr(err)
-		return ReadResult{Outcome: o, URI: p.TextDocument.URI}, err
+		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: rel}, err
 	}
 	total := d.Snap.LineCount()
 	res = ReadResult{
@@ -211,6 +226,9 @@ func (e *Env) document(uri string) (workspace.Doc, error) {
 	// outside the workspace is outside it too.
 	if p, ok := k.Path(); ok && !e.WS.Inside(p) {
 		return workspace.Doc{}, result.Errorf(result.Denied, "%s is outside the workspace (%s).", p, e.WS.Root())
+	}
+	if err := e.denied(k); err != nil {
+		return workspace.Doc{}, err
 	}
 	if d, ok := e.WS.Known(k); ok && d.Open {
 		return d, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/sightline-lsp/sightline/policy"
 	"hash"
 	"io"
 	"math"
@@ -43,8 +44,12 @@ var onDiskRead func(hit bool)
 // Read would (cut by the budget: the notice needs the rest; an empty file; a
 // line past the end; a binary, odd or too large file; no database) is Read's.
 func (e *Env) ReadDisk(ctx context.Context, p ReadParams) (ReadResult, error) {
+	start := time.Now()
 	if res, ok, err := e.readDisk(ctx, p); ok {
 		e.annotate(&res)
+		if err == nil {
+			e.audit(ctx, "sightline/read", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+		}
 		return res, err
 	}
 	return e.Read(ctx, p)
@@ -64,6 +69,11 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 		return no()
 	}
 	if path, ok := k.Path(); !ok || !e.WS.Inside(path) {
+		return no()
+	}
+	// The path policy and approvals are Read's: a path that is anything but
+	// plainly allowed takes that path, which asks or refuses.
+	if v, _ := e.verdict(k, false); v.Kind != policy.Allowed {
 		return no()
 	}
 	if _, known := e.WS.Known(k); known {

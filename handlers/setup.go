@@ -31,6 +31,9 @@ type Options struct {
 	// Editor is the editor connection edits to open documents go through;
 	// nil when there is none (the CLI, a client without applyEdit).
 	Editor Editor
+	// Approver asks the user about sensitive paths; nil refuses them
+	// (approval_refused) unless a session approved them before.
+	Approver Approver
 	// OnDocChange is told when a document's text or ledger changed, so the
 	// editor's surfaces can be refreshed.
 	OnDocChange func(workspace.Key)
@@ -95,6 +98,8 @@ func Setup(ctx context.Context, o Options) *Env {
 	}
 	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
+	env.approver = o.Approver
+	env.rotate(ctx)
 	return env
 }
 
@@ -150,6 +155,7 @@ func (e *Env) Close(ctx context.Context) error {
 		return nil
 	}
 	e.audits.drain()
+	e.history.drain()
 	return e.db.Close(ctx)
 }
 

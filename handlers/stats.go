@@ -72,12 +72,15 @@ func (l *auditLog) add(ctx context.Context, a store.AuditEntry) {
 	}()
 }
 
-// entries returns the latest limit audited calls (0: all), oldest first,
-// and where they came from: "database" or "memory".
-func (l *auditLog) entries(ctx context.Context, limit int) ([]store.AuditEntry, string, error) {
+// writeMethods are the calls stats count (reads are audited too).
+var writeMethods = []string{"sightline/edit", "sightline/write", "sightline/applyBlocks", "sightline/applyPatch", "sightline/rollback"}
+
+// entries returns the latest audited calls matching f, oldest first, and
+// where they came from: "database" or "memory".
+func (l *auditLog) entries(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, string, error) {
 	if l.db != nil {
 		l.pending.Wait()
-		all, err := l.db.DB().Audit(ctx, limit)
+		all, err := l.db.DB().AuditWhere(ctx, f)
 		if err != nil {
 			return nil, "", err
 		}
@@ -85,9 +88,12 @@ func (l *auditLog) entries(ctx context.Context, limit int) ([]store.AuditEntry, 
 		return all, "database", nil
 	}
 	l.mu.Lock()
-	entries := slices.Clone(l.recent)
+	entries := slices.DeleteFunc(slices.Clone(l.recent), func(a store.AuditEntry) bool {
+		return f.Session != "" && a.Session != f.Session || f.Path != "" && a.Path != f.Path ||
+			len(f.Methods) > 0 && !slices.Contains(f.Methods, a.Method)
+	})
 	l.mu.Unlock()
-	if limit > 0 && len(entries) > limit {
+	if limit := f.Limit; limit > 0 && len(entries) > limit {
 		entries = entries[len(entries)-limit:]
 	}
 	return entries, "memory", nil
@@ -145,7 +151,7 @@ type StatsResult struct {
 // else this process's memory).
 func (e *Env) Stats(ctx context.Context, p StatsParams) (res StatsResult, err error) {
 	defer func() { e.annotate(&res) }()
-	entries, src, err := e.audits.entries(ctx, p.Limit)
+	entries, src, err := e.audits.entries(ctx, store.AuditFilter{Limit: p.Limit, Methods: writeMethods})
 	if err != nil {
 		return StatsResult{}, err
 	}

@@ -2,11 +2,13 @@ package handlers
 
 import (
 	"context"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/redact"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -29,6 +31,9 @@ type SummaryResult struct {
 	Symbols      []extract.Symbol `json:"symbols"`
 	Excerpt      string           `json:"excerpt"`
 	ExcerptRange *ledger.Range    `json:"excerptRange"`
+	// Redacted are the excerpt's lines whose secrets were masked: they do
+	// not count as read (the agent did not see them as they are).
+	Redacted []ledger.Range `json:"redacted,omitempty"`
 }
 
 // defaultExcerpt bounds the excerpt when maxChars is not given.
@@ -38,6 +43,7 @@ const defaultExcerpt = 2000
 // count as read.
 func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, err error) {
 	defer func() { e.annotate(&res) }()
+	start := time.Now()
 	res = SummaryResult{Symbols: []extract.Symbol{}}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
@@ -49,6 +55,18 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 	if max == 0 {
 		max = defaultExcerpt
 	}
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/summary", p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
+		}
+	}()
+	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {
+		res.Path = e.WS.Rel(k)
+		if err := e.admit(withGrants(ctx), p.Caller, k, false); err != nil {
+			res.Outcome, err = refusalOr(err)
+			return res, err
+		}
+	}
 	d, err := e.document(p.TextDocument.URI)
 	if err != nil {
 		res.Outcome, err = refusalOr(err)
@@ -58,27 +76,54 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)
 	res.Language = extract.Language(d.Path, d.Lang)
 	res.TotalLines = d.Snap.LineCount()
+	env := redact.IsEnvFile(res.Path)
 	if syms := e.syms.of(d); syms != nil {
-		res.Symbols = syms
+		res.Symbols = make([]extract.Symbol, len(syms))
+		for i, s := range syms {
+			s.Signature = redact.String(s.Signature, env)
+			res.Symbols[i] = s
+		}
 	}
+	// Summaries are shown without asking, so secrets are masked, in every
+	// file: a summary is an overview, never a way to read credentials.
+	rd := redact.Redactor{Env: env}
 	var buf []byte
 	last := 0
+	var masked []int
 	for i := 1; i <= res.TotalLines; i++ {
 		c := d.Snap.Line(i - 1).Content
 		if i == 1 {
 			_, c = hashline.StripBOM(c)
 		}
-		if utf8.RuneCount(buf)+utf8.RuneCountInString(c)+1 > max {
+		shown, changed := rd.Line(c)
+		if utf8.RuneCount(buf)+utf8.RuneCountInString(shown)+1 > max {
 			break
 		}
-		buf = append(append(buf, c...), '\n')
+		buf = append(append(buf, shown...), '\n')
 		last = i
+		if changed {
+			masked = append(masked, i)
+		}
 	}
 	res.Excerpt = string(buf)
 	if last > 0 {
 		r := ledger.Range{Start: 1, End: last}
 		res.ExcerptRange = &r
-		e.recordRead(p.SessionOr(), p.Agent, d, r)
+		// Only the lines shown as they are count as read.
+		from := 1
+		for _, m := range append(masked, last+1) {
+			if m > from {
+				e.recordRead(p.SessionOr(), p.Agent, d, ledger.Range{Start: from, End: m - 1})
+			}
+			from = m + 1
+		}
+		for _, m := range masked {
+			if n := len(res.Redacted); n > 0 && res.Redacted[n-1].End == m-1 {
+				res.Redacted[n-1].End = m
+			} else {
+				res.Redacted = append(res.Redacted, ledger.Range{Start: m, End: m})
+			}
+		}
 	}
 	return res, nil
 }

@@ -73,6 +73,7 @@ type planner func(d workspace.Doc) (hashline.Plan, []ledger.Range, error)
 // writeReq is one write as the transaction sees it.
 type writeReq struct {
 	caller Caller
+	method string // for the history: the call that writes
 	uri    string
 	dryRun bool
 	// wantHash makes the write compare-and-swap: the file hash the caller
@@ -109,6 +110,13 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	session := req.caller.SessionOr()
 	if err := e.mayWrite(req.uri); err != nil {
 		return out, err
+	}
+	// The path policy, before anything is read: denied, or sensitive and
+	// not approved, the write goes no further.
+	if k, err := workspace.Normalize(req.uri); err == nil {
+		if err := e.admit(ctx, req.caller, k, true); err != nil {
+			return out, err
+		}
 	}
 	d, err := e.document(req.uri)
 	if err != nil {
@@ -166,6 +174,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	}
 	out.after, out.applied = after, true
 	out.warnings = append(out.warnings, warn...)
+	e.record(ctx, req.method, req.caller, d.Key, base, next)
 	out.shown = sameLines(after.Snap, next, plan)
 	return out, nil
 }

@@ -53,6 +53,7 @@ type WriteResult struct {
 func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err error) {
 	defer func() { e.annotate(&res) }()
 	start := time.Now()
+	ctx = withGrants(ctx)
 	session := p.SessionOr()
 	var before, guard string
 	defer func() {
@@ -98,6 +99,10 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			res.Outcome = Refusal(result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, e.WS.Root()))
 			return res, nil
 		}
+		if err := e.admit(ctx, p.Caller, k, true); err != nil {
+			res.Outcome, err = refusalOr(err)
+			return res, err
+		}
 		unlock := e.locks.lock(k)
 		defer unlock()
 		return e.create(ctx, session, k, content, p, res)
@@ -107,7 +112,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			"edit mode requires old_text: the exact text to replace. To add to the end of the file use mode \"append\"; to replace the whole file use mode \"overwrite\"."))
 		return res, nil
 	}
-	out, err := e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
+	out, err := e.transact(ctx, writeReq{caller: p.Caller, method: "sightline/write", uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			var splice hashline.Splice
 			var targets []ledger.Range
@@ -329,6 +334,12 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		res.Outcome = Refusal(result.Errorf(result.Denied, "%s is not a file path; create writes files.", k))
 		return res, nil
 	}
+	// Every create passes the policy here, whichever front door it came
+	// through (a write, a patch adding a file); a call asks only once.
+	if err := e.admit(ctx, p.Caller, k, true); err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
 	if d, known := e.WS.Known(k); known && d.Open {
 		res.Outcome = Refusal(result.Errorf(result.Exists, "%s is open in the editor; use mode \"edit\" or \"overwrite\".", res.Path))
 		return res, nil
@@ -370,6 +381,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	if err != nil {
 		return res, fmt.Errorf("read back %s: %w", res.Path, err)
 	}
+	e.record(ctx, "sightline/write", p.Caller, k, nil, d.Snap)
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(session, doc)
 	if n := d.Snap.LineCount(); n > 0 {

@@ -47,6 +47,10 @@ type Editor struct {
 	ApplyEdit func(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
 	// Settings is what workspace/configuration returns.
 	Settings json.RawMessage
+	// ShowMessageRequest answers window/showMessageRequest (the action the
+	// user picked; nil is a dismissal). Unset, the request is recorded and
+	// dismissed.
+	ShowMessageRequest func(p protocol.ShowMessageRequestParams) *protocol.MessageActionItem
 }
 
 // Note is one notification received from the server.
@@ -405,6 +409,18 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			return e.ApplyEdit(p), nil
 		}
 		return e.applyEdit(p), nil
+	case "window/showMessageRequest":
+		var p protocol.ShowMessageRequestParams
+		_ = protocol.Unmarshal(params, &p)
+		e.mu.Lock()
+		e.notes = append(e.notes, Note{method, params})
+		e.changed.Broadcast()
+		answer := e.ShowMessageRequest
+		e.mu.Unlock()
+		if answer == nil {
+			return nil, nil
+		}
+		return answer(p), nil
 	case "workspace/configuration":
 		var p protocol.ConfigurationParams
 		_ = protocol.Unmarshal(params, &p)

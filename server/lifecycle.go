@@ -61,6 +61,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	if td := p.Capabilities.TextDocument; td != nil && td.Diagnostic != nil {
 		caps.pullDiagnostics = true
 	}
+	if w := p.Capabilities.Window; w != nil && w.ShowMessage != nil {
+		caps.showMessage = true
+	}
 
 	s.mu.Lock()
 	s.enc, s.caps = enc, caps
@@ -69,7 +72,11 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	if caps.applyEdit {
 		ed = editor{s}
 	}
-	s.setup(roots, cfg, ed)
+	var ap handlers.Approver
+	if caps.showMessage {
+		ap = approver{s}
+	}
+	s.setup(roots, cfg, ed, ap)
 	s.log.Info("initialize",
 		zap.Strings("roots", roots),
 		zap.String("client", p.ClientInfo.Name),
@@ -103,7 +110,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 }
 
 // setup assembles the features' environment and the publisher.
-func (s *Server) setup(roots []string, cfg config.Config, ed handlers.Editor) {
+func (s *Server) setup(roots []string, cfg config.Config, ed handlers.Editor, ap handlers.Approver) {
 	pub := newPublisher(s)
 	env := handlers.Setup(s.bg, handlers.Options{
 		Roots:       roots,
@@ -112,6 +119,7 @@ func (s *Server) setup(roots []string, cfg config.Config, ed handlers.Editor) {
 		StateDir:    s.opts.StateDir,
 		NoPersist:   s.opts.NoPersist,
 		Editor:      ed,
+		Approver:    ap,
 		OnDocChange: pub.mark,
 	})
 	s.mu.Lock()

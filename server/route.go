@@ -111,6 +111,41 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 		}
 		res, err := env.Stats(ctx, p)
 		return answer(res, err)
+	case "sightline/files":
+		var p handlers.FilesParams
+		if err := decode(raw, &p, false); err != nil {
+			return nil, err
+		}
+		res, err := env.Files(ctx, p)
+		return answer(res, err)
+	case "sightline/history":
+		var p handlers.HistoryParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		res, err := env.History(ctx, p)
+		return answer(res, err)
+	case "sightline/diff":
+		var p handlers.DiffParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		res, err := env.Diff(ctx, p)
+		return answer(res, err)
+	case "sightline/rollback":
+		var p handlers.RollbackParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		res, err := env.Rollback(ctx, p)
+		return answer(res, err)
+	case "sightline/approvals":
+		var p handlers.ApprovalsParams
+		if err := decode(raw, &p, false); err != nil {
+			return nil, err
+		}
+		res, err := env.Approvals(ctx, p)
+		return answer(res, err)
 	case "sightline/session/reset":
 		var p handlers.ResetParams
 		if err := decode(raw, &p, false); err != nil {

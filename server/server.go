@@ -59,6 +59,9 @@ type Options struct {
 	// Bridge opens the local socket the CLI and `sightline mcp` hand their
 	// calls to (package bridge); `sightline serve` turns it on.
 	Bridge bool
+	// ApprovalWait bounds how long an approval question waits for the
+	// user; 0 means two minutes.
+	ApprovalWait time.Duration
 }
 
 // Server is one LSP session with one client.
@@ -108,6 +111,7 @@ type clientCaps struct {
 	codeLensRefresh  bool
 	configuration    bool
 	workspaceFolders bool
+	showMessage      bool // window/showMessageRequest with actions: approvals can be asked
 }
 
 // New makes a server; Serve runs it on a stream.
@@ -120,6 +124,9 @@ func New(opts Options) *Server {
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = 30 * time.Millisecond
+	}
+	if opts.ApprovalWait <= 0 {
+		opts.ApprovalWait = 2 * time.Minute
 	}
 	return &Server{log: opts.Log, opts: opts, exited: make(chan int, 1)}
 }

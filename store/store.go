@@ -220,6 +220,37 @@ func migrations() []string {
 			file_hash   TEXT    NOT NULL,
 			total_lines INTEGER NOT NULL
 		) WITHOUT ROWID;`,
+		// 5: approvals of sensitive paths, per session; file history
+		// (versions, and their texts stored once per sha256, compressed);
+		// audit lookups by path and session, and pruning by time.
+		`CREATE TABLE approvals (
+			session    TEXT    NOT NULL,
+			path       TEXT    NOT NULL,
+			rule       TEXT    NOT NULL,
+			agent      TEXT    NOT NULL,
+			granted_at INTEGER NOT NULL, -- unix milliseconds
+			PRIMARY KEY (session, path)
+		) WITHOUT ROWID;
+		CREATE TABLE history_blobs (
+			hash TEXT    PRIMARY KEY, -- "sha256:<hex>" of the text
+			size   INTEGER NOT NULL,  -- bytes of the text
+			stored INTEGER NOT NULL,  -- bytes of data
+			data   BLOB    NOT NULL   -- the text, gzip-compressed
+		) WITHOUT ROWID;
+		CREATE TABLE history_versions (
+			id      INTEGER PRIMARY KEY,
+			time    INTEGER NOT NULL, -- unix milliseconds
+			path    TEXT    NOT NULL, -- relative to the workspace root
+			hash    TEXT    NOT NULL REFERENCES history_blobs (hash),
+			session TEXT    NOT NULL,
+			agent   TEXT    NOT NULL,
+			method  TEXT    NOT NULL
+		);
+		CREATE INDEX history_versions_path ON history_versions (path, id);
+		CREATE INDEX history_versions_hash ON history_versions (hash);
+		CREATE INDEX audit_path ON audit (path, id);
+		CREATE INDEX audit_session ON audit (session, id);
+		CREATE INDEX audit_time ON audit (time);`,
 	}
 }
 

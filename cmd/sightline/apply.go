@@ -16,6 +16,7 @@ import (
 // directory: models write paths as the repository names them.
 func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	yes := approvalFlag(fs)
 	dryRun := fs.Bool("dry-run", false, "validate every block; write nothing")
 	stage := fs.Bool("stage", false, "git add the files written")
 	asJSON := fs.Bool("json", false, "print the results as JSON at the end")
@@ -27,7 +28,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline apply [--dry-run] [--stage] [--json] < model-output.txt  (block paths are relative to the workspace root)")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline apply: %v\n", err)
 		return exitUsage

@@ -13,6 +13,7 @@ import (
 
 func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edit", flag.ContinueOnError)
+	yes := approvalFlag(fs)
 	editsFile := fs.String("edits", "", "file holding the JSON edits array, or - for standard input")
 	fileHash := fs.String("file-hash", "", "refuse unless the file still has this hash (from read --json)")
 	dryRun := fs.Bool("dry-run", false, "validate and show the diff; change nothing")
@@ -41,7 +42,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "sightline edit: the edits are not valid JSON (expected an array of edit objects)")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline edit: %v\n", err)
 		return exitUsage
@@ -88,7 +89,7 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline stats: %v\n", err)
 		return exitUsage

@@ -70,17 +70,19 @@ func (e *cliEnv) Close(ctx context.Context) error {
 // workspace when one runs (so an edit of a document open in the editor
 // reaches its buffer), else to the same engines the server uses, over the
 // disk, sharing its ledger database.
-func openEnv(ctx context.Context, stderr io.Writer) (*cliEnv, error) {
+// ap answers approval requests for sensitive paths on disk; nil refuses them
+// (through a running server, the editor asks).
+func openEnv(ctx context.Context, stderr io.Writer, ap handlers.Approver) (*cliEnv, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	return &cliEnv{Backend: newBackend(workspaceRoot(wd), stderr, 0), wd: wd, stderr: stderr}, nil
+	return &cliEnv{Backend: newBackend(workspaceRoot(wd), stderr, 0, ap), wd: wd, stderr: stderr}, nil
 }
 
 // newBackend routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk.
-func newBackend(root string, stderr io.Writer, flushEvery time.Duration) *backend.Backend {
+func newBackend(root string, stderr io.Writer, flushEvery time.Duration, ap handlers.Approver) *backend.Backend {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
 	return backend.New(backend.Options{
 		Root:       root,
@@ -95,7 +97,7 @@ func newBackend(root string, stderr io.Writer, flushEvery time.Duration) *backen
 			}
 			// A command's memory ends with it; a long-lived caller (mcp)
 			// flushes behind.
-			return handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0}), nil
+			return handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Approver: ap}), nil
 		},
 	})
 }

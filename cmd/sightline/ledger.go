@@ -21,7 +21,7 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stderr, "usage: sightline ledger [PATH] [--json] [--session S]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline ledger: %v\n", err)
 		return exitUsage

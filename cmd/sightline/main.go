@@ -40,6 +40,13 @@ func commands() []command {
 		{"write", "write PATH --mode create|edit|append|overwrite [--old-text T] [--expected-version H] [--dry-run] [--json] < content", "str_replace-style writes, guarded like edits", runWrite},
 		{"ledger", "ledger [PATH] [--json] [--session S]", "what the session has read, written, and what went stale", runLedger},
 		{"summary", "summary PATH [--extract regex|treesitter] [--json]", "the declarations of a file and its head (signature extraction)", runSummary},
+		{"files", "files [GLOB...] [--hash] [--json] [--session S]", "the workspace's files as git tracks them: size, tags, sensitivity, ledger state", runFiles},
+		{"history", "history PATH [--json]", "the versions sightline kept of a file (every write keeps the text before and after)", runHistory},
+		{"diff", "diff PATH [--from V] [--to V] [--json]", "the diff between two versions (default: the one before the latest, and the file now)", runDiff},
+		{"rollback", "rollback PATH VERSION [--dry-run] [--json] [--session S]", "make a file a kept version again, through the edit guard", runRollback},
+		{"audit", "audit [--limit N] [--session S] [--path P] [--json]", "every agent-facing call: time, session, method, path, outcome, file hashes", runAudit},
+		{"approvals", "approvals [--session S] [--revoke PATH] [--json]", "the sensitive paths sessions were allowed to use; revoke them", runApprovals},
+		{"session", "session reset [--session S] | session list [--json]", "forget what a session read, wrote and was allowed; list sessions", runSession},
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
 		{"version", "version", "print the version", runVersion},
 	}

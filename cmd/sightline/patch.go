@@ -14,6 +14,7 @@ import (
 // workspace root, as the repository does.
 func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
+	yes := approvalFlag(fs)
 	dryRun := fs.Bool("dry-run", false, "check every file; write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pretty := prettyFlag(fs)
@@ -33,7 +34,7 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sightline patch: the patch is over %d bytes\n", handlers.MaxWriteSize)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline patch: %v\n", err)
 		return exitUsage

@@ -23,7 +23,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger records the read")
 	agent := fs.String("agent", "", "agent role inside the session")
-	_ = fs.Bool("yes", false, "grant approval for sensitive paths")
+	yes := approvalFlag(fs)
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok {
 		return exitUsage
@@ -37,7 +37,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "sightline read: %v\n", err)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline read: %v\n", err)
 		return exitUsage

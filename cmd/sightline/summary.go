@@ -9,10 +9,12 @@ import (
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	yes := approvalFlag(fs)
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
 	maxChars := fs.Int("max-chars", 0, "excerpt size in characters (default 2000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
@@ -23,7 +25,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline summary PATH [--extract regex|treesitter] [--json]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline summary: %v\n", err)
 		return exitUsage
@@ -69,9 +71,24 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(w, "%s:\n", linesWord(*r))
 			n := r.Start
 			for l := range strings.Lines(res.Excerpt) {
-				fmt.Fprintf(w, "%s\n", hashline.AppendLine(nil, n, strings.TrimSuffix(l, "\n")))
+				if masked(res.Redacted, n) {
+					// Not the line's real content: no ref to copy.
+					fmt.Fprintf(w, "%d:????|%s\n", n, strings.TrimSuffix(l, "\n"))
+				} else {
+					fmt.Fprintf(w, "%s\n", hashline.AppendLine(nil, n, strings.TrimSuffix(l, "\n")))
+				}
 				n++
 			}
 		}
 	})
+}
+
+// masked reports whether line n is in one of the redacted ranges.
+func masked(rs []ledger.Range, n int) bool {
+	for _, r := range rs {
+		if r.Start <= n && n <= r.End {
+			return true
+		}
+	}
+	return false
 }

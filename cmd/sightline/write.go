@@ -11,6 +11,7 @@ import (
 
 func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("write", flag.ContinueOnError)
+	yes := approvalFlag(fs)
 	mode := fs.String("mode", "", "create, edit, append or overwrite")
 	oldText := fs.String("old-text", "", "edit mode: the exact text to replace (must occur once)")
 	expected := fs.String("expected-version", "", "refuse unless the file still has this hash")
@@ -29,7 +30,7 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sightline write: reading the content: %v\n", err)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr)
+	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline write: %v\n", err)
 		return exitUsage

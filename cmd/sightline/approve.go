@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+// approvalFlag adds --yes to a command that reads or writes files.
+func approvalFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("yes", false, "approve access to sensitive paths for this call")
+}
+
+// cliApprover approves sensitive paths on the command line: --yes approves
+// them for this call; otherwise, when standard input is a terminal, the user
+// is asked there (on /dev/tty, so input piped into the command is left
+// alone). Without either, there is no approver: the call is refused with
+// approval_refused.
+type cliApprover struct {
+	stderr io.Writer
+	yes    bool
+}
+
+func newApprover(yes *bool, stdin io.Reader, stderr io.Writer) handlers.Approver {
+	if yes != nil && *yes {
+		return cliApprover{stderr: stderr, yes: true}
+	}
+	if isTTY(stdin) {
+		return cliApprover{stderr: stderr}
+	}
+	return nil
+}
+
+// isTTY reports whether r is a character device (a terminal).
+func isTTY(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handlers.Decision, error) {
+	if a.yes {
+		return handlers.AllowOnce, nil
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return handlers.Deny, fmt.Errorf("no terminal to ask on: %w", err)
+	}
+	defer tty.Close()
+	fmt.Fprintf(a.stderr, "sightline: %s is sensitive (%s). Allow this %s? [o]nce / [s]ession / [N]o: ", req.Path, req.Rule, req.Op)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(tty).ReadString('\n')
+		answer <- strings.ToLower(strings.TrimSpace(line))
+	}()
+	select {
+	case <-ctx.Done():
+		return handlers.Deny, errors.New("interrupted")
+	case a := <-answer:
+		switch a {
+		case "o", "once", "y", "yes":
+			return handlers.AllowOnce, nil
+		case "s", "session":
+			return handlers.AllowSession, nil
+		}
+		return handlers.Deny, nil
+	}
+}

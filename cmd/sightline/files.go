@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("files", flag.ContinueOnError)
+	hash := fs.Bool("hash", false, "compute every file's hash (else only those remembered)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session whose ledger state is shown")
+	globs, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		fmt.Fprintln(stderr, "usage: sightline files [GLOB...] [--hash] [--json] [--session S]")
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline files: %v\n", err)
+		return exitUsage
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+	res, err := env.Files(ctx, handlers.FilesParams{Caller: handlers.Caller{Session: *session}, Globs: globs, Hash: *hash})
+	out := output{"files", stdout, stderr, *asJSON, false}
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
+		for _, f := range res.Files {
+			line := fmt.Sprintf("%s  %d bytes  %s  %s", f.Path, f.Size, strings.Join(f.Tags, ","), f.State)
+			if f.Sensitive {
+				line += "  sensitive"
+			}
+			if f.FileHash != "" {
+				line += "  " + f.FileHash
+			}
+			fmt.Fprintln(w, line)
+		}
+	})
+}

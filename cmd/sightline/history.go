@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+// fileCommand opens the environment for a command on one PATH and resolves
+// it; a refusal of the path is answered through out.
+func fileCommand(ctx context.Context, name string, pos []string, ap handlers.Approver, stderr io.Writer) (*cliEnv, string, func(), bool) {
+	env, err := openEnv(ctx, stderr, ap)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
+		return nil, "", nil, false
+	}
+	closeEnv := func() {
+		if err := env.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
+		}
+	}
+	return env, pos[0], closeEnv, true
+}
+
+func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("history", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session of the call (for the audit log)")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: sightline history PATH [--json]")
+		return exitUsage
+	}
+	env, path, done, ok := fileCommand(ctx, "history", pos, nil, stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer done()
+	out := output{"history", stdout, stderr, *asJSON, false}
+	key, err := env.resolve(path)
+	if err != nil {
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.HistoryResult{Outcome: o} })
+	}
+	res, err := env.History(ctx, handlers.HistoryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}})
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
+		if len(res.Versions) == 0 {
+			fmt.Fprintln(w, res.Message)
+			return
+		}
+		for _, v := range res.Versions {
+			cur := ""
+			if v.FileHash == res.FileHash {
+				cur = "  (current)"
+			}
+			who := v.Session
+			if v.Agent != "" {
+				who += "/" + v.Agent
+			}
+			if who == "" {
+				who = "-"
+			}
+			fmt.Fprintf(w, "%d  %s  %s  %d bytes  %s  %s%s\n", v.ID, v.Time.Local().Format(time.DateTime), v.FileHash[:min(len(v.FileHash), 19)], v.Size, v.Method, who, cur)
+		}
+	})
+}
+
+func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	yes := approvalFlag(fs)
+	from := fs.String("from", "", "version id (default: the version before the latest)")
+	to := fs.String("to", "", "version id or current (default: current)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session of the call")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: sightline diff PATH [--from V] [--to V] [--json]")
+		return exitUsage
+	}
+	env, path, done, ok := fileCommand(ctx, "diff", pos, newApprover(yes, stdin, stderr), stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer done()
+	out := output{"diff", stdout, stderr, *asJSON, false}
+	key, err := env.resolve(path)
+	if err != nil {
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.DiffResult{Outcome: o} })
+	}
+	res, err := env.Diff(ctx, handlers.DiffParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, From: *from, To: *to})
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
+		if res.Diff == "" {
+			fmt.Fprintln(w, res.Message)
+			return
+		}
+		io.WriteString(w, res.Diff)
+	})
+}
+
+func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rollback", flag.ContinueOnError)
+	yes := approvalFlag(fs)
+	dry := fs.Bool("dry-run", false, "show the diff; write nothing")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	session := fs.String("session", "default", "session whose ledger guards the rollback")
+	agent := fs.String("agent", "", "agent role inside the session")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 2 {
+		fmt.Fprintln(stderr, "usage: sightline rollback PATH VERSION [--dry-run] [--json]")
+		return exitUsage
+	}
+	v, err := strconv.ParseInt(pos[1], 10, 64)
+	if err != nil || v <= 0 {
+		fmt.Fprintf(stderr, "sightline rollback: %q is not a version id (sightline history PATH lists them)\n", pos[1])
+		return exitUsage
+	}
+	env, path, done, ok := fileCommand(ctx, "rollback", pos, newApprover(yes, stdin, stderr), stderr)
+	if !ok {
+		return exitUsage
+	}
+	defer done()
+	out := output{"rollback", stdout, stderr, *asJSON, false}
+	key, err := env.resolve(path)
+	if err != nil {
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.RollbackResult{Outcome: o} })
+	}
+	res, err := env.Rollback(ctx, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
+	return out.answer(res, res.Outcome, err, func(w io.Writer) {
+		if res.Expanded != "" {
+			io.WriteString(w, res.Expanded)
+		}
+	}, func(w io.Writer) {
+		fmt.Fprintln(w, res.Message)
+		for _, warn := range res.Warnings {
+			fmt.Fprintln(w, "warning:", warn)
+		}
+		io.WriteString(w, res.Diff)
+	})
+}

@@ -1,0 +1,108 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+func writeTree(t testing.TB, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFilesRegistry(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".gitignore":        "*.log\nbuild/\n!keep.log\n",
+		".git/HEAD":         "ref: refs/heads/main\n",
+		".git/info/exclude": "local.txt\n",
+		"main.go":           "package main\n",
+		"main_test.go":      "package main\n",
+		"a.log":             "x",
+		"keep.log":          "x",
+		"local.txt":         "x",
+		"build/out.bin":     "x",
+		"sub/.gitignore":    "*.tmp\n",
+		"sub/x.tmp":         "x",
+		"sub/y.go":          "package sub\n",
+		"other/x.tmp":       "x",
+		"docs/guide.md":     "# guide\n",
+		"api/v1.pb.go":      "package api\n",
+		".env":              "A=1\n",
+		"config/app.yaml":   "a: 1\n",
+		"secret/denied.go":  "package secret\n",
+	})
+	cfg := config.Default()
+	cfg.Policy.Deny = []string{"secret/**"}
+	env := NewEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), cfg, nil)
+	ctx := context.Background()
+	env.Read(ctx, ReadParams{TextDocument: TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "main.go")))}})
+
+	res, err := env.Files(ctx, FilesParams{Hash: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]FileEntry{}
+	var order []string
+	for _, f := range res.Files {
+		got[f.Path] = f
+		order = append(order, f.Path)
+	}
+	want := []string{".env", ".gitignore", "api/v1.pb.go", "config/app.yaml", "docs/guide.md", "keep.log", "main.go", "main_test.go", "other/x.tmp", "sub/.gitignore", "sub/y.go"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("files:\n got %v\nwant %v", order, want)
+	}
+	for path, tags := range map[string]string{"main.go": "[code]", "main_test.go": "[code test]", "docs/guide.md": "[doc]", "api/v1.pb.go": "[code generated]", "config/app.yaml": "[config]"} {
+		if fmt.Sprint(got[path].Tags) != tags {
+			t.Errorf("%s: tags %v, want %s", path, got[path].Tags, tags)
+		}
+	}
+	if !got[".env"].Sensitive || got["main.go"].Sensitive {
+		t.Error("sensitivity")
+	}
+	if got["main.go"].State != "fully_read" || got["sub/y.go"].State != "never_read" {
+		t.Errorf("states: %s %s", got["main.go"].State, got["sub/y.go"].State)
+	}
+	if got["main.go"].FileHash != "sha256:"+sha("package main\n") || got["main.go"].Size != 13 {
+		t.Errorf("main.go: %+v", got["main.go"])
+	}
+	// Hashes are remembered by size, mtime and inode: a changed file is
+	// hashed again, an unchanged one not asked for still has its hash.
+	os.WriteFile(filepath.Join(root, "main.go"), []byte("package main // v2\n"), 0o644)
+	os.Chtimes(filepath.Join(root, "main.go"), time.Now().Add(time.Hour), time.Now().Add(time.Hour))
+	res, _ = env.Files(ctx, FilesParams{Globs: []string{"*.go"}})
+	for _, f := range res.Files {
+		if f.Path == "main.go" && f.FileHash != "" {
+			t.Errorf("stale hash kept: %+v", f)
+		}
+		if f.Path == "sub/y.go" && f.FileHash == "" {
+			t.Errorf("remembered hash lost: %+v", f)
+		}
+	}
+	if len(res.Files) != 4 {
+		t.Errorf("glob *.go: %+v", res.Files)
+	}
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}

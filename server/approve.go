@@ -1,0 +1,54 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+// approver asks the user through window/showMessageRequest, for clients
+// that announce window.showMessage. The wait is bounded (Options.ApprovalWait):
+// an unanswered question is a refusal, never a grant.
+type approver struct{ s *Server }
+
+const (
+	allowOnce    = "Allow once"
+	allowSession = "Allow for this session"
+	denyAction   = "Deny"
+)
+
+func (a approver) Approve(ctx context.Context, req handlers.Approval) (handlers.Decision, error) {
+	who := "An agent"
+	if req.Agent != "" {
+		who = "Agent " + req.Agent
+	}
+	params := &protocol.ShowMessageRequestParams{
+		Type: protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("sightline: %s (session %s) wants to %s %s, which is sensitive (%s).",
+			who, req.Session, req.Op, req.Path, req.Rule),
+		Actions: []protocol.MessageActionItem{{Title: allowOnce}, {Title: allowSession}, {Title: denyAction}},
+	}
+	cctx, cancel := context.WithTimeout(ctx, a.s.opts.ApprovalWait)
+	defer cancel()
+	var choice *protocol.MessageActionItem
+	if _, err := a.s.conn.Call(cctx, "window/showMessageRequest", params, &choice); err != nil {
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			return handlers.Deny, fmt.Errorf("the editor's question went unanswered for %v", a.s.opts.ApprovalWait)
+		}
+		return handlers.Deny, fmt.Errorf("the editor could not ask: %w", err)
+	}
+	if choice == nil {
+		return handlers.Deny, nil // dismissed
+	}
+	switch choice.Title {
+	case allowOnce:
+		return handlers.AllowOnce, nil
+	case allowSession:
+		return handlers.AllowSession, nil
+	}
+	return handlers.Deny, nil
+}
