@@ -157,11 +157,12 @@ func (s *Server) Initialized(ctx context.Context, p *protocol.InitializedParams)
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.state = stateShutdown
+	env := s.env // initialize may still be assembling it: read under the lock
 	s.mu.Unlock()
 	// Callers on the socket go to disk from now on.
 	s.stopBridge()
-	if s.env != nil {
-		if err := s.env.Flush(context.WithoutCancel(ctx)); err != nil {
+	if env != nil {
+		if err := env.Flush(context.WithoutCancel(ctx)); err != nil {
 			s.log.Error("flush ledger at shutdown", zap.Error(err))
 		}
 	}
