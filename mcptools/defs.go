@@ -115,6 +115,26 @@ Every hunk's context and removed lines must occur exactly once in the file (the 
 			Annotations: writes("Apply a patch", true),
 		}, typed("sightline_apply_patch", t.patch)},
 		{&mcp.Tool{
+			Name:        "sightline_files",
+			Title:       "List the workspace's files",
+			Description: `List the workspace's files (.gitignore respected; denied paths left out): path, size, tags (code, test, doc, config, generated), whether the file is sensitive (reading it needs the user's approval), and what this session has read of it (never_read, partial_read, fully_read, stale, model_authored). Optional globs narrow the list ("*.go", "src/**"). Use it to find files before reading them.`,
+			InputSchema: schema([]string{}, obj{
+				"globs":   obj{"type": "array", "items": obj{"type": "string"}, "description": "Optional: globs to narrow the listing."},
+				"session": sessionProp,
+			}),
+			Annotations: readOnly("List files"),
+		}, typed("sightline_files", t.files)},
+		{&mcp.Tool{
+			Name:        "sightline_history",
+			Title:       "A file's recorded versions",
+			Description: `The versions of a file that sightline recorded (every write through sightline stores the text before and after): id, time, file hash, size, and which session and method wrote it. Use it to see what changed; the CLI's sightline diff and rollback work with these ids.`,
+			InputSchema: schema([]string{"path"}, obj{
+				"path":    obj{"type": "string", "description": "File path relative to the workspace root."},
+				"session": sessionProp,
+			}),
+			Annotations: readOnly("File history"),
+		}, typed("sightline_history", t.history)},
+		{&mcp.Tool{
 			Name:  "sightline_write",
 			Title: "Create, replace text, append, overwrite",
 			Description: `Write a file by mode:
@@ -321,6 +341,53 @@ func (t *tools) write(ctx context.Context, in writeIn) (*mcp.CallToolResult, err
 			fmt.Fprintln(b, "warning:", w)
 		}
 		b.WriteString(res.Diff)
+	}), nil
+}
+
+type filesIn struct {
+	Globs   []string `json:"globs"`
+	Session string   `json:"session"`
+}
+
+func (t *tools) files(ctx context.Context, in filesIn) (*mcp.CallToolResult, error) {
+	res, err := t.b.Files(ctx, handlers.FilesParams{Caller: t.caller(in.Session), Globs: in.Globs})
+	return t.answer(res.Outcome, err, nil, func(b *strings.Builder) {
+		if len(res.Files) == 0 {
+			b.WriteString("No files match.\n")
+		}
+		for _, f := range res.Files {
+			fmt.Fprintf(b, "%s  %d bytes  %s  %s", f.Path, f.Size, strings.Join(f.Tags, ","), f.State)
+			if f.Sensitive {
+				b.WriteString("  sensitive")
+			}
+			b.WriteString("\n")
+		}
+	}), nil
+}
+
+type historyIn struct {
+	Path    string `json:"path"`
+	Session string `json:"session"`
+}
+
+func (t *tools) history(ctx context.Context, in historyIn) (*mcp.CallToolResult, error) {
+	k, bad := t.resolve(in.Path)
+	if bad != nil {
+		return bad, nil
+	}
+	res, err := t.b.History(ctx, handlers.HistoryParams{Caller: t.caller(in.Session), TextDocument: handlers.TextDocument{URI: string(k)}})
+	return t.answer(res.Outcome, err, nil, func(b *strings.Builder) {
+		if len(res.Versions) == 0 {
+			fmt.Fprintf(b, "%s\n", res.Message)
+			return
+		}
+		for _, v := range res.Versions {
+			cur := ""
+			if v.FileHash == res.FileHash {
+				cur = "  (current)"
+			}
+			fmt.Fprintf(b, "%d  %s  %s  %d bytes  %s %s%s\n", v.ID, v.Time.Format("2006-01-02 15:04:05"), v.FileHash, v.Size, v.Session, v.Method, cur)
+		}
 	}), nil
 }
 

@@ -105,6 +105,12 @@ const afterPatch = disk();
 res = await call('sightline_apply_patch', { patch: diff });
 check(res.isError === true && disk() === afterPatch, 'the same patch again is refused and changes nothing');
 
+// The registry and history tools.
+res = await call('sightline_files', { globs: ['*.py'] });
+check(!res.isError && /demo\.py\s+\d+ bytes\s+code\s+partial_read/.test(text(res)), 'sightline_files lists demo.py with its ledger state');
+res = await call('sightline_history', { path: 'demo.py' });
+check(!res.isError && /sightline\/applyPatch/.test(text(res)), 'sightline_history lists the versions the writes recorded');
+
 // Outside the workspace: refused.
 res = await call('sightline_read', { path: '../../etc/passwd' });
 check(res.isError === true && text(res).startsWith('denied: '), 'a path outside the workspace is denied');
