@@ -44,6 +44,7 @@ type Env struct {
 	approvals *approvalMemory // session approvals when there is no database
 	history   *historyLog
 	hashes    hashCache // the registry's file hashes
+	trees     treeCache // the registry's walks, while the editor watches files
 }
 
 // settings is the effective configuration, replaced whole, with its

@@ -92,30 +92,55 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 	session := p.SessionOr()
 	res = FilesResult{Outcome: Outcome{OK: true}, Files: []FileEntry{}}
 	for _, root := range e.WS.Roots() {
-		files, err := walkTree(ctx, root)
-		if err != nil {
-			return res, err
+		listed, cached := e.trees.get(root, pol)
+		if !cached {
+			files, err := walkTree(ctx, root)
+			if err != nil {
+				return res, err
+			}
+			listed = e.describe(root, files, pol)
+			e.trees.put(root, pol, listed)
 		}
-		for _, f := range files {
-			if filter != nil && filter.Check(f.rel).Kind == policy.Denied {
+		for _, l := range listed {
+			if filter != nil && filter.Check(l.rel).Kind == policy.Denied {
 				continue
 			}
-			v := pol.Check(f.rel)
-			if v.Kind == policy.Denied {
-				continue // a denied file is not shown at all
-			}
-			abs := filepath.Join(root, filepath.FromSlash(f.rel))
-			k := workspace.FromPath(abs)
-			ent := FileEntry{
-				Path: e.WS.Rel(k), Size: f.info.Size(), Mtime: f.info.ModTime(),
-				Tags: tagsOf(f.rel), Sensitive: v.Kind == policy.Sensitive,
-				State: string(e.Ledger.Summarize(session, ledger.DocKey(k)).State),
-			}
-			ent.FileHash = e.fileHash(abs, f.info, p.Hash)
+			ent := l.entry
+			ent.Tags = slices.Clone(l.entry.Tags)
+			ent.State = string(e.Ledger.Summarize(session, ledger.DocKey(l.key)).State)
+			ent.FileHash = e.fileHash(l.abs, l.info, p.Hash)
 			res.Files = append(res.Files, ent)
 		}
 	}
 	return res, nil
+}
+
+// listed is a walked file as the registry shows it, without what changes
+// between calls (the session's ledger state, a hash computed on request).
+type listed struct {
+	walked
+	abs   string
+	key   workspace.Key
+	entry FileEntry
+}
+
+// describe turns a walk into the listing under pol: denied files left out,
+// sensitive ones marked, paths named as answers name them.
+func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed {
+	out := make([]listed, 0, len(files))
+	for _, f := range files {
+		v := pol.Check(f.rel)
+		if v.Kind == policy.Denied {
+			continue // a denied file is not shown at all
+		}
+		abs := filepath.Join(root, filepath.FromSlash(f.rel))
+		k := workspace.FromPath(abs)
+		out = append(out, listed{walked: f, abs: abs, key: k, entry: FileEntry{
+			Path: e.WS.Rel(k), Size: f.info.Size(), Mtime: f.info.ModTime(),
+			Tags: tagsOf(f.rel), Sensitive: v.Kind == policy.Sensitive,
+		}})
+	}
+	return out
 }
 
 // fileHash returns the remembered hash of a file whose size, modification

@@ -221,6 +221,9 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 		if err := root.Remove(t); err != nil {
 			return err
 		}
+		if path, ok := k.Path(); ok {
+			e.trees.changed(path, true)
+		}
 		e.WS.Forget(k)
 		e.Ledger.Forget(ledger.DocKey(k))
 		r.Status, r.Message = "applied", "Deleted "+r.Path+"."
@@ -253,6 +256,11 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 		defer releaseTo()
 		if err := root.Rename(from, to); err != nil {
 			return err
+		}
+		for _, key := range []workspace.Key{k, nk} {
+			if path, ok := key.Path(); ok {
+				e.trees.changed(path, true)
+			}
 		}
 		e.WS.Forget(k)
 		e.Ledger.Forget(ledger.DocKey(k))

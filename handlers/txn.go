@@ -303,6 +303,7 @@ func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, n
 		return workspace.Doc{}, err
 	}
 	after := e.WS.CommitDisk(d.Key, d, next, lcs, session, fi)
+	e.trees.changed(d.Path, false)
 	after.KnowFileHash("sha256:" + hex.EncodeToString(h.Sum(nil)))
 	return after, nil
 }

@@ -370,6 +370,9 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		defer unlock()
 		err = root.Create(t, []byte(content), 0o644)
 	}
+	if path, ok := k.Path(); ok && err == nil {
+		e.trees.changed(path, true)
+	}
 	if err != nil {
 		if result.KindOf(err) == result.Exists {
 			err = result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path))

@@ -57,6 +57,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		caps.workspaceFolders = w.WorkspaceFolders != nil && *w.WorkspaceFolders
 		caps.diagRefresh = w.Diagnostics != nil && w.Diagnostics.RefreshSupport != nil && *w.Diagnostics.RefreshSupport
 		caps.codeLensRefresh = w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
+		caps.watchFiles = w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration != nil && *w.DidChangeWatchedFiles.DynamicRegistration
 	}
 	if td := p.Capabilities.TextDocument; td != nil && td.Diagnostic != nil {
 		caps.pullDiagnostics = true
@@ -150,7 +151,24 @@ func (s *Server) Initialized(ctx context.Context, p *protocol.InitializedParams)
 		// read loop: ask from a goroutine on the connection's context.
 		go s.pullConfiguration()
 	}
+	if caps.watchFiles && env != nil {
+		go s.watchFiles(env)
+	}
 	return nil
+}
+
+// watchFiles asks the editor to report every file change in the workspace,
+// so the file registry can keep its listing between calls.
+func (s *Server) watchFiles(env *handlers.Env) {
+	params := map[string]any{"registrations": []any{map[string]any{
+		"id": "sightline-files", "method": "workspace/didChangeWatchedFiles",
+		"registerOptions": map[string]any{"watchers": []any{map[string]any{"globPattern": "**/*"}}},
+	}}}
+	if _, err := s.conn.Call(s.bg, "client/registerCapability", params, nil); err != nil {
+		s.log.Info("file watchers not registered", zap.Error(err))
+		return
+	}
+	env.WatchingFiles(true)
 }
 
 // Shutdown flushes state; after it only exit is accepted.

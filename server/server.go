@@ -105,6 +105,7 @@ type Server struct {
 
 // clientCaps is what sightline uses of the client's capabilities.
 type clientCaps struct {
+	watchFiles       bool // didChangeWatchedFiles with dynamic registration
 	applyEdit        bool
 	pullDiagnostics  bool
 	diagRefresh      bool

@@ -185,6 +185,9 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 		if err != nil {
 			continue
 		}
+		if path, ok := k.Path(); ok && s.env != nil {
+			s.env.FileChanged(path, ev.Type != protocol.FileChangeTypeChanged)
+		}
 		if d, known := s.ws.Known(k); !known || d.Open {
 			continue
 		}
