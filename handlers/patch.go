@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sightline-lsp/sightline/editblock"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/patch"
@@ -20,6 +21,9 @@ type PatchParams struct {
 	Text      string `json:"text"`
 	DryRun    bool   `json:"dryRun,omitempty"`
 	DryRunAlt bool   `json:"dry_run,omitempty"`
+	// Merge asks to apply a clean three-way merge of hunks that no longer
+	// apply, once the user approves it (never without).
+	Merge bool `json:"merge,omitempty"`
 }
 
 // PatchFileResult is one file's outcome.
@@ -36,6 +40,16 @@ type PatchFileResult struct {
 	Line     int    `json:"line,omitempty"`
 	Diff     string `json:"diff,omitempty"`
 	Expanded string `json:"expanded,omitempty"`
+	// FreshRefs are the current lines around a hunk that does not apply (the
+	// closest match, the merged place, or the header's line), as hashline
+	// refs, counted as read.
+	FreshRefs []string `json:"freshRefs,omitempty"`
+	// Merge is the diff of a clean three-way merge of the hunks that no
+	// longer apply: a proposal, written only with the user's approval.
+	Merge string `json:"merge,omitempty"`
+
+	kind   string // the failed hunk's diagnosis
+	merged bool   // the merge plan is what gets written
 }
 
 // PatchResult is the answer of sightline/applyPatch.
@@ -74,6 +88,31 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 			r.Status = "validated"
 		}
 		res.Files = append(res.Files, r)
+	}
+	if failed && mergeable(res.Files) {
+		diffs := mergeDiffs(res.Files)
+		if !p.Merge || dry {
+			return e.proposeMerge(ctx, p, res, start, "Run it again with merge to apply it once the user approves; or read the fresh refs and send a new patch."), nil
+		}
+		if e.approver == nil {
+			return e.proposeMerge(ctx, p, res, start, "Nobody can approve it here (no editor to ask, no terminal, no --yes); nothing was written."), nil
+		}
+		dec, err := e.approver.Approve(ctx, Approval{Session: p.SessionOr(), Agent: p.Agent, Path: mergePaths(res.Files), Op: "merge", Detail: diffs})
+		if err != nil || dec == Deny {
+			why := "The user refused the merge; nothing was written."
+			if err != nil {
+				why = fmt.Sprintf("The merge was not approved (%v); nothing was written.", err)
+			}
+			res := e.proposeMerge(ctx, p, res, start, why)
+			res.Error = result.ApprovalRefused
+			return res, nil
+		}
+		for i := range res.Files {
+			if res.Files[i].merged {
+				res.Files[i].Status, res.Files[i].Message, res.Files[i].Error = "validated", "The three-way merge was approved.", ""
+			}
+		}
+		failed = false
 	}
 	if failed {
 		for i := range res.Files {
@@ -119,9 +158,16 @@ func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, st
 // patchPlanner plans one file patch against the document.
 func patchPlanner(f patch.File, r *PatchFileResult) planner {
 	return func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
-		plan, placed, fail := patch.Plan(d.Snap, f, d.Snap.Dominant())
+		var plan hashline.Plan
+		var placed []patch.Placed
+		var fail *patch.Failure
+		if r.merged {
+			plan, placed, _, fail = patch.MergePlan(d.Snap, f, d.Snap.Dominant())
+		} else {
+			plan, placed, fail = patch.Plan(d.Snap, f, d.Snap.Dominant())
+		}
 		if fail != nil {
-			r.Hunk, r.Line = fail.Hunk+1, fail.Line
+			r.Hunk, r.Line, r.kind = fail.Hunk+1, fail.Line, fail.Kind
 			return hashline.Plan{}, nil, fail.Err
 		}
 		targets := make([]ledger.Range, len(placed))
@@ -183,8 +229,77 @@ func (e *Env) patchCheck(ctx context.Context, c Caller, f patch.File, r *PatchFi
 	r.Diff = out.diff
 	if err != nil {
 		r.Expanded = out.verdict.Expanded
+		if conflictKind(r.kind) && out.before.Snap != nil {
+			e.patchConflict(ctx, c, f, k, out.before, r)
+		}
 	}
 	return k, err
+}
+
+// conflictKind reports whether a hunk failed because the file does not hold
+// its lines (as opposed to a patch that is wrong in itself).
+func conflictKind(kind string) bool {
+	switch kind {
+	case editblock.KindNotFound, editblock.KindNear, editblock.KindWhitespace, editblock.KindAmbiguous:
+		return true
+	}
+	return false
+}
+
+// patchConflict fills the answer of a hunk that does not apply: the current
+// lines around the place it merges to, its closest match or its header's
+// line, with fresh refs (counted as read); and, when a three-way merge of the
+// file is clean, the merged diff as a proposal.
+func (e *Env) patchConflict(ctx context.Context, c Caller, f patch.File, k workspace.Key, d workspace.Doc, r *PatchFileResult) {
+	s := d.Snap
+	n := s.LineCount()
+	h := f.Hunks[r.Hunk-1]
+	center := r.Line
+	_, placed, merged, fail := patch.MergePlan(s, f, s.Dominant())
+	if fail == nil && len(merged) > 0 {
+		for _, p := range placed {
+			if p.Hunk == r.Hunk-1 {
+				center = p.Start
+			}
+		}
+	}
+	if center == 0 {
+		center = h.OldStart
+	}
+	var rs []ledger.Range
+	if fail == nil && len(merged) > 0 {
+		// Every place the merge changes is shown: the user approves what the
+		// agent can see.
+		for _, p := range placed {
+			rs = append(rs, ledger.Range{Start: max(1, p.Start-windowContext), End: min(n, p.End+windowContext)})
+		}
+	} else if center > 0 && n > 0 {
+		center = min(center, n)
+		rs = append(rs, ledger.Range{Start: max(1, center-windowContext), End: min(n, center+windowContext+len(h.Old))})
+	}
+	var shown ledger.RangeSet
+	for _, x := range rs {
+		if x.Start <= x.End {
+			shown.Add(x)
+		}
+	}
+	bom, _ := hashline.StripBOM(firstContent(s))
+	for _, x := range shown.Ranges() {
+		for i := x.Start; i <= x.End; i++ {
+			r.FreshRefs = append(r.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(s, i, bom))))
+		}
+		e.recordWindow(c.SessionOr(), c.Agent, d, x)
+	}
+	if fail != nil || len(merged) == 0 {
+		return
+	}
+	m := *r
+	m.merged = true
+	out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: patchPlanner(f, &m)})
+	if err != nil || out.noop {
+		return
+	}
+	r.Merge, r.merged = out.diff, true
 }
 
 // patchCommit writes one checked file patch.
@@ -259,6 +374,55 @@ func (e *Env) patchCommit(ctx context.Context, c Caller, f patch.File, k workspa
 		r.Message = fmt.Sprintf("Patched %s and renamed it to %s.", r.Path, r.NewPath)
 	}
 	return nil
+}
+
+// mergeable reports whether every file that failed has a clean merge.
+func mergeable(fs []PatchFileResult) bool {
+	some := false
+	for _, f := range fs {
+		if f.Status == "failed" {
+			if !f.merged {
+				return false
+			}
+			some = true
+		}
+	}
+	return some
+}
+
+func mergeDiffs(fs []PatchFileResult) string {
+	var b strings.Builder
+	for _, f := range fs {
+		if f.merged {
+			b.WriteString(f.Merge)
+		}
+	}
+	return b.String()
+}
+
+func mergePaths(fs []PatchFileResult) string {
+	var ps []string
+	for _, f := range fs {
+		if f.merged {
+			ps = append(ps, f.Path)
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+// proposeMerge answers with the merge as a proposal: nothing is written.
+func (e *Env) proposeMerge(ctx context.Context, p PatchParams, res PatchResult, start time.Time, next string) PatchResult {
+	for i := range res.Files {
+		switch {
+		case res.Files[i].merged:
+			res.Files[i].Message += " A three-way merge with the current text is clean: see merge."
+		case res.Files[i].Status == "validated":
+			res.Files[i].Status, res.Files[i].Message = "skipped", "Not written: another file of the patch needs its merge approved."
+		}
+	}
+	res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply as written, but a three-way merge with the current text is clean (" + mergePaths(res.Files) + "). " + next}
+	e.auditPatch(ctx, p, res, start)
+	return res
 }
 
 func firstError(fs []PatchFileResult) result.Kind {
