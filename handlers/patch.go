@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -128,8 +131,27 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the patch applies to %d %s; nothing was written.", len(files), plural(len(files), "file", "files"))}
 		return res, nil
 	}
+	// Open documents change together: one workspace/applyEdit carries them
+	// all, before any file on disk is written.
+	together := e.openTogether(files, keys)
+	if len(together) > 1 {
+		if err := e.patchCommitOpen(ctx, p.Caller, files, keys, together, res.Files); err != nil {
+			for i := range res.Files {
+				res.Files[i].Status, res.Files[i].Message = "skipped", "Not written: the editor did not apply the open documents' edit."
+			}
+			for _, i := range together {
+				res.Files[i].Status, res.Files[i].Message, res.Files[i].Error = "failed", result.Message(err), result.KindOf(err)
+			}
+			res.Outcome = Outcome{OK: false, Error: result.KindOf(err), Message: "The patch was not applied; nothing was written. " + result.Message(err)}
+			e.auditPatch(ctx, p, res, start)
+			return res, nil
+		}
+	}
 	for i, f := range files {
 		r := &res.Files[i]
+		if r.Status == "applied" {
+			continue
+		}
 		if err := e.patchCommit(ctx, p.Caller, f, keys[i], r); err != nil {
 			r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
 			res.Outcome = Outcome{OK: false, Error: r.Error, Message: fmt.Sprintf("%s changed while the patch was being written: %s The files before it were written; read them again.", r.Path, r.Message)}
@@ -423,6 +445,114 @@ func (e *Env) proposeMerge(ctx context.Context, p PatchParams, res PatchResult, 
 	res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply as written, but a three-way merge with the current text is clean (" + mergePaths(res.Files) + "). " + next}
 	e.auditPatch(ctx, p, res, start)
 	return res
+}
+
+// openTogether lists the files of the patch whose edits go to open
+// documents through the editor: those change in one workspace edit.
+func (e *Env) openTogether(files []patch.File, keys []workspace.Key) []int {
+	if e.editor == nil || e.Config().ApplyVia == "disk" {
+		return nil
+	}
+	var idx []int
+	for i, f := range files {
+		if f.Kind != patch.Modify || f.NewPath != "" || len(f.Hunks) == 0 {
+			continue
+		}
+		if d, err := e.document(string(keys[i])); err == nil && d.Open {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// patchCommitOpen writes the patches of several open documents as one
+// workspace edit: every document is locked (in key order), planned, guarded
+// and diffed, then the editor is asked once; it applies all of them or none.
+func (e *Env) patchCommitOpen(ctx context.Context, c Caller, files []patch.File, keys []workspace.Key, idx []int, rs []PatchFileResult) error {
+	session := c.SessionOr()
+	order := slices.Clone(idx)
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(string(keys[a]), string(keys[b])) })
+	for _, i := range order {
+		unlock := e.locks.lock(keys[i])
+		defer unlock()
+	}
+	type one struct {
+		i    int
+		d    workspace.Doc
+		plan hashline.Plan
+		next *textdoc.Snapshot
+		diff string
+	}
+	var docs []one
+	var edits []DocEdit
+	for _, i := range idx {
+		d, err := e.document(string(keys[i]))
+		if err != nil {
+			return err
+		}
+		if err := e.checkInSync(d); err != nil {
+			return err
+		}
+		plan, targets, err := patchPlanner(files[i], &rs[i])(d)
+		if err != nil {
+			return err
+		}
+		if plan.Identity(d.Snap) {
+			continue
+		}
+		next, _, err := plan.Apply(d.Snap)
+		if err != nil {
+			return fmt.Errorf("plan of %s does not apply: %w", e.WS.Rel(d.Key), err)
+		}
+		if v := e.guard(session, c.Agent, d, targets); v.Err != nil {
+			rs[i].Expanded = v.Expanded
+			return v.Err
+		}
+		docs = append(docs, one{i, d, plan, next, hashline.UnifiedDiff(e.WS.Rel(d.Key), d.Snap, plan.Splices, 3)})
+		edits = append(edits, DocEdit{URI: d.URI, Version: d.Version, Changes: plan.Changes(d.Snap, e.editor.Encoding())})
+	}
+	limit := time.Duration(e.Config().ApplyTimeoutMs) * time.Millisecond
+	deadline := time.Now().Add(limit)
+	for _, o := range docs {
+		regions := o.plan.Regions()
+		spans := make([][2]int, len(regions))
+		for j, r := range regions {
+			spans[j] = [2]int{r.Start - 1, r.End}
+		}
+		e.WS.ExpectEdit(o.d.Key, o.d.Version, o.next, spans, session)
+	}
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	applied, reason, err := e.editor.ApplyEdits(cctx, edits)
+	cancel()
+	if err != nil || !applied {
+		for _, o := range docs {
+			e.WS.CancelExpect(o.d.Key)
+		}
+		if err != nil {
+			return result.Wrap(result.VersionConflict, err, fmt.Sprintf("The editor did not apply the patch's edit of %d open documents (%v); nothing changed. Read them again and retry.", len(docs), err))
+		}
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return result.Errorf(result.VersionConflict, "The editor refused the patch's edit of %d open documents (%s): a buffer probably changed. Nothing was applied; read them again and retry.", len(docs), reason)
+	}
+	for _, o := range docs {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(min(editSettle, time.Until(deadline)), 0))
+		_, err := e.WS.WaitVersion(wctx, o.d.Key, o.d.Version)
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		e.record(ctx, "sightline/applyPatch", c, o.d.Key, o.d.Snap, o.next)
+		r := &rs[o.i]
+		r.Status, r.Message, r.Diff = "applied", "Patched "+r.Path+" (open in the editor, in one edit with the patch's other open documents).", o.diff
+	}
+	for _, i := range idx {
+		if rs[i].Status != "applied" {
+			rs[i].Status, rs[i].Message = "applied", "Patched "+rs[i].Path+" (no change)."
+		}
+	}
+	return nil
 }
 
 func firstError(fs []PatchFileResult) result.Kind {

@@ -116,3 +116,54 @@ func TestPatchMergeOverLSP(t *testing.T) {
 		t.Fatalf("merged: %q", disk)
 	}
 }
+
+// TestPatchOpenDocumentsTogether: a patch of two open documents reaches the
+// editor as one workspace/applyEdit with a TextDocumentEdit for each; when
+// the editor refuses it (a buffer moved on), neither document changes and
+// nothing is written.
+func TestPatchOpenDocumentsTogether(t *testing.T) {
+	src := numbered(10)
+	e, root := start(t, map[string]string{"a.txt": src, "b.txt": src}, lsptest.Options{})
+	ua, ub := fileURI(root, "a.txt"), fileURI(root, "b.txt")
+	e.Open(ua, "plaintext", src)
+	e.Open(ub, "plaintext", src)
+	read(t, e, ua, nil, nil)
+	read(t, e, ub, nil, nil)
+	p := "--- a/a.txt\n+++ b/a.txt\n@@ -4,3 +4,3 @@\n line 4\n-line 5\n+FIVE\n line 6\n" +
+		"--- a/b.txt\n+++ b/b.txt\n@@ -7,3 +7,3 @@\n line 7\n-line 8\n+EIGHT\n line 9\n"
+	var calls []int
+	refuse := true
+	e.ApplyEdit = func(p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+		calls = append(calls, len(p.Edit.DocumentChanges))
+		if refuse {
+			why := "buffer changed"
+			return protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &why}
+		}
+		return e.DefaultApplyEdit(p)
+	}
+	var res handlers.PatchResult
+	if err := e.Call("sightline/applyPatch", map[string]any{"text": p}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.Error != "version_conflict" || len(calls) != 1 || calls[0] != 2 {
+		t.Fatalf("refused: %+v calls %v", res, calls)
+	}
+	if e.Buffer(ua) != src || e.Buffer(ub) != src {
+		t.Fatal("a refused edit changed a buffer")
+	}
+	refuse = false
+	if err := e.Call("sightline/applyPatch", map[string]any{"text": p}, &res); err != nil || !res.OK {
+		t.Fatalf("applied: %v %+v", err, res)
+	}
+	if len(calls) != 2 || calls[1] != 2 {
+		t.Fatalf("applyEdit calls: %v (want one carrying both documents)", calls)
+	}
+	if e.Buffer(ua) != strings.Replace(src, "line 5\n", "FIVE\n", 1) || e.Buffer(ub) != strings.Replace(src, "line 8\n", "EIGHT\n", 1) {
+		t.Fatalf("buffers: %q %q", e.Buffer(ua), e.Buffer(ub))
+	}
+	for _, n := range []string{"a.txt", "b.txt"} {
+		if disk, _ := os.ReadFile(filepath.Join(root, n)); string(disk) != src {
+			t.Fatal("disk written under an open buffer")
+		}
+	}
+}
