@@ -111,9 +111,20 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 			return res, nil
 		}
 		for i := range res.Files {
-			if res.Files[i].merged {
-				res.Files[i].Status, res.Files[i].Message, res.Files[i].Error = "validated", "The three-way merge was approved.", ""
+			r := &res.Files[i]
+			if !r.merged {
+				continue
 			}
+			// What is written is what was approved: a file that moved on
+			// while the user looked is refused.
+			m := *r
+			out, err := e.transact(ctx, writeReq{caller: p.Caller, method: "sightline/applyPatch", uri: string(keys[i]), dryRun: true, plan: patchPlanner(files[i], &m)})
+			if err != nil || out.diff != r.Merge {
+				res.Outcome = Outcome{OK: false, Error: result.FileChanged, Message: r.Path + " changed while the merge was being approved; nothing was written. Send the patch again."}
+				e.auditPatch(ctx, p, res, start)
+				return res, nil
+			}
+			r.Status, r.Message, r.Error = "validated", "The three-way merge was approved.", ""
 		}
 		failed = false
 	}
