@@ -375,12 +375,21 @@ func (r *Root) Remove(t Target) error {
 }
 
 // Rename moves the file from names to the new name to, both through the
-// root; to must not exist (checked by the caller under its lock).
+// root; to must not exist (checked by the caller under its lock). Missing
+// folders of to are made (as git apply does), and removed again if the
+// rename fails.
 func (r *Root) Rename(from, to Target) error {
 	if _, err := r.r.Lstat(to.Rel); err == nil {
 		return result.Errorf(result.Exists, "%s already exists.", to.Name)
 	}
+	made, err := r.mkdirs(filepath.Dir(to.Rel), to.Name)
+	if err != nil {
+		return err
+	}
 	if err := r.r.Rename(from.Rel, to.Rel); err != nil {
+		for i := len(made) - 1; i >= 0; i-- {
+			r.r.Remove(made[i])
+		}
 		return r.fault(err, from.Name)
 	}
 	return nil

@@ -39,6 +39,9 @@ type Approval struct {
 	Path    string // relative to the workspace root
 	Op      string // "read" or "write"
 	Rule    string // why the path is sensitive, for the question
+	// Detail is what the user approves when it is not access to a path: for
+	// Op "merge", the merged diff of a patch.
+	Detail string
 }
 
 // Approver asks the user to approve access to a sensitive path: the editor

@@ -31,6 +31,21 @@ type loopEditor struct {
 
 func (l *loopEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
 
+// ApplyEdits checks every version before applying any document.
+func (l *loopEditor) ApplyEdits(ctx context.Context, edits []handlers.DocEdit) (bool, string, error) {
+	for _, de := range edits {
+		if d, err := l.ws.Lookup(de.URI); err != nil || d.Version != de.Version {
+			return false, "version moved", nil
+		}
+	}
+	for _, de := range edits {
+		if ok, why, err := l.ApplyEdit(ctx, de.URI, de.Version, de.Changes, ""); !ok || err != nil {
+			return ok, why, err
+		}
+	}
+	return true, "", nil
+}
+
 func (l *loopEditor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
 	d, err := l.ws.Lookup(uri)
 	if err != nil || d.Version != version {

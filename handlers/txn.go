@@ -36,8 +36,20 @@ type Editor interface {
 	// applied=false with a reason is the editor's refusal (the buffer moved
 	// on, the user said no).
 	ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (applied bool, reason string, err error)
+	// ApplyEdits asks the editor to apply the changes of several open
+	// documents as one workspace edit (one TextDocumentEdit each), all or
+	// nothing as far as the editor makes it so.
+	ApplyEdits(ctx context.Context, edits []DocEdit) (applied bool, reason string, err error)
 	// Encoding is the negotiated position encoding.
 	Encoding() textdoc.Encoding
+}
+
+// DocEdit is the edit of one open document inside a workspace edit: changes
+// that all refer to the text at Version.
+type DocEdit struct {
+	URI     string
+	Version int32
+	Changes []textdoc.Change
 }
 
 // editSettle bounds the wait for the editor to report an edit it said it

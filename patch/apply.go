@@ -39,8 +39,12 @@ type Failure struct {
 // file's line terminator for new lines.
 func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed, *Failure) {
 	var placed []Placed
+	var idx *lineIndex
+	if len(f.Hunks) > 1 {
+		idx = newLineIndex(src, f)
+	}
 	for i, h := range f.Hunks {
-		p, fail := placeHunk(src, f, i, h, dominant)
+		p, fail := placeHunkIndexed(src, idx, f, i, h, dominant)
 		if fail != nil {
 			return hashline.Plan{}, nil, fail
 		}
@@ -69,6 +73,13 @@ func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed
 
 // placeHunk matches one hunk.
 func placeHunk(src hashline.Source, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
+	return placeHunkIndexed(src, nil, f, i, h, dominant)
+}
+
+// placeHunkIndexed matches one hunk, finding its one exact place through idx
+// when it has one (the matcher then plans the splice over just those lines);
+// otherwise, or without idx, the matcher searches and diagnoses as always.
+func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
 	where := fmt.Sprintf("hunk %d of %s (patch line %d)", i+1, f.Path, h.Line)
 	if len(h.Old) == 0 {
 		if src.LineCount() > 0 {
@@ -90,6 +101,9 @@ func placeHunk(src hashline.Source, f File, i int, h Hunk, dominant string) (Pla
 	view := hashline.Source(src)
 	if from > 0 {
 		view = offsetSource{src, from}
+	}
+	if at, ok := idx.unique(h.Old, from); ok {
+		view, from = windowSource{src, at, len(h.Old)}, at
 	}
 	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line}
 	m, d := editblock.MatchBlock(view, b, dominant)

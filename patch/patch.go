@@ -6,6 +6,7 @@
 package patch
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -100,15 +101,18 @@ func NewParser() *Parser { return &Parser{} }
 func (p *Parser) Write(chunk []byte) []File {
 	p.pending = append(p.pending, chunk...)
 	var done []File
+	rest := p.pending
 	for {
-		i := strings.IndexByte(string(p.pending), '\n')
+		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			break
 		}
-		l := string(p.pending[:i])
-		p.pending = p.pending[i+1:]
+		l := string(rest[:i])
+		rest = rest[i+1:]
 		done = append(done, p.feed(strings.TrimSuffix(l, "\r"))...)
 	}
+	// Keep only the unfinished line, in a buffer of its own.
+	p.pending = append([]byte(nil), rest...)
 	return done
 }
 

@@ -26,6 +26,9 @@ func (a approver) Approve(ctx context.Context, req handlers.Approval) (handlers.
 	if req.Agent != "" {
 		who = "Agent " + req.Agent
 	}
+	if req.Op == "merge" {
+		return a.approveMerge(ctx, who, req)
+	}
 	params := &protocol.ShowMessageRequestParams{
 		Type: protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("sightline: %s (session %s) wants to %s %s, which is sensitive (%s).",
@@ -49,6 +52,35 @@ func (a approver) Approve(ctx context.Context, req handlers.Approval) (handlers.
 		return handlers.AllowOnce, nil
 	case allowSession:
 		return handlers.AllowSession, nil
+	}
+	return handlers.Deny, nil
+}
+
+const (
+	applyMerge  = "Apply merge"
+	rejectMerge = "Reject"
+)
+
+// approveMerge asks the user to approve a patch's three-way merge, showing
+// the merged diff in the question.
+func (a approver) approveMerge(ctx context.Context, who string, req handlers.Approval) (handlers.Decision, error) {
+	params := &protocol.ShowMessageRequestParams{
+		Type: protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("sightline: %s (session %s) sent a patch that no longer applies to %s; a three-way merge with the current text is clean. Apply this merge?\n\n%s",
+			who, req.Session, req.Path, req.Detail),
+		Actions: []protocol.MessageActionItem{{Title: applyMerge}, {Title: rejectMerge}},
+	}
+	cctx, cancel := context.WithTimeout(ctx, a.s.opts.ApprovalWait)
+	defer cancel()
+	var choice *protocol.MessageActionItem
+	if _, err := a.s.conn.Call(cctx, "window/showMessageRequest", params, &choice); err != nil {
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			return handlers.Deny, fmt.Errorf("the editor's question went unanswered for %v", a.s.opts.ApprovalWait)
+		}
+		return handlers.Deny, fmt.Errorf("the editor could not ask: %w", err)
+	}
+	if choice != nil && choice.Title == applyMerge {
+		return handlers.AllowOnce, nil
 	}
 	return handlers.Deny, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
 
@@ -17,26 +18,34 @@ func (ed editor) Encoding() textdoc.Encoding { return ed.s.encoding() }
 
 // The label is not sent: Neovim prints an applyEdit's label on every edit.
 func (ed editor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, _ string) (bool, string, error) {
-	edits := make([]protocol.TextDocumentEditElement, 0, len(changes))
-	for _, c := range changes {
-		edits = append(edits, &protocol.TextEdit{
-			Range: protocol.Range{
-				Start: protocol.Position{Line: c.Range.Start.Line, Character: c.Range.Start.Char},
-				End:   protocol.Position{Line: c.Range.End.Line, Character: c.Range.End.Char},
-			},
-			NewText: c.Text,
-		})
-	}
-	v := version
-	params := &protocol.ApplyWorkspaceEditParams{
-		Edit: protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
+	return ed.ApplyEdits(ctx, []handlers.DocEdit{{URI: uri, Version: version, Changes: changes}})
+}
+
+// ApplyEdits sends one workspace/applyEdit with one versioned
+// TextDocumentEdit per document.
+func (ed editor) ApplyEdits(ctx context.Context, docs []handlers.DocEdit) (bool, string, error) {
+	dcs := make([]protocol.DocumentChange, 0, len(docs))
+	for _, d := range docs {
+		edits := make([]protocol.TextDocumentEditElement, 0, len(d.Changes))
+		for _, c := range d.Changes {
+			edits = append(edits, &protocol.TextEdit{
+				Range: protocol.Range{
+					Start: protocol.Position{Line: c.Range.Start.Line, Character: c.Range.Start.Char},
+					End:   protocol.Position{Line: c.Range.End.Line, Character: c.Range.End.Char},
+				},
+				NewText: c.Text,
+			})
+		}
+		v := d.Version
+		dcs = append(dcs, &protocol.TextDocumentEdit{
 			TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
-				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocolURI(uri)},
+				TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocolURI(d.URI)},
 				Version:                &v,
 			},
 			Edits: edits,
-		}}},
+		})
 	}
+	params := &protocol.ApplyWorkspaceEditParams{Edit: protocol.WorkspaceEdit{DocumentChanges: dcs}}
 	var res protocol.ApplyWorkspaceEditResult
 	if _, err := ed.s.conn.Call(ctx, "workspace/applyEdit", params, &res); err != nil {
 		return false, "", err

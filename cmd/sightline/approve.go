@@ -57,7 +57,11 @@ func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handle
 		return handlers.Deny, fmt.Errorf("no terminal to ask on: %w", err)
 	}
 	defer tty.Close()
-	fmt.Fprintf(a.stderr, "sightline: %s is sensitive (%s). Allow this %s? [o]nce / [s]ession / [N]o: ", req.Path, req.Rule, req.Op)
+	if req.Op == "merge" {
+		fmt.Fprintf(a.stderr, "sightline: the patch no longer applies to %s; a three-way merge with the current text is clean:\n%sApply this merge? [y/N]: ", req.Path, req.Detail)
+	} else {
+		fmt.Fprintf(a.stderr, "sightline: %s is sensitive (%s). Allow this %s? [o]nce / [s]ession / [N]o: ", req.Path, req.Rule, req.Op)
+	}
 	answer := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(tty).ReadString('\n')
@@ -71,6 +75,9 @@ func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handle
 		case "o", "once", "y", "yes":
 			return handlers.AllowOnce, nil
 		case "s", "session":
+			if req.Op == "merge" {
+				return handlers.Deny, nil
+			}
 			return handlers.AllowSession, nil
 		}
 		return handlers.Deny, nil

@@ -16,13 +16,14 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("patch", flag.ContinueOnError)
 	yes := approvalFlag(fs)
 	dryRun := fs.Bool("dry-run", false, "check every file; write nothing")
+	merge := fs.Bool("merge", false, "apply a clean three-way merge of hunks that no longer apply, once approved (asked on the terminal, or --yes)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger guards the edits")
 	agent := fs.String("agent", "", "agent role inside the session")
 	pos, ok := parseFlags(fs, args, stderr)
 	if !ok || len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: sightline patch [--dry-run] [--json] < PATCH  (unified diff or *** Begin Patch; paths relative to the workspace root)")
+		fmt.Fprintln(stderr, "usage: sightline patch [--dry-run] [--merge [--yes]] [--json] < PATCH  (unified diff or *** Begin Patch; paths relative to the workspace root)")
 		return exitUsage
 	}
 	text, err := io.ReadAll(io.LimitReader(stdin, handlers.MaxWriteSize+1))
@@ -40,7 +41,7 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	res, err := env.ApplyPatch(ctx, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun})
+	res, err := env.ApplyPatch(ctx, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
 	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON, pretty: *pretty}
 	show := func(w io.Writer) {
 		for _, f := range res.Files {
@@ -54,6 +55,16 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			}
 			io.WriteString(w, f.Diff)
 			io.WriteString(w, f.Expanded)
+			if len(f.FreshRefs) > 0 {
+				fmt.Fprintln(w, "  current lines (fresh refs):")
+				for _, l := range f.FreshRefs {
+					fmt.Fprintln(w, l)
+				}
+			}
+			if f.Merge != "" {
+				fmt.Fprintln(w, "  three-way merge (apply with --merge):")
+				io.WriteString(w, f.Merge)
+			}
 		}
 	}
 	return o.answer(res, res.Outcome, err, show, func(w io.Writer) {

@@ -79,3 +79,32 @@ diff --git a/b.go b/b.go
 		t.Fatalf("a.go after v4a: %q", got)
 	}
 }
+
+// TestPatchMergeCLI: a hunk that no longer applies comes back with fresh
+// refs and a merge proposal; --merge without anyone to approve (no terminal,
+// no --yes) writes nothing; --merge --yes applies the merge exactly.
+func TestPatchMergeCLI(t *testing.T) {
+	a := "package a\n\n// A returns one.\nfunc A() int {\n\treturn 1\n}\n"
+	c := newCLI(t, map[string]string{"a.go": a})
+	c.run("", "read", "a.go")
+	// Made when the comment said "A returns 1.".
+	p := "--- a/a.go\n+++ b/a.go\n@@ -3,4 +3,4 @@\n // A returns 1.\n func A() int {\n-\treturn 1\n+\treturn 2\n }\n"
+	out, errOut, code := c.run(p, "patch")
+	if code != 1 || !strings.Contains(out+errOut, "hunk 1") || !strings.Contains(out+errOut, "5:") || !strings.Contains(out+errOut, "|\treturn 1") || !strings.Contains(out+errOut, "three-way merge") {
+		t.Fatalf("conflict: %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = c.run(p, "patch", "--merge")
+	if code != 1 {
+		t.Fatalf("merge without approval: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.go")); string(got) != a {
+		t.Fatalf("written without approval: %q", got)
+	}
+	out, errOut, code = c.run(p, "patch", "--merge", "--yes")
+	if code != 0 {
+		t.Fatalf("approved merge: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.go")); string(got) != strings.Replace(a, "return 1", "return 2", 1) {
+		t.Fatalf("merged: %q", got)
+	}
+}
