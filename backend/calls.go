@@ -252,3 +252,10 @@ func (b *Backend) Rollback(ctx context.Context, p handlers.RollbackParams) (hand
 	return do(ctx, b, "sightline/rollback", p, []string{p.TextDocument.URI}, true,
 		func(e *handlers.Env) (handlers.RollbackResult, error) { return e.Rollback(ctx, p) })
 }
+
+// Open answers sightline/open: only a running server's editor can show a
+// document; on disk the answer says there is none.
+func (b *Backend) Open(ctx context.Context, p handlers.OpenParams) (handlers.OpenResult, error) {
+	return do(ctx, b, "sightline/open", p, []string{p.TextDocument.URI}, false,
+		func(e *handlers.Env) (handlers.OpenResult, error) { return e.Open(ctx, p, nil) })
+}

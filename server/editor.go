@@ -56,3 +56,19 @@ func (ed editor) ApplyEdits(ctx context.Context, docs []handlers.DocEdit) (bool,
 	}
 	return res.Applied, reason, nil
 }
+
+// showDocument asks the editor to show a document at a line
+// (window/showDocument), for sightline/open.
+type showDocument struct{ s *Server }
+
+func (sd showDocument) ShowDocument(ctx context.Context, uri string, line int) (bool, error) {
+	pos := map[string]int{"line": max(line-1, 0), "character": 0}
+	params := map[string]any{"uri": uri, "takeFocus": true, "selection": map[string]any{"start": pos, "end": pos}}
+	var res struct {
+		Success bool `json:"success"`
+	}
+	if _, err := sd.s.conn.Call(ctx, "window/showDocument", params, &res); err != nil {
+		return false, err
+	}
+	return res.Success, nil
+}

@@ -59,6 +59,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		caps.codeLensRefresh = w.CodeLens != nil && w.CodeLens.RefreshSupport != nil && *w.CodeLens.RefreshSupport
 		caps.watchFiles = w.DidChangeWatchedFiles != nil && w.DidChangeWatchedFiles.DynamicRegistration != nil && *w.DidChangeWatchedFiles.DynamicRegistration
 	}
+	if w := p.Capabilities.Window; w != nil && w.ShowDocument != nil && w.ShowDocument.Support {
+		caps.showDocument = true
+	}
 	if td := p.Capabilities.TextDocument; td != nil && td.Diagnostic != nil {
 		caps.pullDiagnostics = true
 	}

@@ -76,6 +76,17 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 		}
 		res, err := env.Edit(ctx, p)
 		return answer(res, err)
+	case "sightline/open":
+		var p handlers.OpenParams
+		if err := decode(raw, &p, true); err != nil {
+			return nil, err
+		}
+		var ed handlers.Shower
+		if s.clientCaps().showDocument {
+			ed = showDocument{s}
+		}
+		res, err := env.Open(ctx, p, ed)
+		return answer(res, err)
 	case "sightline/applyPatch":
 		var p handlers.PatchParams
 		if err := decode(raw, &p, true); err != nil {

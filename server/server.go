@@ -106,6 +106,7 @@ type Server struct {
 // clientCaps is what sightline uses of the client's capabilities.
 type clientCaps struct {
 	watchFiles       bool // didChangeWatchedFiles with dynamic registration
+	showDocument     bool // window/showDocument
 	applyEdit        bool
 	pullDiagnostics  bool
 	diagRefresh      bool
@@ -246,3 +247,10 @@ func (s *Server) session() string {
 func (s *Server) Env() *handlers.Env { return s.env }
 
 func (s *Server) config() config.Config { return s.env.Config() }
+
+// clientCaps returns what the client announced.
+func (s *Server) clientCaps() clientCaps {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps
+}

@@ -276,3 +276,33 @@ func killAnother(t *testing.T, c *cli, sockDir string) {
 		t.Fatal("the killed server left no socket")
 	}
 }
+
+// TestOpenShowsTheDocumentInTheEditor: `sightline open PATH:LINE` reaches
+// the running editor through its server's socket (window/showDocument);
+// without one it says there is no editor to ask.
+func TestOpenShowsTheDocumentInTheEditor(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.py": diskText})
+	if _, errOut, code := c.run("", "open", "f.py:2"); code != 1 || !strings.Contains(errOut, "No editor") {
+		t.Fatalf("open without an editor: %d %s", code, errOut)
+	}
+	caps := `{"workspace":{"applyEdit":true},"window":{"showDocument":{"support":true}}}`
+	ed := lsptest.Start(t, lsptest.Options{Root: c.dir, Capabilities: json.RawMessage(caps), Server: server.Options{Bridge: true, StateDir: stateDirOf(t, c)}})
+	if out, errOut, code := c.run("", "open", "f.py:2"); code != 0 || !strings.Contains(out, "line 2") {
+		t.Fatalf("open: %d %s %s", code, out, errOut)
+	}
+	ed.WaitNote("window/showDocument")
+	var shown struct {
+		URI       string `json:"uri"`
+		Selection struct {
+			Start struct{ Line int } `json:"start"`
+		} `json:"selection"`
+	}
+	for _, n := range ed.Notes() {
+		if n.Method == "window/showDocument" {
+			json.Unmarshal(n.Params, &shown)
+		}
+	}
+	if !strings.HasSuffix(shown.URI, "/f.py") || shown.Selection.Start.Line != 1 {
+		t.Fatalf("showDocument: %+v", shown)
+	}
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sightline-lsp/sightline/handlers"
+)
+
+// runOpen asks the running editor of the workspace (through its language
+// server's socket) to show a document at a line.
+func runOpen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, ok := parseFlags(fs, args, stderr)
+	if !ok || len(pos) != 1 {
+		fmt.Fprintln(stderr, "usage: sightline open PATH[:LINE] [--json]")
+		return exitUsage
+	}
+	path, rng, err := parsePathRange(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline open: %v\n", err)
+		return exitUsage
+	}
+	env, err := openEnv(ctx, stderr, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline open: %v\n", err)
+		return exitUsage
+	}
+	defer env.Close(context.WithoutCancel(ctx))
+	out := output{"open", stdout, stderr, *asJSON, false}
+	key, err := env.resolve(path)
+	if err != nil {
+		return out.refuse(err, func(o handlers.Outcome) any { return handlers.OpenResult{Outcome: o} })
+	}
+	p := handlers.OpenParams{TextDocument: handlers.TextDocument{URI: string(key)}}
+	if rng != nil {
+		p.Line = rng.Start
+	}
+	res, err := env.Open(ctx, p)
+	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
+}
