@@ -172,6 +172,9 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		defer unlock()
 		return b.create(ctx, blk, k, r)
 	}
+	if err := echoRefusal(blk.New, blk.Old); err != nil {
+		return fail(err)
+	}
 	var m editblock.Match
 	out, err := e.transact(ctx, writeReq{caller: b.caller, method: "sightline/applyBlocks", uri: string(k), dryRun: b.dryRun, scratch: b.scratch[k],
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {

@@ -112,6 +112,12 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			"edit mode requires old_text: the exact text to replace. To add to the end of the file use mode \"append\"; to replace the whole file use mode \"overwrite\"."))
 		return res, nil
 	}
+	if p.Mode == "edit" {
+		if err := echoRefusal(strings.Split(content, "\n"), strings.Split(*p.OldText, "\n")); err != nil {
+			res.Outcome = Refusal(err)
+			return res, nil
+		}
+	}
 	out, err := e.transact(ctx, writeReq{caller: p.Caller, method: "sightline/write", uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			var splice hashline.Splice
@@ -396,4 +402,17 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Created %s.", res.Path)}
 	res.Ledger = e.docLedger(session, d)
 	return res, nil
+}
+
+// echoRefusal refuses replacement text holding a line copied from a read
+// with its "12:a3Kf|" prefix (hashline.EchoedLine), unless the old text holds
+// one too (then the file really contains such lines).
+func echoRefusal(content, old []string) error {
+	i := hashline.EchoedLine(content)
+	if i < 0 || hashline.EchoedLine(old) >= 0 {
+		return nil
+	}
+	return result.Errorf(result.InvalidEdit,
+		"line %d of the new text starts with a hashline prefix copied from a read (%q): send the raw lines without the LINE:HASH| prefixes. Nothing was written.",
+		i+1, content[i][:strings.IndexByte(content[i], '|')+1])
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"hash/crc32"
 	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -118,4 +119,23 @@ func validHash(h string) bool {
 		}
 	}
 	return true
+}
+
+// EchoedLine reports the first line of content that is a read line copied
+// whole, prefix included: "{line}:{hash}|{rest}" where hash is the hash of
+// rest. Its index, or -1. A model that copies lines from a read into
+// replacement text leaves such lines; by chance a written line has one with
+// odds of one in 62^HashLen, so the write paths refuse it rather than write
+// the prefix into the file.
+func EchoedLine(content []string) int {
+	for i, c := range content {
+		if !HasPrefix(c) {
+			continue
+		}
+		j := strings.IndexByte(c, ':')
+		if Hash(c[j+2+HashLen:]) == c[j+1:j+1+HashLen] {
+			return i
+		}
+	}
+	return -1
 }
