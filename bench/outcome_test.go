@@ -47,6 +47,22 @@ func (o *outcomeEditor) ApplyEdit(ctx context.Context, uri string, version int32
 	return err == nil, "", err
 }
 
+// ApplyEdits applies the edits of several documents, each against its text
+// at the version named, after checking every version: all or none.
+func (o *outcomeEditor) ApplyEdits(ctx context.Context, edits []handlers.DocEdit) (bool, string, error) {
+	for _, de := range edits {
+		if d, err := o.ws.Lookup(de.URI); err != nil || d.Version != de.Version {
+			return false, "version moved", nil
+		}
+	}
+	for _, de := range edits {
+		if ok, reason, err := o.ApplyEdit(ctx, de.URI, de.Version, de.Changes, ""); !ok || err != nil {
+			return ok, reason, err
+		}
+	}
+	return true, "", nil
+}
+
 // Edit styles.
 const (
 	styleStrReplace = "str_replace (`sightline/write` mode edit)"
