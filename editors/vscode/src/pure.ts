@@ -30,6 +30,11 @@ export interface BlocksInput {
   dry_run?: boolean;
   session?: string;
 }
+export interface PatchInput {
+  patch: string;
+  dry_run?: boolean;
+  session?: string;
+}
 export interface WriteInput {
   path: string;
   mode: 'create' | 'edit' | 'append' | 'overwrite';
@@ -59,6 +64,7 @@ const EXAMPLES: Record<string, string> = {
   sightline_apply_blocks: '{"text": "src/app.ts\\n<<<< EDIT\\nold lines\\n==== REPLACE\\nnew lines\\n>>>> EDIT END"}',
   sightline_write: '{"path": "src/new.ts", "mode": "create", "content": "export {};\\n"}',
   sightline_ledger: '{"path": "src/app.ts"}',
+  sightline_apply_patch: '{"patch": "--- a/src/app.ts\\n+++ b/src/app.ts\\n@@ -1,3 +1,3 @@\\n context\\n-old\\n+new\\n context\\n"}',
 };
 
 /** The text a model gets for input it sent wrong: what was wrong, and an example. */
@@ -206,6 +212,19 @@ export function checkBlocks(input: unknown): Checked<BlocksInput> {
   return problems.length ? { ok: false, error: inputErrorText('sightline_apply_blocks', problems) } : { ok: true, value };
 }
 
+export function checkPatch(input: unknown): Checked<PatchInput> {
+  const o = asObject(input);
+  if (!o) return { ok: false, error: inputErrorText('sightline_apply_patch', [NOT_OBJECT]) };
+  const problems: string[] = [];
+  if (typeof o.patch !== 'string' || o.patch === '') problems.push('"patch" is required: a unified diff or a *** Begin Patch envelope');
+  const value: PatchInput = {
+    patch: typeof o.patch === 'string' ? o.patch : '',
+    dry_run: optBool(o, 'dry_run', problems),
+    session: optString(o, 'session', problems),
+  };
+  return problems.length ? { ok: false, error: inputErrorText('sightline_apply_patch', problems) } : { ok: true, value };
+}
+
 export function checkWrite(input: unknown): Checked<WriteInput> {
   const o = asObject(input);
   if (!o) return { ok: false, error: inputErrorText('sightline_write', [NOT_OBJECT]) };
@@ -350,6 +369,24 @@ export interface BlocksResult extends Outcome {
   blocks: BlockResult[];
 }
 
+export interface PatchFileResult {
+  path: string;
+  newPath?: string;
+  kind: string;
+  status: string;
+  message: string;
+  error?: string;
+  hunk?: number;
+  line?: number;
+  diff?: string;
+  expanded?: string;
+  freshRefs?: string[];
+  merge?: string;
+}
+export interface PatchResult extends Outcome {
+  files: PatchFileResult[];
+}
+
 export interface WriteResult extends Outcome, GuardFields {
   path?: string;
   mode?: string;
@@ -469,6 +506,23 @@ export function formatBlocks(r: BlocksResult, diags = ''): string {
   }
   s += (r.message ?? (r.ok ? 'Done.' : 'Failed.')) + '\n';
   if (!r.ok && r.error && !(r.blocks ?? []).length) s = refusalHead(r) + '\n';
+  s += diags;
+  return s;
+}
+
+export function formatPatch(r: PatchResult, diags = ''): string {
+  let s = '';
+  if (!r.ok && r.error) s += refusalHead(r) + '\n';
+  for (const f of r.files ?? []) {
+    s += `[${f.status}] ${f.path}${f.newPath ? ' -> ' + f.newPath : ''}: ${f.message}`;
+    if (f.hunk) s += ` (hunk ${f.hunk}${f.line ? `, near line ${f.line}` : ''})`;
+    s += '\n';
+    if (f.diff) s += withNewline(f.diff);
+    if (f.freshRefs && f.freshRefs.length) s += 'Lines as they are now (fresh refs; they now count as read):\n' + withNewline(f.freshRefs.join('\n'));
+    if (f.expanded) s += 'Lines as they are now (they now count as read):\n' + withNewline(f.expanded);
+    if (f.merge) s += 'A clean merge is possible (the user must approve it):\n' + withNewline(f.merge);
+  }
+  if (r.ok) s += (r.message ?? 'Done.') + '\n';
   s += diags;
   return s;
 }

@@ -9,11 +9,13 @@ import {
   EditorDiagnostic,
   LedgerResult,
   LineRange,
+  PatchResult,
   ReadResult,
   WriteResult,
   checkBlocks,
   checkEdit,
   checkLedger,
+  checkPatch,
   checkRead,
   checkWrite,
   confirmationText,
@@ -23,6 +25,7 @@ import {
   formatDiagnostics,
   formatEdit,
   formatLedger,
+  formatPatch,
   formatRead,
   formatWrite,
   inRanges,
@@ -337,6 +340,28 @@ export class WriteFileTool extends WriteTool<WriteIn & { dry_run?: boolean }> {
   }
 }
 
+type PatchIn = import('./pure').PatchInput;
+export class ApplyPatchTool extends WriteTool<PatchIn> {
+  check = checkPatch;
+  describe(i: PatchIn) {
+    const n = (i.patch.match(/^(\+\+\+ |\*\*\* (Update|Add|Delete) File: )/gm) ?? []).length;
+    return `Apply a patch to ${n || 'its'} file${n === 1 ? '' : 's'}`;
+  }
+  private params(i: PatchIn, dryRun: boolean) {
+    return { text: i.patch, dryRun, session: this.host.session(i.session), agent: 'vscode-agent' };
+  }
+  async dryRun(i: PatchIn, token: vscode.CancellationToken) {
+    const r = await this.host.request<PatchResult>('sightline/applyPatch', this.params(i, true), token);
+    const diff = (r.files ?? []).map((f) => f.diff ?? '').join('');
+    return r.ok ? { diff } : { refusal: formatPatch(r), answered: true };
+  }
+  async run(i: PatchIn, token: vscode.CancellationToken) {
+    const r = await this.host.request<PatchResult>('sightline/applyPatch', this.params(i, !!i.dry_run), token);
+    timings.answered[this.name] = now();
+    return formatPatch(r);
+  }
+}
+
 type LedgerIn = import('./pure').LedgerInput;
 export class LedgerTool extends Tool<LedgerIn> {
   check = checkLedger;
@@ -359,6 +384,7 @@ export function registerTools(host: ToolHost): { tools: Record<string, Tool<unkn
     sightline_apply_blocks: new ApplyBlocksTool('sightline_apply_blocks', host),
     sightline_write: new WriteFileTool('sightline_write', host),
     sightline_ledger: new LedgerTool('sightline_ledger', host),
+    sightline_apply_patch: new ApplyPatchTool('sightline_apply_patch', host),
   };
   const disposables: vscode.Disposable[] = [];
   if (vscode.lm && typeof vscode.lm.registerTool === 'function') {

@@ -73,7 +73,7 @@ exports.activate = async function activate() {
     const ready = await api.server.waitReady(20000);
     check('server running', ready, `${api.server.state} ${api.server.detail}`);
     const names = vscode.lm.tools.map((t) => t.name);
-    check('five tools registered', ['sightline_read', 'sightline_edit', 'sightline_apply_blocks', 'sightline_write', 'sightline_ledger'].every((n) => names.includes(n)), names.join(','));
+    check('the tools registered', ['sightline_read', 'sightline_edit', 'sightline_apply_blocks', 'sightline_write', 'sightline_ledger', 'sightline_apply_patch'].every((n) => names.includes(n)), names.join(','));
 
     const root = vscode.workspace.workspaceFolders[0].uri.fsPath;
     const schedPath = path.join(root, 'src', 'sched.py');

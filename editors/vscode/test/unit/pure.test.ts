@@ -4,6 +4,7 @@ import {
   checkBlocks,
   checkEdit,
   checkLedger,
+  checkPatch,
   checkRead,
   checkWrite,
   confirmationText,
@@ -14,6 +15,7 @@ import {
   formatDiagnostics,
   formatEdit,
   formatLedger,
+  formatPatch,
   formatRead,
   formatWrite,
   resolveToolPath,
@@ -116,4 +118,21 @@ test('ledger, diagnostics, coverage, confirmation', () => {
   assert.equal(coveragePercent({ uri: 'u', version: null, session: 's', state: 'fully_read', read: [], authored: [], stale: [], totalLines: 0 }), 100);
   assert.match(confirmationText('Edit a.py', '@@ -1 +1 @@\n-a\n+b'), /^Edit a\.py\n\n```diff\n@@ -1 \+1 @@\n-a\n\+b\n```$/);
   assert.match(confirmationText('Edit a.py', ''), /no change/);
+});
+
+test('patch input and answer: the patch is required; a conflict shows the hunk, fresh refs and the merge', () => {
+  const bad = checkPatch({});
+  assert.equal(bad.ok, false);
+  assert.match(bad.ok ? '' : bad.error, /"patch" is required.*Example input/);
+  assert.equal(checkPatch({ patch: '--- a/x\n+++ b/x\n' }).ok, true);
+  const text = formatPatch({
+    ok: false,
+    error: 'no_match',
+    message: 'The patch does not apply; nothing was written.',
+    files: [{ path: 'a.go', kind: 'modify', status: 'failed', message: 'not found', hunk: 2, line: 14, freshRefs: ['14:abcd|x := 1'], merge: '--- a/a.go\n' }],
+  });
+  assert.match(text, /^Refused \(no_match\): /);
+  assert.match(text, /\[failed\] a\.go: not found \(hunk 2, near line 14\)/);
+  assert.match(text, /fresh refs[^\n]*\n14:abcd\|x := 1/);
+  assert.match(text, /clean merge is possible/);
 });
