@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -23,7 +24,10 @@ func (s *Server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 		return nil
 	}
 	td := p.TextDocument
-	d, err := s.ws.Open(string(td.URI), string(td.LanguageID), td.Version, td.Text)
+	// The protocol decoder's unescaped strings alias its copy of the whole
+	// message: kept as they are, the URI would hold a copy of the text (1x
+	// more per open document). Detach what the workspace keeps.
+	d, err := s.ws.Open(strings.Clone(string(td.URI)), strings.Clone(string(td.LanguageID)), td.Version, td.Text)
 	if err != nil {
 		return err
 	}

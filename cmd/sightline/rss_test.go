@@ -34,6 +34,7 @@ func TestRSS(t *testing.T) {
 	t.Run("full-text changes", func(t *testing.T) {
 		p := startServe(t, bin)
 		base := p.settledRSS()
+		baseParts := p.rssParts()
 		ls := doc1MB()
 		u := p.uri("big.go")
 		p.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": u, "languageId": "go", "version": 1, "text": strings.Join(ls, "")}})
@@ -46,8 +47,8 @@ func TestRSS(t *testing.T) {
 		}
 		p.call("sightline/ledger", nil) // the changes are processed in order before it
 		rss := p.settledRSS()
-		t.Logf("1,000 full-text changes of a %.1f MB document: RSS %.1f MB over a base of %.1f MB (%.2fx the document)",
-			mb(size), mb(rss-base), mb(base), float64(rss-base)/float64(size))
+		t.Logf("1,000 full-text changes of a %.1f MB document: RSS %.1f MB over a base of %.1f MB (%.2fx the document; %s)",
+			mb(size), mb(rss-base), mb(base), float64(rss-base)/float64(size), p.split(baseParts))
 		// The goal is 3x (docs/performance.md says where it stands); this
 		// catches a return of the unbounded growth (500x before the diff).
 		if rss-base > 12*size {
@@ -57,6 +58,7 @@ func TestRSS(t *testing.T) {
 	t.Run("1,000 open documents", func(t *testing.T) {
 		p := startServe(t, bin)
 		base := p.settledRSS()
+		baseParts := p.rssParts()
 		total := 0
 		doc := strings.Repeat("func f() { return strings.Repeat(\"x\", 100) } // 64 bytes..\n", 1600) // 100 KB
 		for i := 0; i < 1000; i++ {
@@ -66,10 +68,11 @@ func TestRSS(t *testing.T) {
 		}
 		p.call("sightline/ledger", nil)
 		rss := p.settledRSS()
-		t.Logf("1,000 open documents, %.1f MB of text: RSS %.1f MB over a base of %.1f MB (%.2fx the text)", mb(total), mb(rss-base), mb(base), float64(rss-base)/float64(total))
-		// The goal is 2.5x (docs/performance.md says where it stands).
-		if rss-base > 4*total {
-			t.Errorf("RSS grew %.1f MB: over 4x the text", mb(rss-base))
+		t.Logf("1,000 open documents, %.1f MB of text: RSS %.1f MB over a base of %.1f MB (%.2fx the text; %s)", mb(total), mb(rss-base), mb(base), float64(rss-base)/float64(total), p.split(baseParts))
+		// The goal is 2.5x (1.8x measured; 2.9x while the decoded URI
+		// kept a copy of the whole didOpen message alive).
+		if rss-base > 5*total/2 {
+			t.Errorf("RSS grew %.1f MB: over 2.5x the text", mb(rss-base))
 		}
 	})
 	t.Run("cancelled reads of a 50 MB file", func(t *testing.T) {
@@ -166,19 +169,33 @@ func (p *served) notify(method string, params any) {
 	}
 }
 
+// split says how much of the growth since base is anonymous memory (the
+// heap, stacks, runtime metadata) and how much pages of the binary (code and
+// data touched for the first time: counted in RSS, but shared and clean).
+func (p *served) split(base [2]int) string {
+	return fmt.Sprintf("anonymous +%.1f MB, file +%.1f MB",
+		mb(p.rssOf("RssAnon:")-base[0]), mb(p.rssOf("RssFile:")-base[1]))
+}
+
+// rssParts reads the anonymous and file-backed parts of the RSS.
+func (p *served) rssParts() [2]int { return [2]int{p.rssOf("RssAnon:"), p.rssOf("RssFile:")} }
+
 // rss reads the server's resident set size in bytes.
-func (p *served) rss() int {
+func (p *served) rss() int { return p.rssOf("VmRSS:") }
+
+// rssOf reads a field of /proc/<pid>/status given in kB, in bytes.
+func (p *served) rssOf(field string) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		p.t.Fatal(err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
 			return kb << 10
 		}
 	}
-	p.t.Fatal("no VmRSS")
+	p.t.Fatalf("no %s in /proc/%d/status", field, p.cmd.Process.Pid)
 	return 0
 }
 
