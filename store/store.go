@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/sightline-lsp/sightline/pathlock"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -143,7 +144,7 @@ func Open(dir string) (*DB, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	db := &DB{sql: sdb, path: path}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*busyTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), migrateWait+4*busyTimeout)
 	defer cancel()
 	if err := db.migrate(ctx); err != nil {
 		sdb.Close()
@@ -162,6 +163,9 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
+
+// migrateWait bounds the wait for another process's schema upgrade.
+const migrateWait = 15 * time.Second
 
 // migrations returns the schema steps; step i brings user_version from i to
 // i+1. Steps are only ever appended: a released step never changes.
@@ -258,6 +262,20 @@ func migrations() []string {
 // processes opening a new database at once do not both create it.
 func (db *DB) migrate(ctx context.Context) error {
 	steps := migrations()
+	var version int
+	if err := db.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != len(steps) {
+		// Migrating (a new database, or an older one): one process at a time,
+		// across processes (a lock file beside the database), with a bound of
+		// its own: the others wait for it rather than fail on a database busy
+		// for as long as a schema takes to build on a loaded machine.
+		release, err := pathlock.New(filepath.Dir(db.path)).Lock(ctx, db.path, migrateWait)
+		if err != nil {
+			return fmt.Errorf("wait for another process's schema upgrade: %w", err)
+		}
+		defer release()
+	}
+	// Up to date or not, a write transaction: it finds a database another
+	// process holds locked now, not at the first write behind the answer.
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {

@@ -507,3 +507,26 @@ func TestRecoverAndLocked(t *testing.T) {
 		t.Fatalf("waited %v for a lock", d)
 	}
 }
+
+// TestConcurrentFirstOpens: processes (here goroutines, each with its own
+// connections and lock file description) opening a new database at once all
+// get it: one builds the schema, the others wait for it instead of failing
+// as locked.
+func TestConcurrentFirstOpens(t *testing.T) {
+	dir := t.TempDir()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			db, err := Open(dir)
+			if err == nil {
+				db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatalf("concurrent first open: %v", err)
+		}
+	}
+}
