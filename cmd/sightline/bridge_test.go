@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -208,25 +207,12 @@ func TestBridgeStaleSocketOfAKilledServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A real `sightline serve`, initialized, then killed: its socket stays.
-	srv := exec.Command(c.bin, "serve")
-	srv.Dir, srv.Env = c.dir, c.env
-	stdin, _ := srv.StdinPipe()
-	stdout, _ := srv.StdoutPipe()
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
+	srv := startServer(t, c)
+	socks := bridge.Sockets(sockDir)
+	if len(socks) != 1 {
+		t.Fatalf("sockets: %v", socks)
 	}
-	go io.Copy(io.Discard, bufio.NewReader(stdout))
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, uri.File(c.dir))
-	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(init), init)
-	var sock string
-	for deadline := time.Now().Add(10 * time.Second); sock == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if s := bridge.Sockets(sockDir); len(s) == 1 {
-			sock = s[0]
-		}
-	}
-	if sock == "" {
-		t.Fatal("sightline serve opened no socket")
-	}
+	sock := socks[0]
 	if out, _, code := c.run("", "read", "f.py"); code != 0 || !strings.Contains(out, "return 1") {
 		t.Fatalf("read through the live server: %d %s", code, out)
 	}

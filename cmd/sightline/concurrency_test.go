@@ -163,9 +163,9 @@ func lostUpdates(t *testing.T, withServer bool) {
 	}
 }
 
-// startServer runs `sightline serve` on c's workspace until the test ends,
-// and waits for its socket.
-func startServer(t *testing.T, c *cli) {
+// startServer runs `sightline serve` on c's workspace until the test ends
+// (or the test kills it), and waits for its socket.
+func startServer(t *testing.T, c *cli) *exec.Cmd {
 	t.Helper()
 	state := stateDirOf(t, c)
 	sockDir, err := bridge.Dir(state)
@@ -185,8 +185,9 @@ func startServer(t *testing.T, c *cli) {
 	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(init), init)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if len(bridge.Sockets(sockDir)) > 0 {
-			return
+			return srv
 		}
 	}
 	t.Fatal("sightline serve opened no socket")
+	return nil
 }
