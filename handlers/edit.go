@@ -112,7 +112,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 				for j, raw := range refs {
 					line, remapped, rr := rs.resolve(raw)
 					if rr != nil {
-						return hashline.Plan{}, nil, e.refuseRef(&res, session, d, i, raw, rr)
+						return hashline.Plan{}, nil, e.refuseRef(&res, p.Caller, d, i, raw, rr)
 					}
 					if remapped {
 						res.Remapped = append(res.Remapped, Remap{Ref: raw, Line: line})
@@ -191,7 +191,7 @@ func (r *refError) Error() string { return string(r.kind) }
 // refuseRef fills the fields of a stale_ref / ambiguous_ref / invalid_ref
 // answer, with fresh refs around the line so the agent can retry without a
 // full read (those lines count as read), and returns the refusal.
-func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index int, raw string, err error) error {
+func (e *Env) refuseRef(res *EditResult, c Caller, d workspace.Doc, index int, raw string, err error) error {
 	idx := index
 	res.FailingEditIndex = &idx
 	res.FailingRef = raw
@@ -224,7 +224,7 @@ func (e *Env) refuseRef(res *EditResult, session string, d workspace.Doc, index 
 		for i := r.Start; i <= r.End; i++ {
 			res.FreshRefs = append(res.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
 		}
-		e.recordWindow(session, "", d, r)
+		e.recordWindow(c.SessionOr(), c.Agent, d, r)
 	}
 	if re.kind == result.AmbiguousRef {
 		return result.Errorf(result.AmbiguousRef,

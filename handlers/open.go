@@ -44,8 +44,12 @@ func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (OpenResult, er
 		return res, nil
 	}
 	shown, err := ed.ShowDocument(ctx, d.URI, p.Line)
-	if err != nil || !shown {
-		res.Outcome = Refusal(result.Errorf(result.VersionConflict, "The editor did not show %s (%v).", res.Path, err))
+	switch {
+	case err != nil:
+		res.Outcome = Refusal(result.Errorf(result.VersionConflict, "The editor did not show %s (%v); open it yourself.", res.Path, err))
+		return res, nil
+	case !shown:
+		res.Outcome = Refusal(result.Errorf(result.VersionConflict, "The editor declined to show %s; open it yourself.", res.Path))
 		return res, nil
 	}
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("The editor shows %s at line %d.", res.Path, max(p.Line, 1))}

@@ -44,30 +44,5 @@ func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) error {
 // (all of them when limit <= 0). Entries are ordered as they were appended,
 // across processes, not by their Time.
 func (db *DB) Audit(ctx context.Context, limit int) ([]AuditEntry, error) {
-	if limit <= 0 {
-		limit = -1 // SQLite: no limit
-	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT
-		time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest, duration_us, guard
-		FROM audit ORDER BY id DESC LIMIT ?`, limit)
-	if err != nil {
-		return nil, fmt.Errorf("store: read audit: %w", err)
-	}
-	defer rows.Close()
-	var out []AuditEntry
-	for rows.Next() {
-		var a AuditEntry
-		var at, us int64
-		if err := rows.Scan(&at, &a.Session, &a.Agent, &a.Method, &a.Path, &a.Outcome, &a.Error,
-			&a.BeforeHash, &a.AfterHash, &a.ArgsDigest, &us, &a.Guard); err != nil {
-			return nil, fmt.Errorf("store: read audit: %w", err)
-		}
-		a.Time = fromMillis(at)
-		a.Duration = time.Duration(us) * time.Microsecond
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: read audit: %w", err)
-	}
-	return out, nil
+	return db.AuditWhere(ctx, AuditFilter{Limit: limit})
 }

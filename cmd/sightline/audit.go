@@ -23,19 +23,11 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline audit [--limit N] [--session S] [--path P] [--json]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline audit: %v\n", err)
+	env, local, done, ok := databaseCommand(ctx, "audit", stderr)
+	if !ok {
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
-	// The audit, approvals and sessions are the workspace's database: read
-	// here, whether or not a server runs.
-	local, err := env.Local(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline: %v\n", err)
-		return exitUsage
-	}
+	defer done()
 	p := handlers.AuditParams{Limit: *limit, Session: *session}
 	if *path != "" {
 		key, err := env.resolve(*path)
@@ -95,19 +87,11 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "usage: sightline approvals [--session S] [--revoke PATH] [--json]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline approvals: %v\n", err)
+	env, local, done, ok := databaseCommand(ctx, "approvals", stderr)
+	if !ok {
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
-	// The audit, approvals and sessions are the workspace's database: read
-	// here, whether or not a server runs.
-	local, err := env.Local(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline: %v\n", err)
-		return exitUsage
-	}
+	defer done()
 	p := handlers.ApprovalsParams{Session: *session}
 	if *revoke != "" {
 		key, err := env.resolve(*revoke)
@@ -145,19 +129,11 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline session: %v\n", err)
+	_, local, done, ok := databaseCommand(ctx, "session", stderr)
+	if !ok {
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
-	// The audit, approvals and sessions are the workspace's database: read
-	// here, whether or not a server runs.
-	local, err := env.Local(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline: %v\n", err)
-		return exitUsage
-	}
+	defer done()
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
 		local.LoadSession(ctx, *session)
@@ -173,4 +149,22 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(w, "%s  %d documents  %d approvals  last seen %s\n", s.Session, s.Documents, s.Approvals, s.LastSeen.Local().Format(time.DateTime))
 		}
 	})
+}
+
+// databaseCommand opens the workspace for a command that reads its state
+// database (audit, approvals, sessions): those are the database's whether or
+// not a language server runs, so they are read here, not through the bridge.
+func databaseCommand(ctx context.Context, name string, stderr io.Writer) (*cliEnv, *handlers.Env, func(), bool) {
+	env, err := openEnv(ctx, stderr, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
+		return nil, nil, nil, false
+	}
+	local, err := env.Local(ctx)
+	if err != nil {
+		env.Close(context.WithoutCancel(ctx))
+		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
+		return nil, nil, nil, false
+	}
+	return env, local, func() { env.Close(context.WithoutCancel(ctx)) }, true
 }
