@@ -26,42 +26,9 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/textdoc"
-	"github.com/sightline-lsp/sightline/workspace"
 )
-
-// outcomeEditor applies workspace/applyEdit to the open buffer at once, as
-// an editor does, and echoes it as one didChange (edits last first).
-type outcomeEditor struct{ ws *workspace.Workspace }
-
-func (o *outcomeEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
-
-func (o *outcomeEditor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
-	d, err := o.ws.Lookup(uri)
-	if err != nil || d.Version != version {
-		return false, "version moved", nil
-	}
-	rev := slices.Clone(changes)
-	slices.Reverse(rev)
-	_, err = o.ws.Change(uri, version+1, rev, textdoc.UTF8, "")
-	return err == nil, "", err
-}
-
-// ApplyEdits applies the edits of several documents, each against its text
-// at the version named, after checking every version: all or none.
-func (o *outcomeEditor) ApplyEdits(ctx context.Context, edits []handlers.DocEdit) (bool, string, error) {
-	for _, de := range edits {
-		if d, err := o.ws.Lookup(de.URI); err != nil || d.Version != de.Version {
-			return false, "version moved", nil
-		}
-	}
-	for _, de := range edits {
-		if ok, reason, err := o.ApplyEdit(ctx, de.URI, de.Version, de.Changes, ""); !ok || err != nil {
-			return ok, reason, err
-		}
-	}
-	return true, "", nil
-}
 
 // Edit styles.
 const (
@@ -443,9 +410,9 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 	tr.reg = diffRegion(broken, fx.lines)
 	if !tr.naive {
 		root := t.TempDir()
-		ed := &outcomeEditor{}
+		ed := &lsptest.BufferEditor{Fast: true}
 		tr.env = handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
-		ed.ws = tr.env.WS
+		ed.WS = tr.env.WS
 		defer tr.env.Close(context.Background())
 		tr.path = filepath.Join(root, filepath.Base(fx.name))
 		tr.uri = "file://" + tr.path
@@ -536,9 +503,9 @@ func resetLedger(t *testing.T, tr *outcomeTrial) *handlers.Env {
 		return nil
 	}
 	tr.env.Close(context.Background())
-	ed := &outcomeEditor{}
+	ed := &lsptest.BufferEditor{Fast: true}
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{filepath.Dir(tr.path)}, Config: config.Default(), NoPersist: true, Editor: ed})
-	ed.ws = env.WS
+	ed.WS = env.WS
 	if _, err := env.WS.Open(tr.uri, "go", 1, joinLines(tr.cur)); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
 
@@ -104,9 +105,9 @@ func BenchmarkRead2000(b *testing.B) {
 // resolution, guard, plan, apply to the buffer (target ≤ 5 ms).
 func BenchmarkEdit100On200k(b *testing.B) {
 	root := b.TempDir()
-	ed := &loopEditor{fast: true}
+	ed := &lsptest.BufferEditor{Fast: true}
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
-	ed.ws = env.WS
+	ed.WS = env.WS
 	u := "file://" + root + "/big.go"
 	src := source(200000)
 	d, _ := env.WS.Open(u, "go", 1, src)

@@ -13,105 +13,9 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/textdoc"
-	"github.com/sightline-lsp/sightline/workspace"
 )
-
-// loopEditor is an editor that applies workspace/applyEdit as LSP says: all
-// edits of the list refer to the text before any of them. It computes the
-// new text from byte offsets of that original text on its own, then reports
-// the edit back as editors do, one didChange event with the edits last first
-// (so each range is still valid when the server applies it).
-type loopEditor struct {
-	ws *workspace.Workspace
-	// fast skips the independent rebuild of the text (O(file) per edit), for
-	// benchmarks that measure the server.
-	fast bool
-}
-
-func (l *loopEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
-
-// ApplyEdits checks every version before applying any document.
-func (l *loopEditor) ApplyEdits(ctx context.Context, edits []handlers.DocEdit) (bool, string, error) {
-	for _, de := range edits {
-		if d, err := l.ws.Lookup(de.URI); err != nil || d.Version != de.Version {
-			return false, "version moved", nil
-		}
-	}
-	for _, de := range edits {
-		if ok, why, err := l.ApplyEdit(ctx, de.URI, de.Version, de.Changes, ""); !ok || err != nil {
-			return ok, why, err
-		}
-	}
-	return true, "", nil
-}
-
-func (l *loopEditor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, label string) (bool, string, error) {
-	d, err := l.ws.Lookup(uri)
-	if err != nil || d.Version != version {
-		return false, "version moved", nil
-	}
-	if l.fast {
-		rev := slices.Clone(changes)
-		slices.Reverse(rev)
-		_, err := l.ws.Change(uri, version+1, rev, textdoc.UTF8, "")
-		return err == nil, "", err
-	}
-	orig := d.Snap.Text()
-	type span struct {
-		from, to int
-		text     string
-	}
-	spans := make([]span, len(changes))
-	for i, c := range changes {
-		spans[i] = span{byteOffset(orig, c.Range.Start), byteOffset(orig, c.Range.End), c.Text}
-	}
-	slices.SortStableFunc(spans, func(a, b span) int { return a.from - b.from })
-	for i := 1; i < len(spans); i++ {
-		if spans[i].from < spans[i-1].to {
-			return false, "overlapping edits", nil
-		}
-	}
-	var b strings.Builder
-	pos := 0
-	for _, sp := range spans {
-		b.WriteString(orig[pos:sp.from])
-		b.WriteString(sp.text)
-		pos = sp.to
-	}
-	b.WriteString(orig[pos:])
-	want := b.String()
-	rev := slices.Clone(changes)
-	slices.Reverse(rev)
-	after, err := l.ws.Change(uri, version+1, rev, textdoc.UTF8, "")
-	if err != nil {
-		return false, "", err
-	}
-	if after.Snap.Text() != want {
-		return false, "", fmt.Errorf("the editor's text and the server's differ after the edit")
-	}
-	return true, "", nil
-}
-
-// byteOffset maps a utf-8 LSP position to a byte offset by walking the text
-// (the naive reference, independent of textdoc's mapper).
-func byteOffset(text string, p textdoc.Pos) int {
-	off := 0
-	for line := uint32(0); line < p.Line; line++ {
-		i := strings.IndexAny(text[off:], "\r\n")
-		if i < 0 {
-			return len(text)
-		}
-		off += i
-		if strings.HasPrefix(text[off:], "\r\n") {
-			off += 2
-		} else {
-			off++
-		}
-	}
-	end := off + strings.IndexAny(text[off:]+"\n", "\r\n")
-	return min(off+int(p.Char), end)
-}
 
 // simLine is a line of the simulated world: an identity and its content.
 type simLine struct {
@@ -164,9 +68,9 @@ type belief struct {
 func simulate(t *testing.T, style string, seed uint64, steps int) (landed, refused, wrong int) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	root := t.TempDir()
-	ed := &loopEditor{fast: false}
+	ed := &lsptest.BufferEditor{}
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
-	ed.ws = env.WS
+	ed.WS = env.WS
 	pool := []string{"}", "", "\treturn nil", "if err != nil {", "x := 1", "// note"}
 	nextID := 0
 	var world []simLine
@@ -399,9 +303,9 @@ func checkSync(t *testing.T, env *handlers.Env, u, want string) {
 // that line stale.)
 func TestRefAfterLongTyping(t *testing.T) {
 	root := t.TempDir()
-	ed := &loopEditor{fast: false}
+	ed := &lsptest.BufferEditor{}
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
-	ed.ws = env.WS
+	ed.WS = env.WS
 	u := "file://" + root + "/typing.txt"
 	env.WS.Open(u, "plaintext", 1, "a\nb\nfoo\nd\n")
 	read := func() string {
