@@ -18,7 +18,6 @@ import (
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/store"
-	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -75,9 +74,17 @@ func (h *historyLog) run() {
 	}
 }
 
-// record keeps a write: before is nil for a new file. It copies nothing:
-// snapshots are immutable.
-func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.Key, before, after *textdoc.Snapshot) {
+// written is one write as the history keeps it. Hashes known already are
+// reused; the texts are built only if they must be stored whole.
+type written struct {
+	before, after workspace.Doc  // before.Snap is nil for a new file
+	plan          *hashline.Plan // how after follows from before, when a plan made it
+}
+
+// record keeps a write behind the call. It copies nothing: snapshots are
+// immutable, and a write with a plan is kept as its change (the history
+// stores the edit, not the file).
+func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.Key, w written) {
 	h := e.history
 	if h.db == nil {
 		return
@@ -86,16 +93,28 @@ func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.K
 	maxBytes := e.Config().History.MaxBytes
 	h.enqueue(func() {
 		ctx := context.WithoutCancel(ctx)
-		snap := func(s *textdoc.Snapshot) *store.Snapshot {
-			text := []byte(s.Text())
-			return &store.Snapshot{Hash: hashline.FileHash(text), Text: text}
+		text := func(d workspace.Doc) store.Text {
+			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte { return []byte(d.Snap.Text()) }}
 		}
-		var b *store.Snapshot
-		if before != nil {
-			b = snap(before)
+		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: method}}
+		if w.before.Snap != nil {
+			b := text(w.before)
+			rec.Before = &b
+			if w.plan != nil {
+				rec.Delta = func() []store.Splice {
+					bs, ok := w.plan.ByteSplices(w.before.Snap)
+					if !ok {
+						return nil
+					}
+					out := make([]store.Splice, len(bs))
+					for i, x := range bs {
+						out[i] = store.Splice{Off: x.Off, Del: x.Del, Ins: []byte(x.Ins)}
+					}
+					return out
+				}
+			}
 		}
-		v := store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: method}
-		if err := h.db.DB().RecordWrite(ctx, rel, b, *snap(after), v); err != nil {
+		if err := h.db.DB().Record(ctx, rec); err != nil {
 			h.log.Warn("history", zap.String("path", rel), zap.Error(err))
 			return
 		}

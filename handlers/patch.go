@@ -562,7 +562,7 @@ func (e *Env) patchCommitOpen(ctx context.Context, c Caller, files []patch.File,
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			return err
 		}
-		e.record(ctx, "sightline/applyPatch", c, o.d.Key, o.d.Snap, o.next)
+		e.record(ctx, "sightline/applyPatch", c, o.d.Key, written{before: o.d, after: workspace.Doc{Snap: o.next}, plan: &o.plan})
 		r := &rs[o.i]
 		r.Status, r.Message, r.Diff = "applied", "Patched "+r.Path+" (open in the editor, in one edit with the patch's other open documents).", o.diff
 	}

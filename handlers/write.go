@@ -390,7 +390,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	if err != nil {
 		return res, fmt.Errorf("read back %s: %w", res.Path, err)
 	}
-	e.record(ctx, "sightline/write", p.Caller, k, nil, d.Snap)
+	e.record(ctx, "sightline/write", p.Caller, k, written{after: d})
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(session, doc)
 	if n := d.Snap.LineCount(); n > 0 {

@@ -245,6 +245,21 @@ func TestEditsEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The byte splices (what the history keeps) make the same text.
+		bs, ok := p.ByteSplices(snap)
+		if !ok {
+			t.Fatal("ByteSplices: a change does not map")
+		}
+		var b strings.Builder
+		end := 0
+		for _, x := range bs {
+			b.WriteString(text[end:x.Off])
+			b.WriteString(x.Ins)
+			end = x.Off + x.Del
+		}
+		if b.WriteString(text[end:]); b.String() != next.Text() {
+			t.Fatalf("byte splices give %q, Apply %q", b.String(), next.Text())
+		}
 		for _, w := range p.Window {
 			ann := AnnotateRange(nil, next, w.Start, w.End, bom)
 			for k, l := range strings.SplitAfter(strings.TrimSuffix(string(ann), "\n"), "\n") {

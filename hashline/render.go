@@ -199,6 +199,30 @@ func (p Plan) Apply(s *textdoc.Snapshot) (*textdoc.Snapshot, []textdoc.LineChang
 	return s.Apply(cs, textdoc.UTF8)
 }
 
+// ByteSplice replaces Del bytes at Off with Ins.
+type ByteSplice struct {
+	Off, Del int
+	Ins      string
+}
+
+// ByteSplices returns the plan as byte splices of s, the snapshot it was
+// planned against, ascending: Changes in bytes (what a history keeps of a
+// write). ok is false if a change does not map to s.
+func (p Plan) ByteSplices(s *textdoc.Snapshot) (out []ByteSplice, ok bool) {
+	for _, c := range p.Changes(s, textdoc.UTF8) {
+		from, err := s.Offset(c.Range.Start, textdoc.UTF8)
+		if err != nil {
+			return nil, false
+		}
+		to, err := s.Offset(c.Range.End, textdoc.UTF8)
+		if err != nil || to < from {
+			return nil, false
+		}
+		out = append(out, ByteSplice{Off: from, Del: to - from, Ins: c.Text})
+	}
+	return out, true
+}
+
 // AnnotateRange appends lines [from, to] (1-based, inclusive, clamped to
 // the document) of src in the hashline format, each ending in "\n", as
 // Annotate does. With bom, a byte-order mark at the start of line 1 is left

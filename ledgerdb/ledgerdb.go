@@ -146,7 +146,7 @@ func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 			ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 			defer cancel()
 			var err error
-			if b, err = s.db.LineHashes(ctx, v.FileHash); err != nil {
+			if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
 				s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
 			}
 		}
@@ -196,7 +196,7 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 		}
 		if e.FileHash != h {
 			// Another text: its line hashes say what moved where.
-			b, err := s.db.LineHashes(ctx, e.FileHash)
+			b, err := s.storedLineHashes(ctx, e.FileHash)
 			if err != nil {
 				s.log.Warn("line hashes unreadable", zap.String("doc", e.Doc), zap.Error(err))
 			}
@@ -213,6 +213,30 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 		}
 		l.Import(e.Session, ledger.DocKey(k), rev, le)
 	}
+}
+
+// storedLineHashes returns the packed line hashes of a text seen before:
+// kept with the entries, or computed from the history's copy of the text;
+// nil when neither has it.
+func (s *Sync) storedLineHashes(ctx context.Context, fileHash string) ([]byte, error) {
+	b, err := s.db.LineHashes(ctx, fileHash)
+	if err != nil || b != nil {
+		return b, err
+	}
+	text, ok, err := s.db.BlobText(ctx, fileHash)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return lineHashes(textdoc.New(string(text))), nil
+}
+
+// kept reports whether storedLineHashes can answer for a text.
+func (s *Sync) kept(ctx context.Context, fileHash string) bool {
+	if ok, err := s.db.HasLineHashes(ctx, fileHash); err == nil && ok {
+		return true
+	}
+	ok, err := s.db.HasBlob(ctx, fileHash)
+	return err == nil && ok
 }
 
 // changes turns diff hunks into ledger changes applied one after another:
@@ -364,8 +388,10 @@ func (s *Sync) flush(ctx context.Context) error {
 func (s *Sync) view(ctx context.Context, ws *workspace.Workspace, k workspace.Key) (View, bool) {
 	if d, ok := ws.Known(k); ok {
 		v := View{FileHash: d.FileHash(), TotalLines: d.Snap.LineCount()}
-		// Kept already (the text was written before): not computed again.
-		if kept, err := s.db.HasLineHashes(ctx, v.FileHash); err != nil || !kept {
+		// Kept already (the text was written before, or the history holds
+		// it, from which they can be computed when needed): not computed
+		// again, so a write costs what it changed, not the file.
+		if !s.kept(ctx, v.FileHash) {
 			v.LineHashes = lineHashes(d.Snap)
 		}
 		return v, true

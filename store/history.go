@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,37 @@ type Snapshot struct {
 	Text []byte
 }
 
+// Text is a text to keep, known by its hash; its bytes are asked for only
+// when they are stored whole.
+type Text struct {
+	Hash  string
+	Size  int // len(Bytes())
+	Bytes func() []byte
+}
+
+// Splice replaces Del bytes at Off of a base text with Ins.
+type Splice struct {
+	Off, Del int
+	Ins      []byte
+}
+
+// Write is one write to keep in the history.
+type Write struct {
+	Path   string
+	Before *Text // nil for a new file
+	After  Text
+	// Delta, when not nil, gives After as splices of Before (ascending,
+	// not overlapping): After is then kept as those splices, so a small
+	// edit of a large file stores the edit.
+	Delta   func() []Splice
+	Version Version
+}
+
+// maxDepth bounds a chain of deltas: reading a version applies at most
+// this many to a whole text, and one write in maxDepth stores its text
+// whole.
+const maxDepth = 32
+
 // ErrNoVersion is returned for a version the history does not hold.
 var ErrNoVersion = errors.New("no such version")
 
@@ -42,8 +74,8 @@ func (db *DB) HasBlob(ctx context.Context, hash string) (bool, error) {
 	return n > 0, nil
 }
 
-// Compress is the stored form of a text: gzip at its fastest level, since
-// snapshots are taken on the write path and read rarely.
+// Compress is the stored form of a whole text: gzip at its fastest level,
+// since snapshots are taken on the write path and read rarely.
 func Compress(text []byte) ([]byte, error) {
 	var b bytes.Buffer
 	w, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
@@ -59,61 +91,228 @@ func Compress(text []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// RecordWrite keeps a write in the history of path: the text before it (as
-// a "found" version, unless it is the path's latest version already, or
-// before is nil for a new file) and the text after it. Texts already stored
-// are not stored again.
+// RecordWrite keeps a write in the history of path with whole texts (a
+// caller that has the texts at hand).
 func (db *DB) RecordWrite(ctx context.Context, path string, before *Snapshot, after Snapshot, v Version) error {
-	type blob struct {
-		s      Snapshot
-		packed []byte
+	w := Write{Path: path, After: Text{after.Hash, len(after.Text), func() []byte { return after.Text }}, Version: v}
+	if before != nil {
+		w.Before = &Text{before.Hash, len(before.Text), func() []byte { return before.Text }}
 	}
-	var blobs []blob
-	for _, s := range []*Snapshot{before, &after} {
-		if s == nil {
-			continue
-		}
-		ok, err := db.HasBlob(ctx, s.Hash)
+	return db.Record(ctx, w)
+}
+
+// blobRow is a text to insert: whole (gzip) or a delta against base.
+type blobRow struct {
+	hash, base string
+	size       int
+	depth      int
+	data       []byte
+}
+
+// Record keeps a write in the history of its path: the text before it (as
+// a "found" version, unless it is the path's latest version already, or
+// there is none) and the text after it. Texts already stored are not stored
+// again; the text after is stored as the write's delta when the text before
+// is stored and its chain of deltas is short.
+func (db *DB) Record(ctx context.Context, w Write) error {
+	var rows []blobRow
+	baseDepth := -1 // the depth of the text before, -1 when not stored
+	if w.Before != nil {
+		d, ok, err := db.blobDepth(ctx, w.Before.Hash)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			packed, err := Compress(s.Text)
+		if ok {
+			baseDepth = d
+		} else {
+			text := w.Before.Bytes()
+			packed, err := Compress(text)
 			if err != nil {
-				return fmt.Errorf("store: compress %s: %w", path, err)
+				return fmt.Errorf("store: compress %s: %w", w.Path, err)
 			}
-			blobs = append(blobs, blob{*s, packed})
+			rows = append(rows, blobRow{hash: w.Before.Hash, size: len(text), data: packed})
+			baseDepth = 0
 		}
 	}
+	if _, ok, err := db.blobDepth(ctx, w.After.Hash); err != nil {
+		return err
+	} else if !ok {
+		row, err := afterRow(w, baseDepth)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	v := w.Version
 	if v.Time.IsZero() {
 		v.Time = time.Now()
 	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, b := range blobs {
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_blobs (hash, size, stored, data) VALUES (?, ?, ?, ?)`,
-				b.s.Hash, len(b.s.Text), len(b.packed), b.packed); err != nil {
+		for _, b := range rows {
+			var base any
+			if b.base != "" {
+				base = b.base
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_blobs (hash, size, stored, data, base, depth) VALUES (?, ?, ?, ?, ?, ?)`,
+				b.hash, b.size, len(b.data), b.data, base, b.depth); err != nil {
 				return err
 			}
 		}
 		var latest string
-		err := tx.QueryRowContext(ctx, `SELECT hash FROM history_versions WHERE path = ? ORDER BY id DESC LIMIT 1`, path).Scan(&latest)
+		err := tx.QueryRowContext(ctx, `SELECT hash FROM history_versions WHERE path = ? ORDER BY id DESC LIMIT 1`, w.Path).Scan(&latest)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if before != nil && latest != before.Hash {
+		if w.Before != nil && latest != w.Before.Hash {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (?, ?, ?, '', '', 'found')`,
-				millis(v.Time), path, before.Hash); err != nil {
+				millis(v.Time), w.Path, w.Before.Hash); err != nil {
 				return err
 			}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (?, ?, ?, ?, ?, ?)`,
-			millis(v.Time), path, after.Hash, v.Session, v.Agent, v.Method)
+			millis(v.Time), w.Path, w.After.Hash, v.Session, v.Agent, v.Method)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: record history of %s: %w", path, err)
+		return fmt.Errorf("store: record history of %s: %w", w.Path, err)
 	}
 	return nil
+}
+
+// afterRow is the stored form of the text after a write: its delta when
+// the text before is stored (baseDepth >= 0), its chain stays short and the
+// delta is small, else the whole text.
+func afterRow(w Write, baseDepth int) (blobRow, error) {
+	if w.Delta != nil && baseDepth >= 0 && baseDepth < maxDepth {
+		ss := w.Delta()
+		size := w.sizeAfter(ss)
+		data := encodeDelta(ss)
+		// No splices (the caller could not say) or a length they do not
+		// give: the whole text.
+		if len(ss) > 0 && size == w.After.Size && len(data) <= max(size/2, 4<<10) {
+			return blobRow{hash: w.After.Hash, base: w.Before.Hash, size: size, depth: baseDepth + 1, data: data}, nil
+		}
+	}
+	text := w.After.Bytes()
+	packed, err := Compress(text)
+	if err != nil {
+		return blobRow{}, fmt.Errorf("store: compress %s: %w", w.Path, err)
+	}
+	return blobRow{hash: w.After.Hash, size: len(text), data: packed}, nil
+}
+
+// sizeAfter is the length of the text after the splices, -1 when they do
+// not fit the text before (then the delta is not used).
+func (w Write) sizeAfter(ss []Splice) int {
+	n := w.Before.Size
+	end := 0
+	for _, s := range ss {
+		if s.Off < end || s.Del < 0 || s.Off+s.Del > w.Before.Size {
+			return -1
+		}
+		end = s.Off + s.Del
+		n += len(s.Ins) - s.Del
+	}
+	return n
+}
+
+// blobDepth returns the chain depth of a stored text (0 when whole).
+func (db *DB) blobDepth(ctx context.Context, hash string) (int, bool, error) {
+	var d int
+	err := db.sql.QueryRowContext(ctx, `SELECT depth FROM history_blobs WHERE hash = ?`, hash).Scan(&d)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("store: history blob: %w", err)
+	}
+	return d, true, nil
+}
+
+// encodeDelta writes splices as uvarints: per splice the gap since the end
+// of the one before, the bytes deleted, the bytes inserted, then those.
+func encodeDelta(ss []Splice) []byte {
+	var out []byte
+	end := 0
+	for _, s := range ss {
+		out = binary.AppendUvarint(out, uint64(s.Off-end))
+		out = binary.AppendUvarint(out, uint64(s.Del))
+		out = binary.AppendUvarint(out, uint64(len(s.Ins)))
+		out = append(out, s.Ins...)
+		end = s.Off + s.Del
+	}
+	return out
+}
+
+// applyDelta applies an encoded delta to base.
+func applyDelta(base, delta []byte) ([]byte, error) {
+	out := make([]byte, 0, len(base))
+	end := 0
+	for len(delta) > 0 {
+		var v [3]uint64
+		for i := range v {
+			x, n := binary.Uvarint(delta)
+			if n <= 0 {
+				return nil, errors.New("corrupt delta")
+			}
+			v[i], delta = x, delta[n:]
+		}
+		gap, del, ins := v[0], v[1], v[2]
+		if gap > uint64(len(base)-end) || del > uint64(len(base)-end)-gap || ins > uint64(len(delta)) {
+			return nil, errors.New("delta does not fit its base")
+		}
+		off := end + int(gap)
+		out = append(out, base[end:off]...)
+		out = append(out, delta[:ins]...)
+		delta = delta[ins:]
+		end = off + int(del)
+	}
+	return append(out, base[end:]...), nil
+}
+
+// BlobText returns a stored text by its hash; ok is false when it is not
+// stored.
+func (db *DB) BlobText(ctx context.Context, hash string) ([]byte, bool, error) {
+	var chain [][]byte // deltas, newest first
+	for h := hash; ; {
+		var data []byte
+		var base sql.NullString
+		err := db.sql.QueryRowContext(ctx, `SELECT data, base FROM history_blobs WHERE hash = ?`, h).Scan(&data, &base)
+		if errors.Is(err, sql.ErrNoRows) {
+			if h != hash {
+				return nil, false, fmt.Errorf("store: history text %s: its base %s is missing", hash, h)
+			}
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("store: history text %s: %w", hash, err)
+		}
+		if !base.Valid {
+			text, err := decompress(data)
+			if err != nil {
+				return nil, false, fmt.Errorf("store: history text %s: %w", h, err)
+			}
+			for i := len(chain) - 1; i >= 0; i-- {
+				if text, err = applyDelta(text, chain[i]); err != nil {
+					return nil, false, fmt.Errorf("store: history text %s: %w", hash, err)
+				}
+			}
+			return text, true, nil
+		}
+		if len(chain) > maxDepth {
+			return nil, false, fmt.Errorf("store: history text %s: chain of deltas longer than %d", hash, maxDepth)
+		}
+		chain = append(chain, data)
+		h = base.String
+	}
+}
+
+func decompress(packed []byte) ([]byte, error) {
+	r, err := gzip.NewReader(bytes.NewReader(packed))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
 }
 
 // Versions lists the recorded versions of path, oldest first.
@@ -142,29 +341,29 @@ func (db *DB) Versions(ctx context.Context, path string) ([]Version, error) {
 
 // VersionText returns the text of version id of path.
 func (db *DB) VersionText(ctx context.Context, path string, id int64) ([]byte, error) {
-	var packed []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT b.data FROM history_versions v JOIN history_blobs b ON b.hash = v.hash
-		WHERE v.path = ? AND v.id = ?`, path, id).Scan(&packed)
+	var hash string
+	err := db.sql.QueryRowContext(ctx, `SELECT hash FROM history_versions WHERE path = ? AND id = ?`, path, id).Scan(&hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoVersion
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: version %d of %s: %w", id, path, err)
 	}
-	r, err := gzip.NewReader(bytes.NewReader(packed))
+	text, ok, err := db.BlobText(ctx, hash)
 	if err != nil {
 		return nil, fmt.Errorf("store: version %d of %s: %w", id, path, err)
 	}
-	text, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("store: version %d of %s: %w", id, path, err)
+	if !ok {
+		return nil, fmt.Errorf("store: version %d of %s: its text is missing", id, path)
 	}
 	return text, nil
 }
 
 // PruneHistory keeps the stored texts within maxBytes (compressed): it
-// drops the oldest versions of the workspace until they fit, then the texts
-// no version uses. It returns how many versions it dropped.
+// drops the oldest versions of the workspace until they fit, and with them
+// the texts no version and no kept delta uses (a text others are stored
+// against goes with the last of them). It returns how many versions it
+// dropped.
 func (db *DB) PruneHistory(ctx context.Context, maxBytes int64) (int, error) {
 	if maxBytes <= 0 {
 		return 0, nil
@@ -194,11 +393,11 @@ func (db *DB) PruneHistory(ctx context.Context, maxBytes int64) (int, error) {
 				return err
 			}
 			if users == 0 {
-				var stored int64
-				if err := tx.QueryRowContext(ctx, `DELETE FROM history_blobs WHERE hash = ? RETURNING stored`, hash).Scan(&stored); err != nil {
+				freed, err := dropUnused(ctx, tx)
+				if err != nil {
 					return err
 				}
-				total -= stored
+				total -= freed
 			}
 		}
 		return nil
@@ -207,4 +406,39 @@ func (db *DB) PruneHistory(ctx context.Context, maxBytes int64) (int, error) {
 		return dropped, fmt.Errorf("store: prune history: %w", err)
 	}
 	return dropped, nil
+}
+
+// dropUnused deletes the texts that no version uses and no other text is a
+// delta against, repeatedly (a chain goes from its end), and returns the
+// bytes freed.
+func dropUnused(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var freed int64
+	for {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM history_blobs
+			WHERE hash NOT IN (SELECT hash FROM history_versions)
+			AND hash NOT IN (SELECT base FROM history_blobs WHERE base IS NOT NULL)
+			RETURNING stored`)
+		if err != nil {
+			return freed, err
+		}
+		n := 0
+		for rows.Next() {
+			var stored int64
+			if err := rows.Scan(&stored); err != nil {
+				rows.Close()
+				return freed, err
+			}
+			freed += stored
+			n++
+		}
+		if err := rows.Close(); err != nil {
+			return freed, err
+		}
+		if err := rows.Err(); err != nil {
+			return freed, err
+		}
+		if n == 0 {
+			return freed, nil
+		}
+	}
 }

@@ -255,6 +255,11 @@ func migrations() []string {
 		CREATE INDEX audit_path ON audit (path, id);
 		CREATE INDEX audit_session ON audit (session, id);
 		CREATE INDEX audit_time ON audit (time);`,
+		// 6: a history text may be kept as a delta against another (base):
+		// a one-line edit of a large file stores the line, not the file.
+		`ALTER TABLE history_blobs ADD COLUMN base TEXT;
+		ALTER TABLE history_blobs ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
+		CREATE INDEX history_blobs_base ON history_blobs (base);`,
 	}
 }
 

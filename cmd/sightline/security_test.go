@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sightline-lsp/sightline/hashline"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,5 +214,73 @@ func TestCLIAuditConcurrentProcesses(t *testing.T) {
 		if n := strings.Count(string(got), "\n"); n != writes {
 			t.Errorf("f%d.txt has %d lines", p, n)
 		}
+	}
+}
+
+// TestCLIHistoryOfManyEdits: forty one-line edits of a 3,000-line file,
+// kept as chains of deltas; a rollback to a version in the middle of a
+// chain gives its exact text back.
+func TestCLIHistoryOfManyEdits(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "line %d\r\n", i)
+	}
+	c := newCLI(t, map[string]string{"big.txt": b.String()}).withUserConfig(t, "")
+	c.run("", "read", "big.txt", "--budget", "100000000")
+	var texts []string
+	for i := range 40 {
+		edit := fmt.Sprintf(`[{"type":"replace_line","ref":"%d:%s","new_content":"edited %d"}]`, 100+i*50, hashline.Hash(fmt.Sprintf("line %d", 99+i*50)), i)
+		if out, errs, code := c.run(edit, "edit", "big.txt", "--edits", "-"); code != 0 {
+			t.Fatalf("edit %d: %s %s", i, out, errs)
+		}
+		got, _ := os.ReadFile(filepath.Join(c.dir, "big.txt"))
+		texts = append(texts, string(got))
+	}
+	out, _, _ := c.run("", "history", "big.txt", "--json")
+	var h struct {
+		Versions []struct {
+			ID int64 `json:"id"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil || len(h.Versions) != 41 {
+		t.Fatalf("history: %v %s", err, out)
+	}
+	for _, k := range []int{37, 20} {
+		if _, errs, code := c.run("", "rollback", "big.txt", fmt.Sprint(h.Versions[k+1].ID)); code != 0 {
+			t.Fatalf("rollback: %s", errs)
+		}
+		if got, _ := os.ReadFile(filepath.Join(c.dir, "big.txt")); string(got) != texts[k] {
+			t.Fatalf("rolled back to edit %d: the text differs", k)
+		}
+	}
+}
+
+// TestCLIReadsSurviveAnOutsideChangeAfterAnEdit: after an edit, sightline
+// keeps no line hashes of the text it wrote (the history holds that text);
+// when another program then changes the file, the session's reads still
+// move through the line diff, computed from the history's copy.
+func TestCLIReadsSurviveAnOutsideChangeAfterAnEdit(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	c := newCLI(t, map[string]string{"f.txt": b.String()}).withUserConfig(t, "")
+	c.run("", "read", "f.txt", "--budget", "100000000")
+	edit := fmt.Sprintf(`[{"type":"replace_line","ref":"1000:%s","new_content":"edited"}]`, hashline.Hash("line 999"))
+	if out, errs, code := c.run(edit, "edit", "f.txt", "--edits", "-"); code != 0 {
+		t.Fatalf("edit: %s %s", out, errs)
+	}
+	// Another program inserts two lines at the top.
+	p := filepath.Join(c.dir, "f.txt")
+	cur, _ := os.ReadFile(p)
+	os.WriteFile(p, append([]byte("new 1\nnew 2\n"), cur...), 0o644)
+	edit = fmt.Sprintf(`[{"type":"replace_line","ref":"1502:%s","new_content":"edited again"}]`, hashline.Hash("line 1499"))
+	if out, errs, code := c.run(edit, "edit", "f.txt", "--edits", "-"); code != 0 {
+		t.Fatalf("an edit of a line read before the outside change was refused: %s %s", out, errs)
+	}
+	// The two inserted lines were never shown.
+	edit = fmt.Sprintf(`[{"type":"replace_line","ref":"1:%s","new_content":"x"}]`, hashline.Hash("new 1"))
+	if _, errs, code := c.run(edit, "edit", "f.txt", "--edits", "-"); code != 1 || !strings.Contains(errs, "unread") {
+		t.Fatalf("an edit of a line never shown: %d %s", code, errs)
 	}
 }

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func hashOf(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+func textOf(b []byte) Text {
+	return Text{Hash: hashOf(b), Size: len(b), Bytes: func() []byte { return b }}
+}
+
+// editSome replaces a few random byte ranges of t and returns the new text
+// with the splices that make it.
+func editSome(r *rand.Rand, t []byte) ([]byte, []Splice) {
+	var ss []Splice
+	var out []byte
+	end := 0
+	for off := r.IntN(200); off < len(t); off += 1 + r.IntN(len(t)/3+1) {
+		del := min(r.IntN(20), len(t)-off)
+		ins := []byte(fmt.Sprintf("<%d>", r.IntN(1000)))
+		ss = append(ss, Splice{Off: off, Del: del, Ins: ins})
+		out = append(append(out, t[end:off]...), ins...)
+		end = off + del
+		off += del
+	}
+	return append(out, t[end:]...), ss
+}
+
+// TestHistoryDeltas: a run of small edits of a large text is stored as
+// deltas (chains no longer than maxDepth), every version reads back
+// exactly, and the stored bytes grow with the edits, not the text.
+func TestHistoryDeltas(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(1, 2))
+	text := bytes.Repeat([]byte("func f() { return 1 }\n"), 20000) // 440 KB
+	var texts [][]byte
+	texts = append(texts, text)
+	for i := range 70 {
+		next, ss := editSome(r, text)
+		before, after := textOf(text), textOf(next)
+		w := Write{Path: "a.go", Before: &before, After: after, Delta: func() []Splice { return ss }, Version: Version{Method: fmt.Sprint(i)}}
+		if err := db.Record(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, next)
+		text = next
+	}
+	vs, err := db.Versions(ctx, "a.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != len(texts) {
+		t.Fatalf("%d versions, want %d", len(vs), len(texts))
+	}
+	for i, v := range vs {
+		got, err := db.VersionText(ctx, "a.go", v.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, texts[i]) {
+			t.Fatalf("version %d reads back wrong", i)
+		}
+		if v.Size != int64(len(texts[i])) {
+			t.Errorf("version %d size %d, want %d", i, v.Size, len(texts[i]))
+		}
+	}
+	var whole, maxD int
+	var stored int64
+	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE base IS NULL`).Scan(&whole)
+	db.sql.QueryRow(`SELECT max(depth), sum(stored) FROM history_blobs`).Scan(&maxD, &stored)
+	if maxD > maxDepth || whole != 3 { // 71 texts: whole at 0, 33, 66
+		t.Errorf("whole texts %d, deepest chain %d", whole, maxD)
+	}
+	t.Logf("71 versions of a 440 KB text: %d bytes stored, %d whole", stored, whole)
+}
+
+// TestHistoryDeltaThatDoesNotFit: splices that do not make the text after
+// (a caller's mistake) are not stored as a delta; the whole text is.
+func TestHistoryDeltaThatDoesNotFit(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, t.TempDir())
+	a, b := []byte("one\ntwo\n"), []byte("one\nTWO!\n")
+	before, after := textOf(a), textOf(b)
+	bad := func() []Splice { return []Splice{{Off: 4, Del: 3, Ins: []byte("TWO")}} } // one byte short
+	if err := db.Record(ctx, Write{Path: "x", Before: &before, After: after, Delta: bad}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := db.BlobText(ctx, after.Hash)
+	if err != nil || !ok || !bytes.Equal(got, b) {
+		t.Fatalf("BlobText = %q %v %v", got, ok, err)
+	}
+}
+
+// TestPruneHistoryKeepsChainsReadable: pruning drops the oldest versions,
+// never a text a kept delta needs, and leaves no text nothing uses.
+func TestPruneHistoryKeepsChainsReadable(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t, t.TempDir())
+	r := rand.New(rand.NewPCG(3, 4))
+	text := bytes.Repeat([]byte("x := y + z // some code here\n"), 5000)
+	for range 100 {
+		next, ss := editSome(r, text)
+		before, after := textOf(text), textOf(next)
+		if err := db.Record(ctx, Write{Path: "p", Before: &before, After: after, Delta: func() []Splice { return ss }}); err != nil {
+			t.Fatal(err)
+		}
+		text = next
+	}
+	var total int64
+	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&total)
+	dropped, err := db.PruneHistory(ctx, total/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, _ := db.Versions(ctx, "p")
+	if dropped == 0 || len(vs) == 0 {
+		t.Fatalf("dropped %d, kept %d", dropped, len(vs))
+	}
+	for _, v := range vs {
+		got, err := db.VersionText(ctx, "p", v.ID)
+		if err != nil || hashOf(got) != v.Hash {
+			t.Fatalf("version %d unreadable after pruning: %v", v.ID, err)
+		}
+	}
+	var orphans int
+	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_versions)
+		AND hash NOT IN (SELECT base FROM history_blobs WHERE base IS NOT NULL)`).Scan(&orphans)
+	var after int64
+	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&after)
+	if orphans != 0 || after > total/2 {
+		t.Errorf("after pruning: %d orphan texts, %d bytes (limit %d)", orphans, after, total/2)
+	}
+}
+
+// TestUpgradeKeepsHistory: texts stored whole by schema 5 read back after
+// the upgrade that lets texts be deltas.
+func TestUpgradeKeepsHistory(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"DROP INDEX history_blobs_base", "ALTER TABLE history_blobs DROP COLUMN depth", "ALTER TABLE history_blobs DROP COLUMN base", "PRAGMA user_version = 5"} {
+		if _, err := db.sql.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := []byte("old\ntext\n")
+	packed, _ := Compress(text)
+	if _, err := db.sql.Exec(`INSERT INTO history_blobs (hash, size, stored, data) VALUES (?, ?, ?, ?)`, hashOf(text), len(text), len(packed), packed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.Exec(`INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (1, 'f', ?, '', '', 'found')`, hashOf(text)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = openTest(t, dir)
+	vs, err := db.Versions(ctx, "f")
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("versions %v %v", vs, err)
+	}
+	got, err := db.VersionText(ctx, "f", vs[0].ID)
+	if err != nil || !bytes.Equal(got, text) {
+		t.Fatalf("VersionText = %q %v", got, err)
+	}
+	next := []byte("old\ntext\nmore\n")
+	before, after := textOf(text), textOf(next)
+	if err := db.Record(ctx, Write{Path: "f", Before: &before, After: after, Delta: func() []Splice { return []Splice{{Off: 9, Ins: []byte("more\n")}} }}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := db.BlobText(ctx, after.Hash); err != nil || !bytes.Equal(got, next) {
+		t.Fatalf("delta on an upgraded text: %q %v", got, err)
+	}
+}
