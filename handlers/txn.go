@@ -3,8 +3,6 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -298,29 +296,32 @@ func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, n
 		return workspace.Doc{}, err
 	}
 	defer unlock()
-	cur, _, err := root.ReadFile(t, e.WS.MaxFileSize())
+	same, err := sameFile(root, t, d.Snap)
 	if err != nil {
 		if result.KindOf(err) == result.NotFound {
 			return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
 		}
 		return workspace.Doc{}, err
 	}
-	if !sameBytes(cur, d.Snap) {
+	if !same {
 		if d.Open {
 			return workspace.Doc{}, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", rel)
 		}
 		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
 	}
-	// The new file hash is taken from the bytes as they are written, so the
-	// answer's fileHash costs no second pass over the text.
-	h := sha256.New()
-	fi, err := root.Replace(t, func(w io.Writer) error { return writeSnapshot(io.MultiWriter(w, h), next) })
+	// The answer's new file hash is computed from the snapshot on another
+	// goroutine while the same (immutable) snapshot is written: on a second
+	// core it costs no wall time.
+	hashed := make(chan string, 1)
+	go func() { hashed <- workspace.Doc{Snap: next}.FileHash() }()
+	fi, err := root.Replace(t, func(w io.Writer) error { return writeSnapshot(w, next) })
+	h := <-hashed
 	if err != nil {
 		return workspace.Doc{}, err
 	}
 	after := e.WS.CommitDisk(d.Key, d, next, lcs, session, fi)
 	e.trees.changed(d.Path, false)
-	after.KnowFileHash("sha256:" + hex.EncodeToString(h.Sum(nil)))
+	after.KnowFileHash(h)
 	return after, nil
 }
 
@@ -366,24 +367,56 @@ func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (*confine.Root, c
 	return root, t, unlock, nil
 }
 
-// sameBytes reports whether b is exactly the snapshot's text: what comparing
-// their file hashes tells, without hashing either.
-func sameBytes(b []byte, s *textdoc.Snapshot) bool {
-	if len(b) != s.Len() {
-		return false
+// sameFile reports whether t holds exactly the snapshot's bytes (what
+// comparing their file hashes tells, without hashing either), reading it in
+// chunks against the snapshot's lines: no copy of the file is kept.
+func sameFile(root *confine.Root, t confine.Target, s *textdoc.Snapshot) (bool, error) {
+	f, fi, err := root.OpenRead(t)
+	if err != nil {
+		return false, err
 	}
-	buf := make([]byte, 0, 64<<10)
+	defer f.Close()
+	if fi.Size() != int64(s.Len()) {
+		return false, nil
+	}
+	same, err := sameReader(f, s)
+	if err != nil {
+		return false, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", t.Name, err))
+	}
+	return same, nil
+}
+
+// sameReader reports whether r yields exactly the snapshot's bytes.
+func sameReader(r io.Reader, s *textdoc.Snapshot) (bool, error) {
+	want := make([]byte, 0, 64<<10)
+	got := make([]byte, 64<<10)
 	n := s.LineCount()
 	for from := 0; from < n; {
 		to := min(n, from+1024)
-		buf = s.AppendText(buf[:0], from, to)
-		if !bytes.HasPrefix(b, buf) {
-			return false
+		want = s.AppendText(want[:0], from, to)
+		for rest := want; len(rest) > 0; {
+			k, err := io.ReadFull(r, got[:min(len(got), len(rest))])
+			if !bytes.Equal(got[:k], rest[:k]) {
+				return false, nil
+			}
+			if err != nil { // shorter than the snapshot
+				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+					return false, nil
+				}
+				return false, err
+			}
+			rest = rest[k:]
 		}
-		b = b[len(buf):]
 		from = to
 	}
-	return len(b) == 0
+	switch _, err := io.ReadFull(r, got[:1]); {
+	case err == nil: // longer than the snapshot
+		return false, nil
+	case errors.Is(err, io.EOF):
+		return true, nil
+	default:
+		return false, err
+	}
 }
 
 // writeSnapshot streams a snapshot's bytes in chunks of lines, so a large

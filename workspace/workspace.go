@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/result"
@@ -62,15 +63,46 @@ type lazyHash struct {
 	mu   sync.Mutex
 	done bool
 	v    string
+	// pending, when not nil, is closed once a hash started ahead has set v.
+	pending chan struct{}
 }
 
 func (h *lazyHash) get(s *textdoc.Snapshot) string {
+	h.mu.Lock()
+	p := h.pending
+	h.mu.Unlock()
+	if p != nil {
+		<-p
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.done {
 		h.v, h.done = hashSnapshot(s), true
 	}
 	return h.v
+}
+
+// hashAheadMin is the size from which a file read from disk is hashed on
+// another goroutine while its document is built: nearly every caller of a
+// large file needs its hash (answers carry it, the ledger compares it), and
+// on a second core it then costs no wall time.
+const hashAheadMin = 1 << 20
+
+// ahead starts hashing data, the document's exact bytes, which nothing
+// writes to any more.
+func (h *lazyHash) ahead(data []byte) {
+	p := make(chan struct{})
+	h.pending = p
+	go func() {
+		sum := sha256.Sum256(data)
+		v := "sha256:" + hex.EncodeToString(sum[:])
+		h.mu.Lock()
+		if !h.done {
+			h.v, h.done = v, true
+		}
+		h.mu.Unlock()
+		close(p)
+	}()
 }
 
 // KnowFileHash records the document's file hash when its writer computed it
@@ -874,7 +906,14 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if IsBinary(data) {
 		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
 	}
-	text := string(data)
+	// The buffer is ours and never written again: the text aliases it
+	// instead of copying the file once more.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	hash := &lazyHash{}
+	if len(data) >= hashAheadMin {
+		hash.ahead(data)
+	}
+	snap := textdoc.New(text) // outside the lock: O(file)
 
 	w.mu.Lock()
 	e, known = w.docs[k]
@@ -888,7 +927,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if known && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
 		d = e.doc
 	} else {
-		d = Doc{Key: k, URI: string(k), Path: path, Snap: textdoc.New(text), Rev: w.nextRev(), hash: &lazyHash{}}
+		d = Doc{Key: k, URI: string(k), Path: path, Snap: snap, Rev: w.nextRev(), hash: hash}
 		if known {
 			d.URI = e.doc.URI
 			d.Lang = e.doc.Lang
