@@ -114,13 +114,13 @@ func TestSmallEditsKeepShownRevisions(t *testing.T) {
 	d, _ := w.Open(u, "", 1, strings.Repeat(line, 200000)) // 6 MB of short lines
 	// Not pinned: the recent revisions themselves must keep it (a pinned one
 	// always survives the trim, so pinning would hide the accounting).
-	for v := 2; v < 20; v++ {
+	for v := 2; v < 2+maxPast-2; v++ {
 		r := textdoc.Range{Start: textdoc.Pos{Line: uint32(v * 1000)}, End: textdoc.Pos{Line: uint32(v * 1000), Char: 3}}
 		if _, err := w.Change(u, int32(v), []textdoc.Change{{Range: &r, Text: "yyy"}}, textdoc.UTF16, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, ok := w.SnapshotAt(d.Key, d.Rev); !ok {
-		t.Fatal("the shown revision was dropped after 18 one-line edits")
+		t.Fatalf("the shown revision was dropped after %d one-line edits", maxPast-2)
 	}
 }

@@ -243,9 +243,13 @@ type revSnap struct {
 }
 
 // maxPast bounds the recent revisions kept per document, maxPinned the
-// revisions kept because an agent was shown them.
+// revisions kept because an agent was shown them. Refs are checked against
+// pinned revisions only; the recent ones cover the moment between showing
+// a revision and pinning it (a change can land in between), so a few do:
+// a user typing or an editor syncing full text makes hundreds, and each
+// costs what it changed.
 const (
-	maxPast   = 256
+	maxPast   = 16
 	maxPinned = 512
 )
 
