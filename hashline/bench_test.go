@@ -2,6 +2,7 @@ package hashline
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,34 @@ func BenchmarkAnnotate200kCRLF(b *testing.B) {
 	var dst []byte
 	for b.Loop() {
 		dst = Annotate(dst[:0], text, 1)
+	}
+}
+
+// BenchmarkAnnotate200kBareLoop is the floor annotate is measured against:
+// the plainest Go loop making the same output (lines cut at '\n' only,
+// strconv for the number, the same hash), written for speed, not the LSP
+// line rule.
+func BenchmarkAnnotate200kBareLoop(b *testing.B) {
+	text := sourceLike(200_000)
+	b.SetBytes(int64(len(text)))
+	dst := make([]byte, 0, estimate(len(text)))
+	for b.Loop() {
+		dst = dst[:0]
+		n := 1
+		for rest := text; rest != ""; n++ {
+			i := strings.IndexByte(rest, '\n')
+			line := rest
+			if i >= 0 {
+				line, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = ""
+			}
+			dst = strconv.AppendInt(dst, int64(n), 10)
+			dst = append(dst, ':')
+			dst = appendHash(dst, line)
+			dst = append(dst, '|')
+			dst = append(dst, line...)
+			dst = append(dst, '\n')
+		}
 	}
 }
