@@ -443,6 +443,14 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 		// The agent's own edit above the fix lands (one line inserted); it
 		// goes on with the numbers of its read.
 		at := tr.rng.IntN(tr.reg.start + 1)
+		if tr.reg.n == 0 && at == tr.reg.start && at > 0 {
+			// When the fix is an insertion, a note right where it goes
+			// leaves two right answers: the note before the restored line or
+			// after it (an insert_after lands right after its line). The
+			// note goes above the fix's anchor line instead, as userTypes
+			// does for the user's lines.
+			at--
+		}
 		note := tr.commnt + " note by the agent"
 		var call bool
 		if tr.naive {
