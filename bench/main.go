@@ -1,8 +1,8 @@
 // Command bench measures sightline end to end, as a user or an agent meets
 // it, on generated Go files of 1,000 to 200,000 lines cut from the Go
-// standard library: the CLI (process start included) and a `sightline serve`
-// over stdio driven by a client that applies workspace/applyEdit as an
-// editor does. It prints p50/p99, throughput and peak RSS, and with -write
+// standard library: the CLI (process start included: read, edit, apply) and
+// a `sightline serve` over stdio (read, edit, applyBlocks) driven by a client
+// that applies workspace/applyEdit as an editor does. It prints p50/p99, throughput and peak RSS, and with -write
 // regenerates the section of docs/performance.md between its markers.
 //
 //	go run ./bench            # full run (a few minutes)
@@ -99,7 +99,7 @@ func run(short bool, write string, runs int) error {
 	var rows []row
 	add := func(r row) {
 		rows = append(rows, r)
-		fmt.Fprintf(os.Stderr, "%-44s %7d lines  %s %s\n", r.what, r.lines, r.stats, r.note)
+		fmt.Fprintf(os.Stderr, "%-62s %7d lines  %s %s\n", r.what, r.lines, r.stats, r.note)
 	}
 	for _, n := range sizes {
 		f := files[n]
@@ -136,6 +136,25 @@ func run(short bool, write string, runs int) error {
 			return err
 		}
 		add(row{"CLI `edit F` one line", n, ed, ""})
+		// `sightline apply`: one edit block on stdin per run. The block's old
+		// text must occur once in the file, so line 100 first becomes a
+		// marker (untimed) and each run then replaces the marker with the next.
+		mark := func(i int) string { return fmt.Sprintf("// bench apply %d", i) }
+		b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[runs%2])), "new_content": mark(0)}})
+		os.WriteFile(edits, b, 0o644)
+		if _, _, err := c.run(nil, "edit", f, "--edits", edits); err != nil {
+			return err
+		}
+		ap, err := c.measureIn(runs, func(i int) ([]string, []byte) {
+			return []string{"apply"}, []byte(editBlock(f, mark(i), mark(i+1)))
+		})
+		if err != nil {
+			return err
+		}
+		if err := lineIs(filepath.Join(ws, f), 100, mark(runs)); err != nil {
+			return fmt.Errorf("sightline apply: %v", err)
+		}
+		add(row{"CLI `apply` one edit block (stdin)", n, ap, ""})
 	}
 	for _, n := range sizes {
 		rs, err := stdio(bin, ws, files[n], n, runs*10)
@@ -241,10 +260,16 @@ func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, error) {
 // measure runs a command n times (args(i) for run i) and times each, start
 // of the process to its exit.
 func (c cli) measure(n int, args func(i int) []string) (stats, error) {
+	return c.measureIn(n, func(i int) ([]string, []byte) { return args(i), nil })
+}
+
+// measureIn is measure with standard input for each run.
+func (c cli) measureIn(n int, args func(i int) ([]string, []byte)) (stats, error) {
 	var ds []time.Duration
 	var rss int64
 	for i := range n {
-		d, r, err := c.run(nil, args(i)...)
+		a, in := args(i)
+		d, r, err := c.run(in, a...)
 		if err != nil {
 			return stats{}, err
 		}
@@ -254,6 +279,25 @@ func (c cli) measure(n int, args func(i int) []string) (stats, error) {
 	st := summarize(ds)
 	st.rssKB = rss
 	return st, nil
+}
+
+// editBlock is one edit block replacing the line old of path with new.
+func editBlock(path, old, new string) string {
+	return fmt.Sprintf("%s\n<<<< EDIT\n%s\n==== REPLACE\n%s\n>>>> EDIT END\n", path, old, new)
+}
+
+// lineIs checks line n (1-based) of a file on disk, so that a run whose
+// edits were skipped without an error is not reported as a measure.
+func lineIs(path string, n int, want string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	ls := strings.SplitN(string(b), "\n", n+1)
+	if len(ls) < n || ls[n-1] != want {
+		return fmt.Errorf("%s: line %d is not %q after the runs", path, n, want)
+	}
+	return nil
 }
 
 type stats struct {
@@ -283,9 +327,10 @@ func (s stats) String() string {
 	return fmt.Sprintf("p50 %7.2f ms  p99 %7.2f ms  %7.1f/s  peak RSS %6s (n=%d)", s.p50, s.p99, s.perSec, rss, s.n)
 }
 
-// stdio drives `sightline serve` over its stdio: reads of a closed file, and
-// edits of an open document whose workspace/applyEdit the client applies and
-// reports back with didChange, as an editor does.
+// stdio drives `sightline serve` over its stdio: reads and edit blocks of a
+// closed file (the blocks written to disk), then hashline edits and edit
+// blocks of the same document open in the editor, whose workspace/applyEdit
+// the client applies and reports back with didChange, as an editor does.
 func stdio(bin, ws, file string, lines, runs int) ([]row, error) {
 	ctx := context.Background()
 	cmd := exec.Command(bin, "serve", "--log-level", "error", "--state-dir", filepath.Join(ws, ".state"))
@@ -399,11 +444,70 @@ func stdio(bin, ws, file string, lines, runs int) ([]row, error) {
 	}
 	rows = append(rows, row{"stdio `sightline/read` 2,000 lines", lines, st, ""})
 
+	line100 := func(text []byte) string {
+		l, _, _ := strings.Cut(strings.SplitAfterN(string(text), "\n", 101)[99], "\n")
+		return l
+	}
+	edit := func(old, new string) error {
+		var res struct {
+			OK      bool   `json:"ok"`
+			Applied bool   `json:"applied"`
+			Message string `json:"message"`
+		}
+		ops := []map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(old)), "new_content": new}}
+		if err := call("sightline/edit", map[string]any{"session": "stdio", "textDocument": map[string]any{"uri": uri}, "edits": ops}, &res); err != nil {
+			return err
+		}
+		if !res.OK || !res.Applied {
+			return fmt.Errorf("sightline/edit: %s", res.Message)
+		}
+		return nil
+	}
+	// blocks replaces line 100, known to read old, with new through one edit
+	// block (its path relative to the workspace root, as a model writes it).
+	blocks := func(old, new string) error {
+		var res struct {
+			OK      bool   `json:"ok"`
+			Message string `json:"message"`
+			Blocks  []struct {
+				Status string `json:"status"`
+			} `json:"blocks"`
+		}
+		if err := call("sightline/applyBlocks", map[string]any{"session": "stdio", "text": editBlock(file, old, new)}, &res); err != nil {
+			return err
+		}
+		if !res.OK || len(res.Blocks) != 1 || res.Blocks[0].Status != "applied" {
+			return fmt.Errorf("sightline/applyBlocks: %s", res.Message)
+		}
+		return nil
+	}
+	// Edit blocks on the closed file: each is written to disk. Line 100
+	// first becomes a marker (untimed) so that the block's old text occurs
+	// once; each block then replaces the marker with the next one.
+	diskMark := func(i int) string { return fmt.Sprintf("// stdio disk block %d", i) }
+	if err := edit(line100(text), diskMark(0)); err != nil {
+		return nil, err
+	}
+	nBlocks := max(3, runs/5)
+	st, err = time1(nBlocks, func(i int) error { return blocks(diskMark(i), diskMark(i+1)) })
+	if err != nil {
+		return nil, err
+	}
+	if err := lineIs(path, 100, diskMark(nBlocks)); err != nil {
+		return nil, err
+	}
+	rows = append(rows, row{"stdio `sightline/applyBlocks` one block, file on disk", lines, st, "closed file: written to disk"})
+
+	// The editor opens the file as it is now; from here every write goes
+	// through workspace/applyEdit.
+	if text, err = os.ReadFile(path); err != nil {
+		return nil, err
+	}
 	conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": version, "text": string(text)}})
 	if err := read([2]int{95, 105})(0); err != nil {
 		return nil, err
 	}
-	first, _, _ := strings.Cut(strings.SplitAfterN(string(text), "\n", 101)[99], "\n")
+	first := line100(text)
 	// Each edit writes a new content (an A→B→A cycle makes a ref to A
 	// ambiguous across the versions the session saw).
 	content := func(i int) string {
@@ -412,25 +516,23 @@ func stdio(bin, ws, file string, lines, runs int) ([]row, error) {
 		}
 		return fmt.Sprintf("// stdio bench edit %d", i)
 	}
-	st, err = time1(max(3, runs/5), func(i int) error {
-		var res struct {
-			OK      bool   `json:"ok"`
-			Applied bool   `json:"applied"`
-			Message string `json:"message"`
-		}
-		ops := []map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(content(i))), "new_content": content(i + 1)}}
-		if err := call("sightline/edit", map[string]any{"session": "stdio", "textDocument": map[string]any{"uri": uri}, "edits": ops}, &res); err != nil {
-			return err
-		}
-		if !res.OK || !res.Applied {
-			return fmt.Errorf("sightline/edit %d: %s", i, res.Message)
-		}
-		return nil
-	})
+	nEdits := max(3, runs/5)
+	st, err = time1(nEdits, func(i int) error { return edit(content(i), content(i+1)) })
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, row{"stdio `sightline/edit` + applyEdit round trip", lines, st, ""})
+	openMark := func(i int) string {
+		if i == 0 {
+			return content(nEdits)
+		}
+		return fmt.Sprintf("// stdio open block %d", i)
+	}
+	st, err = time1(nBlocks, func(i int) error { return blocks(openMark(i), openMark(i+1)) })
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, row{"stdio `sightline/applyBlocks` one block + applyEdit round trip", lines, st, "open in the editor: applied through workspace/applyEdit"})
 	for i := range rows {
 		rows[i].stats.hasRSS = false
 	}

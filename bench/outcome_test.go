@@ -72,6 +72,11 @@ func loadFixtures(t *testing.T) []fixture {
 		{"go/src/strings/strings.go", filepath.Join(goroot, "src/strings/strings.go")},
 		{"go/src/net/http/server.go", filepath.Join(goroot, "src/net/http/server.go")},
 		{"testdata/realworld/sched.py", "../testdata/realworld/sched.py"},
+		{"testdata/realworld/heapq.py", "../testdata/realworld/heapq.py"},
+		{"testdata/realworld/textwrap.py", "../testdata/realworld/textwrap.py"},
+		{"testdata/realworld/shlex.py", "../testdata/realworld/shlex.py"},
+		{"testdata/realworld/zod/util.ts", "../testdata/realworld/zod/util.ts"},
+		{"testdata/realworld/zod/checks.ts", "../testdata/realworld/zod/checks.ts"},
 	}
 	var fs []fixture
 	for _, p := range paths {
@@ -87,6 +92,17 @@ func loadFixtures(t *testing.T) []fixture {
 		t.Skip("no fixtures")
 	}
 	return fs
+}
+
+// languageID is the LSP language id an editor would open the file with.
+func languageID(path string) string {
+	switch filepath.Ext(path) {
+	case ".py":
+		return "python"
+	case ".ts":
+		return "typescript"
+	}
+	return "go"
 }
 
 // Mutations: each takes the original lines and a line index and returns the
@@ -416,7 +432,7 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 		defer tr.env.Close(context.Background())
 		tr.path = filepath.Join(root, filepath.Base(fx.name))
 		tr.uri = "file://" + tr.path
-		if _, err := tr.env.WS.Open(tr.uri, "go", 1, joinLines(tr.cur)); err != nil {
+		if _, err := tr.env.WS.Open(tr.uri, languageID(tr.path), 1, joinLines(tr.cur)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -427,6 +443,14 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 		// The agent's own edit above the fix lands (one line inserted); it
 		// goes on with the numbers of its read.
 		at := tr.rng.IntN(tr.reg.start + 1)
+		if tr.reg.n == 0 && at == tr.reg.start && at > 0 {
+			// When the fix is an insertion, a note right where it goes
+			// leaves two right answers: the note before the restored line or
+			// after it (an insert_after lands right after its line). The
+			// note goes above the fix's anchor line instead, as userTypes
+			// does for the user's lines.
+			at--
+		}
 		note := tr.commnt + " note by the agent"
 		var call bool
 		if tr.naive {
@@ -506,7 +530,7 @@ func resetLedger(t *testing.T, tr *outcomeTrial) *handlers.Env {
 	ed := &lsptest.BufferEditor{Fast: true}
 	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{filepath.Dir(tr.path)}, Config: config.Default(), NoPersist: true, Editor: ed})
 	ed.WS = env.WS
-	if _, err := env.WS.Open(tr.uri, "go", 1, joinLines(tr.cur)); err != nil {
+	if _, err := env.WS.Open(tr.uri, languageID(tr.path), 1, joinLines(tr.cur)); err != nil {
 		t.Fatal(err)
 	}
 	return env
