@@ -184,12 +184,12 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	}
 	out.after, out.applied = after, true
 	out.warnings = append(out.warnings, warn...)
-	now := after
-	if now.Snap != next {
+	out.shown = sameLines(after.Snap, next, plan)
+	now := after // the planned text, as the editor reported it (its hash computed during the round trip)
+	if !out.shown {
 		now = workspace.Doc{Snap: next} // the editor's text moved on: keep what was written
 	}
 	e.record(ctx, req.method, req.caller, d.Key, written{before: d, after: now, plan: &plan})
-	out.shown = sameLines(after.Snap, next, plan)
 	return out, nil
 }
 

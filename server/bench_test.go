@@ -34,9 +34,15 @@ func BenchmarkReadPipe2000(b *testing.B) {
 // BenchmarkEditRoundTrip10k: sightline/edit on a 10,000-line open document,
 // request to answer, including the workspace/applyEdit round trip to the
 // editor and its didChange (target p99 ≤ 10 ms).
-func BenchmarkEditRoundTrip10k(b *testing.B) {
+func BenchmarkEditRoundTrip10k(b *testing.B) { benchEditRoundTrip(b, 10_000) }
+
+// BenchmarkEditRoundTrip200k is the same on a 200,000-line document: what
+// grows with the file (the answer's file hash, the editor's own apply).
+func BenchmarkEditRoundTrip200k(b *testing.B) { benchEditRoundTrip(b, 200_000) }
+
+func benchEditRoundTrip(b *testing.B, n int) {
 	var src strings.Builder
-	for i := 0; i < 10000; i++ {
+	for i := 0; i < n; i++ {
 		fmt.Fprintf(&src, "\tvalue%d := compute(%d) // line\n", i, i)
 	}
 	root := b.TempDir()

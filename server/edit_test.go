@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -379,5 +381,38 @@ func TestEditDryRunAndFullRefresh(t *testing.T) {
 	res = edit(t, e, u, edits, map[string]any{"fullRefresh": true})
 	if !res.OK || !res.Applied || res.WindowRange == nil || *res.WindowRange != (ledger.Range{Start: 1, End: 30}) || !strings.Contains(res.Window, "15:"+hashOf("fifteen")+"|fifteen") {
 		t.Fatalf("full refresh: %+v window %v", res.Outcome, res.WindowRange)
+	}
+}
+
+// TestEditAnswerHashOfLargeBuffer: for a large open document the new file
+// hash is computed while the editor applies the edit, and the answer's
+// fileHash is the hash of the buffer the editor then holds, edit after edit.
+func TestEditAnswerHashOfLargeBuffer(t *testing.T) {
+	var src strings.Builder
+	for i := 0; i < 40000; i++ { // 1.4 MB: over the size hashed ahead
+		fmt.Fprintf(&src, "\tvalue%d := compute(%d) // line\n", i, i)
+	}
+	root := t.TempDir()
+	e := lsptest.Start(t, lsptest.Options{Root: root, Server: serverOpts(t)})
+	u := "file://" + root + "/big.go"
+	e.Open(u, "go", src.String())
+	var rr handlers.ReadResult
+	if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "budget": map[string]int{"chars": 1 << 24}}, &rr); err != nil || !rr.OK {
+		t.Fatal(err, rr.Message)
+	}
+	content := "\tvalue20000 := compute(20000) // line"
+	for i := range 3 {
+		next := fmt.Sprintf("\tvalue20000 := compute(%d) // edited", i)
+		var res handlers.EditResult
+		if err := e.Call("sightline/edit", map[string]any{"textDocument": map[string]string{"uri": u}, "edits": []map[string]any{
+			{"type": "replace_line", "ref": "20001:" + hashOf(content), "new_content": next},
+		}}, &res); err != nil || !res.OK {
+			t.Fatalf("edit %d: %v %+v", i, err, res.Outcome)
+		}
+		sum := sha256.Sum256([]byte(e.Buffer(u)))
+		if want := "sha256:" + hex.EncodeToString(sum[:]); res.FileHash != want {
+			t.Fatalf("edit %d: fileHash %s, the buffer's is %s", i, res.FileHash, want)
+		}
+		content = next
 	}
 }

@@ -91,11 +91,18 @@ const hashAheadMin = 1 << 20
 // ahead starts hashing data, the document's exact bytes, which nothing
 // writes to any more.
 func (h *lazyHash) ahead(data []byte) {
+	h.aheadOf(func() string {
+		sum := sha256.Sum256(data)
+		return "sha256:" + hex.EncodeToString(sum[:])
+	})
+}
+
+// aheadOf starts computing the hash with fn on another goroutine.
+func (h *lazyHash) aheadOf(fn func() string) {
 	p := make(chan struct{})
 	h.pending = p
 	go func() {
-		sum := sha256.Sum256(data)
-		v := "sha256:" + hex.EncodeToString(sum[:])
+		v := fn()
 		h.mu.Lock()
 		if !h.done {
 			h.v, h.done = v, true
@@ -203,6 +210,9 @@ type expectation struct {
 	want    *textdoc.Snapshot
 	regions [][2]int // 0-based [from, to) line ranges of want that the edit wrote
 	author  string
+	// hash is want's file hash, computed while the editor applies the edit:
+	// the document the editor reports, when it matches, has the same bytes.
+	hash *lazyHash
 }
 
 // matches reports whether snap is the expected result: same size and line
@@ -627,6 +637,7 @@ func (w *Workspace) Change(uri string, version int32, changes []textdoc.Change, 
 		// expected text after the expected version.
 		if old.Version == x.base && x.matches(snap) {
 			author = x.author
+			d.hash = x.hash
 		}
 		delete(w.expects, k)
 	}
@@ -687,8 +698,12 @@ func (w *Workspace) broadcast() {
 // want that the edit wrote) on behalf of author, so the didChange that does
 // so is attributed to author (its lines become authored, not stale).
 func (w *Workspace) ExpectEdit(k Key, base int32, want *textdoc.Snapshot, regions [][2]int, author string) {
+	h := &lazyHash{}
+	if want.Len() >= hashAheadMin {
+		h.aheadOf(func() string { return hashSnapshot(want) })
+	}
 	w.mu.Lock()
-	w.expects[k] = expectation{base: base, want: want, regions: regions, author: author}
+	w.expects[k] = expectation{base: base, want: want, regions: regions, author: author, hash: h}
 	w.mu.Unlock()
 }
 
