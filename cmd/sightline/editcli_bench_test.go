@@ -79,3 +79,32 @@ func BenchmarkCLIEdit200k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCLIApply200k is BenchmarkCLIEdit200k for one edit block on
+// standard input (sightline apply).
+func BenchmarkCLIApply200k(b *testing.B) {
+	src := stdlibLines(b, 200_000)
+	ws := b.TempDir()
+	os.Mkdir(filepath.Join(ws, ".git"), 0o755)
+	b.Setenv("XDG_STATE_HOME", filepath.Join(b.TempDir(), "state"))
+	b.Setenv("SIGHTLINE_NO_BRIDGE", "1")
+	src[99] = "// marker 0\n"
+	if err := os.WriteFile(filepath.Join(ws, "big.go"), []byte(strings.Join(src, "")), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Chdir(ws)
+	var out, errb bytes.Buffer
+	if rc := run([]string{"read", "big.go:95-105"}, nil, &out, &errb); rc != 0 {
+		b.Fatalf("read: %d %s", rc, errb.String())
+	}
+	time.Sleep(2100 * time.Millisecond)
+	b.ResetTimer()
+	for i := range b.N {
+		block := fmt.Sprintf("big.go\n<<<< EDIT\n// marker %d\n==== REPLACE\n// marker %d\n>>>> EDIT END\n", i, i+1)
+		out.Reset()
+		errb.Reset()
+		if rc := run([]string{"apply"}, strings.NewReader(block), &out, &errb); rc != 0 || !strings.Contains(out.String()+errb.String(), "applied") {
+			b.Fatalf("apply %d: rc %d %s %s", i, rc, out.String(), errb.String())
+		}
+	}
+}
