@@ -7,6 +7,8 @@
 //
 //	go run ./bench            # full run (a few minutes)
 //	go run ./bench -short     # small files, few runs: what CI runs
+//	go run ./bench -read      # whole-file reads only, text vs --json, large files
+//	go run ./bench -read -bin /tmp/old/sightline   # the same, of another build
 //	go run ./bench -write docs/performance.md
 package main
 
@@ -41,8 +43,14 @@ func main() {
 	short := flag.Bool("short", false, "small files and few runs (CI: checks the suite works)")
 	write := flag.String("write", "", "regenerate the measured section of this markdown file")
 	runs := flag.Int("runs", 0, "runs per measure (default 31, 3 with -short)")
+	readOnly := flag.Bool("read", false, "only the whole-file reads, text and --json, of the 100,000 and 200,000-line files, each -runs times")
+	binary := flag.String("bin", "", "measure this sightline binary instead of building ./cmd/sightline")
 	flag.Parse()
-	if err := run(*short, *write, *runs); err != nil {
+	if *readOnly && *write != "" {
+		fmt.Fprintln(os.Stderr, "bench: -write needs the full run, not -read")
+		os.Exit(2)
+	}
+	if err := run(*short, *readOnly, *binary, *write, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -56,7 +64,7 @@ type row struct {
 	note  string
 }
 
-func run(short bool, write string, runs int) error {
+func run(short, readOnly bool, bin, write string, runs int) error {
 	sizes := []int{1_000, 10_000, 100_000, 200_000}
 	if runs == 0 {
 		runs = 31
@@ -65,15 +73,24 @@ func run(short bool, write string, runs int) error {
 		sizes = []int{1_000, 10_000}
 		runs = 3
 	}
+	whole := max(3, runs/3) // runs of a whole-file read
+	if readOnly {
+		sizes = sizes[len(sizes)-2:]
+		whole = runs
+	}
 	tmp, err := os.MkdirTemp("", "sightline-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "sightline")
-	fmt.Fprintln(os.Stderr, "building sightline…")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/sightline").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	if bin == "" {
+		bin = filepath.Join(tmp, "sightline")
+		fmt.Fprintln(os.Stderr, "building sightline…")
+		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/sightline").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	} else if bin, err = filepath.Abs(bin); err != nil {
+		return err
 	}
 	ws := filepath.Join(tmp, "ws")
 	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
@@ -103,25 +120,33 @@ func run(short bool, write string, runs int) error {
 	}
 	for _, n := range sizes {
 		f := files[n]
-		if _, _, err := c.run(nil, "read", f+":100-110"); err != nil { // first sight: a whole scan
+		if _, _, _, err := c.run(nil, "read", f+":100-110"); err != nil { // first sight: a whole scan
 			return err
 		}
-		st, err := c.measure(runs, func(int) []string { return []string{"read", f + ":100-110"} })
+		if !readOnly {
+			st, err := c.measure(runs, func(int) []string { return []string{"read", f + ":100-110"} })
+			if err != nil {
+				return err
+			}
+			add(row{"CLI `read F:100-110`", n, st, ""})
+		}
+		// Text and JSON runs alternate, so a change of the machine's load
+		// weighs on both alike.
+		both, err := c.measureEach(2*whole, 2, func(i int) []string {
+			if i%2 == 0 {
+				return []string{"read", f, "--budget", "100000000"}
+			}
+			return []string{"read", f, "--budget", "100000000", "--json"}
+		})
 		if err != nil {
 			return err
 		}
-		add(row{"CLI `read F:100-110`", n, st, ""})
-		whole := max(3, runs/3)
-		text, err := c.measure(whole, func(int) []string { return []string{"read", f, "--budget", "100000000"} })
-		if err != nil {
-			return err
-		}
+		text, js := both[0], both[1]
 		add(row{"CLI `read F --budget 1e8` (whole file, text)", n, text, ""})
-		js, err := c.measure(whole, func(int) []string { return []string{"read", f, "--budget", "100000000", "--json"} })
-		if err != nil {
-			return err
+		add(row{"CLI `read F --budget 1e8 --json`", n, js, fmt.Sprintf("%.2f× the text output (CPU %.2f×)", js.p50/text.p50, js.cpuP50/text.cpuP50)})
+		if readOnly {
+			continue
 		}
-		add(row{"CLI `read F --budget 1e8 --json`", n, js, fmt.Sprintf("%.2f× the text output", js.p50/text.p50)})
 		// Line 100 alternates between two contents, so each edit changes the
 		// file and the ref for the next is known.
 		line := strings.TrimRight(src[99], "\n")
@@ -142,7 +167,7 @@ func run(short bool, write string, runs int) error {
 		mark := func(i int) string { return fmt.Sprintf("// bench apply %d", i) }
 		b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[runs%2])), "new_content": mark(0)}})
 		os.WriteFile(edits, b, 0o644)
-		if _, _, err := c.run(nil, "edit", f, "--edits", edits); err != nil {
+		if _, _, _, err := c.run(nil, "edit", f, "--edits", edits); err != nil {
 			return err
 		}
 		ap, err := c.measureIn(runs, func(i int) ([]string, []byte) {
@@ -157,6 +182,9 @@ func run(short bool, write string, runs int) error {
 		add(row{"CLI `apply` one edit block (stdin)", n, ap, ""})
 	}
 	for _, n := range sizes {
+		if readOnly {
+			break
+		}
 		rs, err := stdio(bin, ws, files[n], n, runs*10)
 		if err != nil {
 			return err
@@ -210,7 +238,8 @@ type cli struct {
 	env     []string
 }
 
-// launch runs a command and prints its wall time (µs) and peak RSS (KB). The
+// launch runs a command and prints its wall time (µs), peak RSS (KB) and
+// CPU time, user and system (µs). The
 // bench starts every CLI run through a fresh copy of itself in this mode:
 // Linux reports a child's peak RSS as at least its parent's size when it
 // forked, and the bench itself holds the files' text.
@@ -229,16 +258,17 @@ func launch(args []string) int {
 	if ru != nil {
 		rss = ru.Maxrss
 	}
-	fmt.Printf("%d %d\n", d.Microseconds(), rss)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("%d %d %d\n", d.Microseconds(), rss, cpu.Microseconds())
 	return 0
 }
 
 // run runs one command through launch; it returns the command's own wall
-// time and peak RSS.
-func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, error) {
+// time, peak RSS and CPU time.
+func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, time.Duration, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	cmd := exec.Command(self, append([]string{"-launch", c.bin}, args...)...)
 	cmd.Dir, cmd.Env = c.ws, c.env
@@ -247,14 +277,14 @@ func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, error) {
 	// The command's own output goes to launch's stdout before the numbers:
 	// the numbers are the last line.
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("sightline %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+		return 0, 0, 0, fmt.Errorf("sightline %s: %v\n%s", strings.Join(args, " "), err, errb.String())
 	}
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
-	var us, rss int64
-	if _, err := fmt.Sscan(lines[len(lines)-1], &us, &rss); err != nil {
-		return 0, 0, fmt.Errorf("launch: %q: %v", out.String(), err)
+	var us, rss, cpu int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &us, &rss, &cpu); err != nil {
+		return 0, 0, 0, fmt.Errorf("launch: %q: %v", out.String(), err)
 	}
-	return time.Duration(us) * time.Microsecond, rss, nil
+	return time.Duration(us) * time.Microsecond, rss, time.Duration(cpu) * time.Microsecond, nil
 }
 
 // measure runs a command n times (args(i) for run i) and times each, start
@@ -265,19 +295,38 @@ func (c cli) measure(n int, args func(i int) []string) (stats, error) {
 
 // measureIn is measure with standard input for each run.
 func (c cli) measureIn(n int, args func(i int) ([]string, []byte)) (stats, error) {
-	var ds []time.Duration
-	var rss int64
+	st, err := c.measureEachIn(n, 1, args)
+	if err != nil {
+		return stats{}, err
+	}
+	return st[0], nil
+}
+
+// measureEach is measure of k commands taking turns: run i is of command
+// i%k, and the stats of command j are those of its runs.
+func (c cli) measureEach(n, k int, args func(i int) []string) ([]stats, error) {
+	return c.measureEachIn(n, k, func(i int) ([]string, []byte) { return args(i), nil })
+}
+
+// measureEachIn is measureEach with standard input for each run.
+func (c cli) measureEachIn(n, k int, args func(i int) ([]string, []byte)) ([]stats, error) {
+	ds, cpus, rss := make([][]time.Duration, k), make([][]time.Duration, k), make([]int64, k)
 	for i := range n {
 		a, in := args(i)
-		d, r, err := c.run(in, a...)
+		d, r, cpu, err := c.run(in, a...)
 		if err != nil {
-			return stats{}, err
+			return nil, err
 		}
-		ds = append(ds, d)
-		rss = max(rss, r)
+		ds[i%k] = append(ds[i%k], d)
+		cpus[i%k] = append(cpus[i%k], cpu)
+		rss[i%k] = max(rss[i%k], r)
 	}
-	st := summarize(ds)
-	st.rssKB = rss
+	st := make([]stats, k)
+	for j := range k {
+		st[j] = summarize(ds[j])
+		st[j].rssKB = rss[j]
+		st[j].cpuP50 = summarize(cpus[j]).p50
+	}
 	return st, nil
 }
 
@@ -303,6 +352,7 @@ func lineIs(path string, n int, want string) error {
 type stats struct {
 	n        int
 	p50, p99 float64 // ms
+	cpuP50   float64 // ms of CPU, user and system (the CLI's)
 	perSec   float64
 	rssKB    int64
 	hasRSS   bool // the CLI's peak RSS (the server's is not measured)
@@ -324,7 +374,11 @@ func (s stats) String() string {
 	if s.hasRSS {
 		rss = fmt.Sprintf("%d MB", s.rssKB/1024)
 	}
-	return fmt.Sprintf("p50 %7.2f ms  p99 %7.2f ms  %7.1f/s  peak RSS %6s (n=%d)", s.p50, s.p99, s.perSec, rss, s.n)
+	cpu := ""
+	if s.hasRSS {
+		cpu = fmt.Sprintf("  CPU p50 %7.2f ms", s.cpuP50)
+	}
+	return fmt.Sprintf("p50 %7.2f ms  p99 %7.2f ms%s  %7.1f/s  peak RSS %6s (n=%d)", s.p50, s.p99, cpu, s.perSec, rss, s.n)
 }
 
 // stdio drives `sightline serve` over its stdio: reads and edit blocks of a

@@ -40,6 +40,13 @@ type ReadResult struct {
 	Ledger     *DocLedger    `json:"ledger,omitempty"`
 }
 
+// SplitText lets result.Write quote the content of a whole-file read
+// straight to its writer.
+func (r ReadResult) SplitText() (rest any, name, text string) {
+	text, r.Content = r.Content, ""
+	return r, "content", text
+}
+
 // maxHints bounds how many declarations a notice or diagnostic names.
 const maxHints = 8
 

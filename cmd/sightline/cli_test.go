@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // cli runs the built binary in a workspace and returns stdout, stderr and
@@ -316,5 +320,38 @@ func TestCLIChangeBetweenCalls(t *testing.T) {
 	_, errOut, code = c.run(`[{"type":"replace_line","ref":"`+ref21+`","new_content":"x"}]`, "edit", "f.txt", "--edits", "-")
 	if code != 1 || !strings.Contains(errOut, "stale_range") {
 		t.Fatalf("edit of the changed line 21: %d %s", code, errOut)
+	}
+}
+
+// TestCLIReadJSONStreamed: --json of a read (its content streamed by
+// result.Write) is the encoder's encoding of the answer, compact and with
+// --pretty, and its content is what the text output prints.
+func TestCLIReadJSONStreamed(t *testing.T) {
+	text := "\ufeffpackage a\r\n\n\tx := \"a\\tb\" // </script> & é 世界 \u2028\x01\x1b\nlast"
+	c := newCLI(t, map[string]string{"f.go": text})
+	plain, _, code := c.run("", "read", "f.go")
+	if code != 0 {
+		t.Fatalf("read: %d", code)
+	}
+	for _, pretty := range []bool{false, true} {
+		args := []string{"read", "f.go", "--json"}
+		if pretty {
+			args = append(args, "--pretty")
+		}
+		out, errOut, code := c.run("", args...)
+		var res handlers.ReadResult
+		if err := jsonv2.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+			t.Fatalf("%v: %d %v %s%s", args, code, err, out, errOut)
+		}
+		want, err := result.Marshal(res)
+		if pretty {
+			want, err = result.MarshalIndent(res)
+		}
+		if err != nil || out != string(want)+"\n" {
+			t.Fatalf("%v:\n%s\nencoder:\n%s", args, out, want)
+		}
+		if res.Content != plain || res.TotalLines != 4 {
+			t.Fatalf("%v: content %q, text output %q", args, res.Content, plain)
+		}
 	}
 }
