@@ -149,13 +149,22 @@ func (db *DB) Record(ctx context.Context, w Write) error {
 	}
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, b := range rows {
-			var base any
-			if b.base != "" {
-				base = b.base
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_blobs (hash, size, stored, data, base, depth) VALUES (?, ?, ?, ?, ?, ?)`,
-				b.hash, b.size, len(b.data), b.data, base, b.depth); err != nil {
+			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_blobs (hash, size, stored, data) VALUES (?, ?, ?, x'')`,
+				b.hash, b.size, len(b.data))
+			if err != nil {
 				return err
+			}
+			n, _ := res.RowsAffected()
+			if n != 1 {
+				continue // stored meanwhile by another process
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO history_data (hash, data) VALUES (?, ?)`, b.hash, b.data); err != nil {
+				return err
+			}
+			if b.base != "" {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO history_chain (hash, base, depth) VALUES (?, ?, ?)`, b.hash, b.base, b.depth); err != nil {
+					return err
+				}
 			}
 		}
 		var latest string
@@ -219,14 +228,15 @@ func (w Write) sizeAfter(ss []Splice) int {
 // blobDepth returns the chain depth of a stored text (0 when whole).
 func (db *DB) blobDepth(ctx context.Context, hash string) (int, bool, error) {
 	var d int
-	err := db.sql.QueryRowContext(ctx, `SELECT depth FROM history_blobs WHERE hash = ?`, hash).Scan(&d)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
+	err := db.sql.QueryRowContext(ctx, `SELECT depth FROM history_chain WHERE hash = ?`, hash).Scan(&d)
+	if err == nil {
+		return d, true, nil
 	}
-	if err != nil {
+	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, false, fmt.Errorf("store: history blob: %w", err)
 	}
-	return d, true, nil
+	ok, err := db.HasBlob(ctx, hash)
+	return 0, ok, err
 }
 
 // encodeDelta writes splices as uvarints: per splice the gap since the end
@@ -277,7 +287,8 @@ func (db *DB) BlobText(ctx context.Context, hash string) ([]byte, bool, error) {
 	for h := hash; ; {
 		var data []byte
 		var base sql.NullString
-		err := db.sql.QueryRowContext(ctx, `SELECT data, base FROM history_blobs WHERE hash = ?`, h).Scan(&data, &base)
+		err := db.sql.QueryRowContext(ctx, `SELECT d.data, c.base FROM history_data d LEFT JOIN history_chain c ON c.hash = d.hash
+			WHERE d.hash = ?`, h).Scan(&data, &base)
 		if errors.Is(err, sql.ErrNoRows) {
 			if h != hash {
 				return nil, false, fmt.Errorf("store: history text %s: its base %s is missing", hash, h)
@@ -414,22 +425,22 @@ func (db *DB) PruneHistory(ctx context.Context, maxBytes int64) (int, error) {
 func dropUnused(ctx context.Context, tx *sql.Tx) (int64, error) {
 	var freed int64
 	for {
-		rows, err := tx.QueryContext(ctx, `DELETE FROM history_blobs
+		rows, err := tx.QueryContext(ctx, `SELECT hash, stored FROM history_blobs
 			WHERE hash NOT IN (SELECT hash FROM history_versions)
-			AND hash NOT IN (SELECT base FROM history_blobs WHERE base IS NOT NULL)
-			RETURNING stored`)
+			AND hash NOT IN (SELECT base FROM history_chain)`)
 		if err != nil {
 			return freed, err
 		}
-		n := 0
+		var gone []string
 		for rows.Next() {
+			var hash string
 			var stored int64
-			if err := rows.Scan(&stored); err != nil {
+			if err := rows.Scan(&hash, &stored); err != nil {
 				rows.Close()
 				return freed, err
 			}
 			freed += stored
-			n++
+			gone = append(gone, hash)
 		}
 		if err := rows.Close(); err != nil {
 			return freed, err
@@ -437,8 +448,19 @@ func dropUnused(ctx context.Context, tx *sql.Tx) (int64, error) {
 		if err := rows.Err(); err != nil {
 			return freed, err
 		}
-		if n == 0 {
+		if len(gone) == 0 {
 			return freed, nil
+		}
+		for _, h := range gone {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM history_chain WHERE hash = ?`, h); err != nil {
+				return freed, err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM history_data WHERE hash = ?`, h); err != nil {
+				return freed, err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM history_blobs WHERE hash = ?`, h); err != nil {
+				return freed, err
+			}
 		}
 	}
 }

@@ -77,8 +77,9 @@ func TestHistoryDeltas(t *testing.T) {
 	}
 	var whole, maxD int
 	var stored int64
-	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE base IS NULL`).Scan(&whole)
-	db.sql.QueryRow(`SELECT max(depth), sum(stored) FROM history_blobs`).Scan(&maxD, &stored)
+	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_chain)`).Scan(&whole)
+	db.sql.QueryRow(`SELECT max(depth) FROM history_chain`).Scan(&maxD)
+	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&stored)
 	if maxD > maxDepth || whole != 3 { // 71 texts: whole at 0, 33, 66
 		t.Errorf("whole texts %d, deepest chain %d", whole, maxD)
 	}
@@ -135,7 +136,7 @@ func TestPruneHistoryKeepsChainsReadable(t *testing.T) {
 	}
 	var orphans int
 	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_versions)
-		AND hash NOT IN (SELECT base FROM history_blobs WHERE base IS NOT NULL)`).Scan(&orphans)
+		AND hash NOT IN (SELECT base FROM history_chain)`).Scan(&orphans)
 	var after int64
 	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&after)
 	if orphans != 0 || after > total/2 {
@@ -152,7 +153,7 @@ func TestUpgradeKeepsHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"DROP INDEX history_blobs_base", "ALTER TABLE history_blobs DROP COLUMN depth", "ALTER TABLE history_blobs DROP COLUMN base", "PRAGMA user_version = 5"} {
+	for _, q := range []string{"DROP TABLE history_chain", "DROP TABLE history_data", "PRAGMA user_version = 5"} {
 		if _, err := db.sql.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -257,9 +257,23 @@ func migrations() []string {
 		CREATE INDEX audit_time ON audit (time);`,
 		// 6: a history text may be kept as a delta against another (base):
 		// a one-line edit of a large file stores the line, not the file.
-		`ALTER TABLE history_blobs ADD COLUMN base TEXT;
-		ALTER TABLE history_blobs ADD COLUMN depth INTEGER NOT NULL DEFAULT 0;
-		CREATE INDEX history_blobs_base ON history_blobs (base);`,
+		// Texts move out of history_blobs into a rowid table: in a WITHOUT
+		// ROWID table every lookup that lands on a row compares its whole
+		// record, reading a megabyte-sized text through its overflow pages.
+		// history_blobs keeps the small columns (data left empty).
+		`CREATE TABLE history_data (
+			id   INTEGER PRIMARY KEY,
+			hash TEXT    NOT NULL UNIQUE, -- history_blobs.hash
+			data BLOB    NOT NULL         -- the whole text gzip-compressed, or its delta
+		);
+		INSERT INTO history_data (hash, data) SELECT hash, data FROM history_blobs;
+		UPDATE history_blobs SET data = x'';
+		CREATE TABLE history_chain (
+			hash  TEXT    PRIMARY KEY REFERENCES history_blobs (hash), -- a text kept as a delta
+			base  TEXT    NOT NULL,   -- the text the delta applies to
+			depth INTEGER NOT NULL    -- deltas from a whole text, this one included
+		) WITHOUT ROWID;
+		CREATE INDEX history_chain_base ON history_chain (base);`,
 	}
 }
 
