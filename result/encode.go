@@ -27,6 +27,13 @@ var options = json.JoinOptions(
 
 // Marshal encodes a result compactly, as the language server sends it.
 func Marshal(v any) ([]byte, error) {
+	if lt, ok := v.(LargeText); ok {
+		var b bytes.Buffer
+		if err := writeLarge(&b, lt, options, ""); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
 	b, err := json.Marshal(v, options)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", v, err)
@@ -54,7 +61,7 @@ func Write(w io.Writer, v any, indent bool) error {
 		opts = json.JoinOptions(options, jsontext.WithIndent("  "))
 	}
 	if lt, ok := v.(LargeText); ok {
-		return writeLarge(w, lt, opts)
+		return writeLarge(w, lt, opts, "\n")
 	}
 	enc := jsontext.NewEncoder(w, opts)
 	if err := json.MarshalEncode(enc, v, opts); err != nil {
@@ -74,9 +81,10 @@ type LargeText interface {
 	SplitText() (rest any, name, text string)
 }
 
-// writeLarge writes what Write would for v, byte for byte: the encoding of
-// the rest with the text quoted in place of its empty member.
-func writeLarge(w io.Writer, v LargeText, opts json.Options) error {
+// writeLarge writes what Write (end "\n") or Marshal (end "") would for v,
+// byte for byte: the encoding of the rest with the text quoted in place of
+// its empty member.
+func writeLarge(w io.Writer, v LargeText, opts json.Options, end string) error {
 	rest, name, text := v.SplitText()
 	b, err := json.Marshal(rest, opts)
 	if err != nil {
@@ -86,7 +94,7 @@ func writeLarge(w io.Writer, v LargeText, opts json.Options) error {
 	if err != nil {
 		return fmt.Errorf("encode %T: %w", v, err)
 	}
-	return writeQuoted(w, b[:at], text, append(b[at+len(`""`):], '\n'), quoteChunk)
+	return writeQuoted(w, b[:at], text, append(b[at+len(`""`):], end...), quoteChunk)
 }
 
 // memberValue returns the offset in the JSON object b of the value of its
