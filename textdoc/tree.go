@@ -83,6 +83,15 @@ func (r *run) sub(from, to int) run {
 
 func (r *run) terms() terms {
 	var t terms
+	if strings.IndexByte(r.text, '\r') < 0 {
+		// Only "\n" ends lines, all but a last one without terminator: a
+		// vectorised search instead of a look at every line.
+		t.lf = len(r.ends)
+		if len(r.ends) > 0 && !strings.HasSuffix(r.text, "\n") {
+			t.lf--
+		}
+		return t
+	}
 	for i := range r.ends {
 		t.addLine(r.at(i))
 	}
