@@ -415,26 +415,33 @@ func (s *Snapshot) replaceLines(rs, re int, repl run, suffixFirst bool) (*Snapsh
 func (s *Snapshot) replaceAll(text string) (*Snapshot, []LineChange, error) {
 	nr := run{text, lines.AppendEnds(nil, text)}
 	oldN, newN := s.LineCount(), len(nr.ends)
+	// The common prefix and suffix, a leaf at a time where whole leaves
+	// are equal, then a line at a time.
 	pre := 0
 	if oldN > 0 && newN > 0 {
 		s.root.walk(0, oldN, func(lf *node, from, to int) bool {
-			for i := from; i < to; i++ {
-				if pre == newN || nr.at(pre) != lf.at(i) {
-					return false
-				}
+			if sameLines(lf, from, to, &nr, pre) {
+				pre += to - from
+				return true
+			}
+			for i := from; i < to && pre < newN && nr.at(pre) == lf.at(i); i++ {
 				pre++
 			}
-			return true
+			return false
 		})
 	}
 	suf := 0
 	if pre < oldN && pre < newN {
-		s.root.walkBack(func(l lines.Line) bool {
-			if suf == oldN-pre || suf == newN-pre || nr.at(newN-1-suf) != l {
-				return false
+		s.root.walkBack(func(lf *node) bool {
+			n := len(lf.ends)
+			if suf+n <= oldN-pre && suf+n <= newN-pre && sameLines(lf, 0, n, &nr, newN-suf-n) {
+				suf += n
+				return true
 			}
-			suf++
-			return true
+			for i := n - 1; i >= 0 && suf < oldN-pre && suf < newN-pre && nr.at(newN-1-suf) == lf.at(i); i-- {
+				suf++
+			}
+			return false
 		})
 	}
 	if oldN-pre-suf == 0 && newN-pre-suf == 0 {

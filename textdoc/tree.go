@@ -314,18 +314,31 @@ func (n *node) walk(from, to int, fn func(leaf *node, from, to int) bool) bool {
 	return true
 }
 
-// walkBack calls fn for all lines of the subtree, last first.
-func (n *node) walkBack(fn func(lines.Line) bool) bool {
+// walkBack calls fn for all leaves of the subtree, last first.
+func (n *node) walkBack(fn func(leaf *node) bool) bool {
 	if n.height == 0 {
-		for i := len(n.ends) - 1; i >= 0; i-- {
-			if !fn(n.at(i)) {
-				return false
-			}
-		}
-		return true
+		return fn(n)
 	}
 	for i := len(n.kids) - 1; i >= 0; i-- {
 		if !n.kids[i].n.walkBack(fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameLines reports whether lines [from, to) of the leaf lf equal lines
+// [at, at+to-from) of r: the same bytes, split at the same offsets, are the
+// same lines. One comparison of the bytes and of the ends instead of a line
+// at a time.
+func sameLines(lf *node, from, to int, r *run, at int) bool {
+	n := to - from
+	if at+n > len(r.ends) || lf.bytes(from, to) != r.bytes(at, at+n) {
+		return false
+	}
+	sa, sb := uint32(lf.start(from)), uint32(r.start(at))
+	for k := range n {
+		if lf.ends[from+k]-sa != r.ends[at+k]-sb {
 			return false
 		}
 	}
