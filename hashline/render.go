@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/textdoc"
@@ -59,11 +60,13 @@ func Render(src Source, bom string, splices []Splice) string {
 	}
 	buf = appendLines(buf, src, pos, src.LineCount())
 	text := buf[len(bom):]
-	if len(text) == 0 || bytes.HasPrefix(text, []byte(bom)) {
-		return string(text)
+	if len(text) != 0 && !bytes.HasPrefix(text, []byte(bom)) {
+		copy(buf, bom)
+		text = buf
 	}
-	copy(buf, bom)
-	return string(buf)
+	// buf is never written again: the string takes it over instead of a
+	// copy of the whole text.
+	return unsafe.String(unsafe.SliceData(text), len(text))
 }
 
 // UnifiedDiff returns the unified diff ("--- a/name", "+++ b/name", hunks)

@@ -1,6 +1,7 @@
 package lines
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,60 @@ func TestSplit(t *testing.T) {
 		if j := Join(got); j != c.in {
 			t.Errorf("Join(Split(%q)) = %q", c.in, j)
 		}
+		if err := checkEnds(c.in, got); err != "" {
+			t.Error(err)
+		}
+	}
+}
+
+// checkEnds verifies AppendEnds and Of against the lines Split gave for s,
+// and that AppendEnds appends to what dst holds.
+func checkEnds(s string, ls []Line) string {
+	ends := AppendEnds([]uint32{7}, s)
+	if len(ends) != len(ls)+1 || ends[0] != 7 {
+		return fmt.Sprintf("AppendEnds(%q) = %v, want 7 and %d ends", s, ends, len(ls))
+	}
+	start := 0
+	for i, e := range ends[1:] {
+		if got := Of(s[start:e]); got != ls[i] {
+			return fmt.Sprintf("Of(%q) = %q, want %q (line %d of %q)", s[start:e], got, ls[i], i, s)
+		}
+		start = int(e)
+	}
+	if start != len(s) {
+		return fmt.Sprintf("AppendEnds(%q) ends at %d, want %d", s, start, len(s))
+	}
+	return ""
+}
+
+func TestOf(t *testing.T) {
+	for in, want := range map[string]Line{
+		"": {}, "a": {"a", ""}, "\n": {"", "\n"}, "\r": {"", "\r"}, "\r\n": {"", "\r\n"},
+		"ab\r\n": {"ab", "\r\n"}, "ab\r": {"ab", "\r"}, "ab\n": {"ab", "\n"},
+	} {
+		if got := Of(in); got != want {
+			t.Errorf("Of(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestEndsLong: the search paths on texts longer than a vector register,
+// with terminators at every alignment.
+func TestEndsLong(t *testing.T) {
+	for _, term := range []string{"\n", "\r\n", "\r", "\r\r\n\n"} {
+		var b strings.Builder
+		for i := range 300 {
+			b.WriteString(strings.Repeat("x", i%70))
+			b.WriteString(term)
+		}
+		b.WriteString("tail")
+		s := b.String()
+		if err := checkEnds(s, Split(s)); err != "" {
+			t.Fatal(err)
+		}
+		if Count(s) != len(Split(s)) {
+			t.Fatalf("Count = %d, Split %d", Count(s), len(Split(s)))
+		}
 	}
 }
 
@@ -65,6 +120,9 @@ func FuzzSplit(f *testing.F) {
 		}
 		if Join(ls) != s {
 			t.Fatalf("Join(Split(%q)) != input", s)
+		}
+		if err := checkEnds(s, ls); err != "" {
+			t.Fatal(err)
 		}
 		for i, l := range ls {
 			if strings.ContainsAny(l.Content, "\r\n") {

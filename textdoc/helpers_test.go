@@ -164,6 +164,17 @@ func checkSnap(t tb, s *Snapshot, want string) {
 		}
 		off += l.Len()
 	}
+	for i, l := range s.Lines(0, s.LineCount()) {
+		if l != ls[i] {
+			t.Fatalf("Lines yields %q as line %d, want %q", l, i, ls[i])
+		}
+	}
+	for i := range ls {
+		j := min(i+3, len(ls))
+		if got, w := string(s.AppendText(nil, i, j)), lines.Join(ls[i:j]); got != w {
+			t.Fatalf("AppendText(%d, %d) = %q, want %q", i, j, got, w)
+		}
+	}
 	if s.LineStart(len(ls)) != len(want) {
 		t.Fatalf("LineStart(LineCount) = %d, want %d", s.LineStart(len(ls)), len(want))
 	}
@@ -201,10 +212,17 @@ func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) 
 		if isRoot {
 			min = 1
 		}
-		if len(n.lines) < min || len(n.lines) > sh.leafMax {
-			return 0, 0, fmt.Errorf("leaf holds %d lines, want [%d,%d]", len(n.lines), min, sh.leafMax)
+		if len(n.ends) < min || len(n.ends) > sh.leafMax {
+			return 0, 0, fmt.Errorf("leaf holds %d lines, want [%d,%d]", len(n.ends), min, sh.leafMax)
 		}
-		for _, l := range n.lines {
+		if n.ends[len(n.ends)-1] != uint32(len(n.text)) {
+			return 0, 0, fmt.Errorf("leaf lines end at %d, its text at %d", n.ends[len(n.ends)-1], len(n.text))
+		}
+		for i := range n.ends {
+			if n.start(i) >= int(n.ends[i]) {
+				return 0, 0, fmt.Errorf("leaf line %d spans [%d,%d)", i, n.start(i), n.ends[i])
+			}
+			l := n.at(i)
 			nBytes += l.Len()
 			tm.addLine(l)
 			if strings.ContainsAny(l.Content, "\r\n") {
@@ -213,8 +231,11 @@ func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) 
 			if l.Term != "\n" && l.Term != "\r\n" && l.Term != "\r" && l.Term != "" {
 				return 0, 0, fmt.Errorf("bad terminator %q", l.Term)
 			}
+			if l.Term == "" && i != len(n.ends)-1 {
+				return 0, 0, fmt.Errorf("leaf line %d of %d without terminator", i, len(n.ends))
+			}
 		}
-		nLines = len(n.lines)
+		nLines = len(n.ends)
 	} else {
 		min := sh.nodeMin
 		if isRoot {

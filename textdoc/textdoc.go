@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"strings"
 	"sync/atomic"
 
@@ -52,27 +53,40 @@ type Snapshot struct {
 	// made from (all of them for New): what keeping it costs while that one
 	// is kept too.
 	owned int
+	// aliased: the leaves alias the cached text (New, a rebuild), so
+	// forgetting it frees nothing.
+	aliased bool
 }
 
+// MaxLen is the largest document in bytes: the line index keeps offsets in
+// uint32. New panics beyond it; Apply fails a change that could exceed it.
+const MaxLen int64 = math.MaxUint32
+
 // Owned estimates the bytes of memory this snapshot holds beyond the
-// snapshot it was derived from (for New, its whole text): the cost of keeping
-// it as an earlier revision.
+// snapshot it was derived from (for New, its whole text and line index): the
+// cost of keeping it as an earlier revision. For a change it counts the text
+// and the nodes the change copied: a leaf (its lines' text and 4 bytes a
+// line) and one node per level.
 func (s *Snapshot) Owned() int { return s.owned }
 
-// nodeCost approximates the inner nodes and leaf one change copies.
-const nodeCost = 2 << 10
-
-// New returns a snapshot of text. It costs O(len(text)); the lines alias text.
+// New returns a snapshot of text. It costs O(len(text)); the lines alias text,
+// and the index adds about 8 bytes a line. It panics when text is longer
+// than MaxLen.
 func New(text string) *Snapshot { return newShaped(text, defaultShape()) }
 
 func newShaped(text string, sh shape) *Snapshot {
-	return newFromLines(text, lines.Split(text), sh)
+	if int64(len(text)) > MaxLen {
+		panic(fmt.Sprintf("textdoc: a document of %d bytes is over MaxLen", len(text)))
+	}
+	return newFromRun(run{text, lines.AppendEnds(nil, text)}, sh)
 }
 
-// newFromLines makes a snapshot of text, which ls is the split of.
-func newFromLines(text string, ls []lines.Line, sh shape) *Snapshot {
-	s := &Snapshot{root: sh.build(ls), sh: sh, owned: len(text) + len(ls)*lineSize}
-	s.text.Store(&text)
+// newFromRun makes a snapshot of the lines of r, which it keeps.
+func newFromRun(r run, sh shape) *Snapshot {
+	u := update{sh: sh}
+	root := u.build(r)
+	s := &Snapshot{root: root, sh: sh, owned: len(r.text) + u.bytes, aliased: true}
+	s.text.Store(&r.text)
 	return s
 }
 
@@ -129,7 +143,15 @@ func (s *Snapshot) Text() string {
 	if p := s.text.Load(); p != nil {
 		return *p
 	}
-	t := string(s.AppendText(make([]byte, 0, s.Len()), 0, s.LineCount()))
+	var b strings.Builder // one allocation, no copy to a string
+	b.Grow(s.Len())
+	if s.root != nil {
+		s.root.walk(0, s.root.nLines, func(lf *node, from, to int) bool {
+			b.WriteString(lf.bytes(from, to))
+			return true
+		})
+	}
+	t := b.String()
 	s.text.Store(&t) // a racing caller stores an equal string: harmless
 	return t
 }
@@ -138,8 +160,7 @@ func (s *Snapshot) Text() string {
 // kept as an earlier revision costs its lines only; Text rebuilds it if it is
 // asked for again.
 func (s *Snapshot) ReleaseText() {
-	if s.owned < s.Len() {
-		// Built by changes: the lines do not alias the cached text.
+	if !s.aliased {
 		s.text.Store(nil)
 	}
 }
@@ -151,11 +172,8 @@ func (s *Snapshot) AppendText(dst []byte, from, to int) []byte {
 	if from == to {
 		return dst
 	}
-	s.root.walk(from, to, func(ls []lines.Line) bool {
-		for _, l := range ls {
-			dst = append(dst, l.Content...)
-			dst = append(dst, l.Term...)
-		}
+	s.root.walk(from, to, func(lf *node, from, to int) bool {
+		dst = append(dst, lf.bytes(from, to)...)
 		return true
 	})
 	return dst
@@ -170,9 +188,9 @@ func (s *Snapshot) Lines(from, to int) iter.Seq2[int, lines.Line] {
 			return
 		}
 		i := from
-		s.root.walk(from, to, func(ls []lines.Line) bool {
-			for _, l := range ls {
-				if !yield(i, l) {
+		s.root.walk(from, to, func(lf *node, from, to int) bool {
+			for k := from; k < to; k++ {
+				if !yield(i, lf.at(k)) {
 					return false
 				}
 				i++
@@ -283,7 +301,13 @@ func (s *Snapshot) Apply(changes []Change, enc Encoding) (*Snapshot, []LineChang
 
 func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, []LineChange, error) {
 	if c.Range == nil {
+		if int64(len(c.Text)) > MaxLen {
+			return nil, nil, fmt.Errorf("a text of %d bytes is over MaxLen", len(c.Text))
+		}
 		return s.replaceAll(c.Text)
+	}
+	if int64(s.Len())+int64(len(c.Text)) > MaxLen {
+		return nil, nil, fmt.Errorf("%d bytes inserted into %d could be over MaxLen", len(c.Text), s.Len())
 	}
 	sl, sc := s.clampedLineCol(c.Range.Start, enc)
 	el, ec := s.clampedLineCol(c.Range.End, enc)
@@ -319,7 +343,7 @@ func (s *Snapshot) applyOne(c Change, enc Encoding) (*Snapshot, []LineChange, er
 	// before that line: trim identical lines off the end first, so a line
 	// inserted above its own duplicate ("}" above "}") is the new one, and the
 	// old line keeps its identity (the ledger's ranges and refs follow it).
-	next, lc, changed := s.replaceLines(rs, re, lines.Split(region), sc == 0 && rs == sl)
+	next, lc, changed := s.replaceLines(rs, re, run{region, lines.AppendEnds(nil, region)}, sc == 0 && rs == sl)
 	if !changed {
 		return s, nil, nil
 	}
@@ -343,18 +367,19 @@ func (s *Snapshot) clampedLineCol(p Pos, enc Encoding) (int, int) {
 	return int(p.Line), ByteCol(s.root.line(int(p.Line)).Content, p.Char, enc)
 }
 
-// replaceLines replaces lines [rs, re) with repl, after trimming the lines
-// that did not change off both ends (the end first when suffixFirst).
-func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line, suffixFirst bool) (*Snapshot, LineChange, bool) {
-	oldN, newN := re-rs, len(repl)
+// replaceLines replaces lines [rs, re) with the lines of repl (which it may
+// keep), after trimming the lines that did not change off both ends (the end
+// first when suffixFirst).
+func (s *Snapshot) replaceLines(rs, re int, repl run, suffixFirst bool) (*Snapshot, LineChange, bool) {
+	oldN, newN := re-rs, len(repl.ends)
 	pre, suf := 0, 0
 	trimPre := func() {
-		for pre < oldN-suf && pre < newN-suf && s.root.line(rs+pre) == repl[pre] {
+		for pre < oldN-suf && pre < newN-suf && s.root.line(rs+pre) == repl.at(pre) {
 			pre++
 		}
 	}
 	trimSuf := func() {
-		for suf < oldN-pre && suf < newN-pre && s.root.line(re-1-suf) == repl[newN-1-suf] {
+		for suf < oldN-pre && suf < newN-pre && s.root.line(re-1-suf) == repl.at(newN-1-suf) {
 			suf++
 		}
 	}
@@ -369,20 +394,13 @@ func (s *Snapshot) replaceLines(rs, re int, repl []lines.Line, suffixFirst bool)
 	if lc.Old == 0 && lc.New == 0 {
 		return s, LineChange{}, false
 	}
-	ins := repl[pre : newN-suf]
-	root := s.sh.replace(s.root, lc.Start, lc.Start+lc.Old, ins)
-	return &Snapshot{root: root, sh: s.sh, owned: nodeCost + linesBytes(ins)}, lc, true
-}
-
-// lineSize is the memory of one lines.Line in a leaf (two string headers).
-const lineSize = 32
-
-func linesBytes(ls []lines.Line) int {
-	n := 0
-	for _, l := range ls {
-		n += len(l.Content) + len(l.Term) + lineSize
-	}
-	return n
+	ins := repl.sub(pre, newN-suf)
+	// A few lines left of a large region (most of it equal to the old
+	// lines) must not keep the region alive.
+	borrowed := 2*len(ins.text) < len(repl.text)
+	u := update{sh: s.sh}
+	root := u.replace(s.root, lc.Start, lc.Start+lc.Old, ins, borrowed)
+	return &Snapshot{root: root, sh: s.sh, owned: u.bytes}, lc, true
 }
 
 // replaceAll handles a full-sync change. Editors that sync full text send
@@ -395,37 +413,44 @@ func linesBytes(ls []lines.Line) int {
 // and only the changed lines are copied, so the new text itself is not kept.
 // A change that rewrites most of the document is rebuilt whole instead.
 func (s *Snapshot) replaceAll(text string) (*Snapshot, []LineChange, error) {
-	ls := lines.Split(text)
-	oldN, newN := s.LineCount(), len(ls)
+	nr := run{text, lines.AppendEnds(nil, text)}
+	oldN, newN := s.LineCount(), len(nr.ends)
+	// The common prefix and suffix, a leaf at a time where whole leaves
+	// are equal, then a line at a time.
 	pre := 0
 	if oldN > 0 && newN > 0 {
-		s.root.walk(0, oldN, func(run []lines.Line) bool {
-			for _, l := range run {
-				if pre == newN || ls[pre] != l {
-					return false
-				}
+		s.root.walk(0, oldN, func(lf *node, from, to int) bool {
+			if sameLines(lf, from, to, &nr, pre) {
+				pre += to - from
+				return true
+			}
+			for i := from; i < to && pre < newN && nr.at(pre) == lf.at(i); i++ {
 				pre++
 			}
-			return true
+			return false
 		})
 	}
 	suf := 0
 	if pre < oldN && pre < newN {
-		s.root.walkBack(func(l lines.Line) bool {
-			if suf == oldN-pre || suf == newN-pre || ls[newN-1-suf] != l {
-				return false
+		s.root.walkBack(func(lf *node) bool {
+			n := len(lf.ends)
+			if suf+n <= oldN-pre && suf+n <= newN-pre && sameLines(lf, 0, n, &nr, newN-suf-n) {
+				suf += n
+				return true
 			}
-			suf++
-			return true
+			for i := n - 1; i >= 0 && suf < oldN-pre && suf < newN-pre && nr.at(newN-1-suf) == lf.at(i); i-- {
+				suf++
+			}
+			return false
 		})
 	}
 	if oldN-pre-suf == 0 && newN-pre-suf == 0 {
 		return s, nil, nil
 	}
-	hunks := s.diffMiddle(ls, pre, oldN-suf, newN-suf)
+	hunks := s.diffMiddle(&nr, pre, oldN-suf, newN-suf)
 	inserted := 0
 	for _, h := range hunks {
-		inserted += linesBytes(ls[h.B : h.B+h.Ins])
+		inserted += len(nr.bytes(h.B, h.B+h.Ins)) + h.Ins*endSize
 	}
 	lcs := make([]LineChange, len(hunks))
 	for i, h := range hunks {
@@ -434,23 +459,22 @@ func (s *Snapshot) replaceAll(text string) (*Snapshot, []LineChange, error) {
 		lcs[i] = LineChange{Start: h.B, Old: h.Del, New: h.Ins}
 	}
 	if inserted > len(text)/2 {
-		return newFromLines(text, ls, s.sh), lcs, nil
+		return newFromRun(nr, s.sh), lcs, nil
 	}
+	u := update{sh: s.sh}
 	root := s.root
-	owned := 0
 	for _, h := range hunks {
-		ins := cloneLines(ls[h.B : h.B+h.Ins])
-		root = s.sh.replace(root, h.B, h.B+h.Del, ins)
-		owned += nodeCost + linesBytes(ins)
+		// Borrowed: the tree copies what it keeps of the new text.
+		root = u.replace(root, h.B, h.B+h.Del, nr.sub(h.B, h.B+h.Ins), true)
 	}
-	return &Snapshot{root: root, sh: s.sh, owned: owned}, lcs, nil
+	return &Snapshot{root: root, sh: s.sh, owned: u.bytes}, lcs, nil
 }
 
-// diffMiddle diffs old lines [pre, oldEnd) against ls[pre:newEnd] and returns
-// hunks in whole-document coordinates. Lines are numbered by exact content
-// (an interning map), so equal numbers mean equal lines: no hash collision
-// can hide a change.
-func (s *Snapshot) diffMiddle(ls []lines.Line, pre, oldEnd, newEnd int) []linediff.Hunk {
+// diffMiddle diffs old lines [pre, oldEnd) against lines [pre, newEnd) of nr
+// and returns hunks in whole-document coordinates. Lines are numbered by
+// exact content (an interning map), so equal numbers mean equal lines: no
+// hash collision can hide a change.
+func (s *Snapshot) diffMiddle(nr *run, pre, oldEnd, newEnd int) []linediff.Hunk {
 	if pre == oldEnd || pre == newEnd {
 		return []linediff.Hunk{{A: pre, Del: oldEnd - pre, B: pre, Ins: newEnd - pre}}
 	}
@@ -468,8 +492,8 @@ func (s *Snapshot) diffMiddle(ls []lines.Line, pre, oldEnd, newEnd int) []linedi
 		a = append(a, id(l))
 	}
 	b := make([]uint32, 0, newEnd-pre)
-	for _, l := range ls[pre:newEnd] {
-		b = append(b, id(l))
+	for k := pre; k < newEnd; k++ {
+		b = append(b, id(nr.at(k)))
 	}
 	hs := linediff.Diff(a, b)
 	for i := range hs {
@@ -477,29 +501,4 @@ func (s *Snapshot) diffMiddle(ls []lines.Line, pre, oldEnd, newEnd int) []linedi
 		hs[i].B += pre
 	}
 	return hs
-}
-
-// cloneLines copies lines into one new string, so they do not keep alive
-// the (whole-document) text they were split from.
-func cloneLines(ls []lines.Line) []lines.Line {
-	n := 0
-	for _, l := range ls {
-		n += len(l.Content) + len(l.Term)
-	}
-	buf := make([]byte, 0, n)
-	for _, l := range ls {
-		buf = append(buf, l.Content...)
-		buf = append(buf, l.Term...)
-	}
-	all := string(buf)
-	out := make([]lines.Line, len(ls))
-	off := 0
-	for i, l := range ls {
-		c := all[off : off+len(l.Content)]
-		off += len(l.Content)
-		t := all[off : off+len(l.Term)]
-		off += len(l.Term)
-		out[i] = lines.Line{Content: c, Term: t}
-	}
-	return out
 }

@@ -398,6 +398,7 @@ func New(roots []string, opts Options) *Workspace {
 	if opts.MaxFileSize <= 0 {
 		opts.MaxFileSize = DefaultMaxFileSize
 	}
+	opts.MaxFileSize = min(opts.MaxFileSize, textdoc.MaxLen) // a document's bound
 	w := &Workspace{opts: opts, docs: make(map[Key]*entry), expects: make(map[Key]expectation), moved: make(chan struct{})}
 	w.roots.Store(newRoots(roots))
 	// Revisions start at the wall clock in microseconds so a revision from an
@@ -561,6 +562,9 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 	k, err := Normalize(uri)
 	if err != nil {
 		return Doc{}, err
+	}
+	if int64(len(text)) > textdoc.MaxLen { // textdoc.New would panic
+		return Doc{}, result.Errorf(result.TooLarge, "Document %s is %d bytes, over the %d-byte limit.", w.Rel(k), len(text), textdoc.MaxLen)
 	}
 	snap := textdoc.New(text)
 	w.mu.Lock()
