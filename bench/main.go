@@ -45,12 +45,17 @@ func main() {
 	runs := flag.Int("runs", 0, "runs per measure (default 31, 3 with -short)")
 	readOnly := flag.Bool("read", false, "only the whole-file reads, text and --json, of the 100,000 and 200,000-line files, each -runs times")
 	binary := flag.String("bin", "", "measure this sightline binary instead of building ./cmd/sightline")
+	only := flag.Int("lines", 0, "measure only the file of this many lines (1000, 10000, 100000 or 200000)")
 	flag.Parse()
 	if *readOnly && *write != "" {
 		fmt.Fprintln(os.Stderr, "bench: -write needs the full run, not -read")
 		os.Exit(2)
 	}
-	if err := run(*short, *readOnly, *binary, *write, *runs); err != nil {
+	if *only != 0 && *write != "" {
+		fmt.Fprintln(os.Stderr, "bench: -write needs the full run, not -lines")
+		os.Exit(2)
+	}
+	if err := run(*short, *readOnly, *binary, *write, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -64,7 +69,7 @@ type row struct {
 	note  string
 }
 
-func run(short, readOnly bool, bin, write string, runs int) error {
+func run(short, readOnly bool, bin, write string, runs, only int) error {
 	sizes := []int{1_000, 10_000, 100_000, 200_000}
 	if runs == 0 {
 		runs = 31
@@ -72,6 +77,12 @@ func run(short, readOnly bool, bin, write string, runs int) error {
 	if short {
 		sizes = []int{1_000, 10_000}
 		runs = 3
+	}
+	if only != 0 {
+		if !slices.Contains(sizes, only) {
+			return fmt.Errorf("-lines %d: not one of %v", only, sizes)
+		}
+		sizes = []int{only}
 	}
 	whole := max(3, runs/3) // runs of a whole-file read
 	if readOnly {
