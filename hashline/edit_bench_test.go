@@ -83,6 +83,26 @@ func BenchmarkEdit100on200k(b *testing.B) {
 			}
 		}
 	})
+	// Text in, text out: the document built from the file's text, the
+	// edits decoded, resolved, planned and applied, and the new text
+	// written out, as a CLI edit of a closed file does in memory.
+	b.Run("text-in-text-out", func(b *testing.B) {
+		text := snap.Text()
+		b.SetBytes(int64(len(text)))
+		var out []byte
+		for b.Loop() {
+			s := textdoc.New(text)
+			p, err := PlanEdits(s, resolve(b, s, js), Options{Dominant: s.Dominant()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			next, _, err := p.Apply(s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out = next.AppendText(out[:0], 0, next.LineCount())
+		}
+	})
 	ops := resolve(b, snap, js)
 	b.Run("decode+resolve", func(b *testing.B) {
 		for b.Loop() {

@@ -8,8 +8,10 @@ package lines
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Line is one line of a text: Content excludes the terminator, Term is "\n",
@@ -114,6 +116,61 @@ func AppendEnds(dst []uint32, s string) []uint32 {
 	if uint64(len(s)) > math.MaxUint32 {
 		panic("lines: AppendEnds: text over 4 GiB")
 	}
+	if len(s) >= 2*parallelChunk && runtime.GOMAXPROCS(0) > 1 {
+		return appendEndsParallel(dst, s)
+	}
+	return appendEnds(dst, s)
+}
+
+// parallelChunk is the least text worth a goroutine of its own when
+// AppendEnds splits a large text.
+const parallelChunk = 1 << 20
+
+// appendEndsParallel is AppendEnds by several goroutines, each on a run of
+// whole lines, writing its ends straight into its part of dst. Runs are cut
+// just after a '\n', which always ends a line (alone or as the end of
+// "\r\n"), so every run ends its lines as the whole text does.
+func appendEndsParallel(dst []uint32, s string) []uint32 {
+	k := min(runtime.GOMAXPROCS(0), len(s)/parallelChunk)
+	var runs []string
+	var starts []int
+	for off, size := 0, len(s)/k; off < len(s); {
+		end := len(s)
+		if len(runs) < k-1 && off+size < len(s) {
+			if i := strings.IndexByte(s[off+size:], '\n'); i >= 0 {
+				end = off + size + i + 1
+			}
+		}
+		runs, starts = append(runs, s[off:end]), append(starts, off)
+		off = end
+	}
+	counts := make([]int, len(runs))
+	total := 0
+	for i, r := range runs {
+		counts[i], _ = count(r)
+		total += counts[i]
+	}
+	dst = slices.Grow(dst, total)
+	base := len(dst)
+	dst = dst[:base+total]
+	var wg sync.WaitGroup
+	at := base
+	for i, r := range runs {
+		part := dst[at : at : at+counts[i]]
+		at += counts[i]
+		wg.Go(func() {
+			part = appendEnds(part, r)
+			for j := range part {
+				part[j] += uint32(starts[i])
+			}
+		})
+	}
+	wg.Wait()
+	return dst
+}
+
+// appendEnds is AppendEnds on one goroutine.
+func appendEnds(dst []uint32, s string) []uint32 {
 	n, hasCR := count(s)
 	dst = slices.Grow(dst, n)
 	off := 0

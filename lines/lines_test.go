@@ -2,6 +2,8 @@ package lines
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -137,4 +139,35 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAppendEndsParallel: a text large enough to be split among goroutines
+// gets the same ends as one goroutine finds, whatever terminators meet at
+// the cuts.
+func TestAppendEndsParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	terms := []string{"\n", "\r\n", "\r", "\n\n", "\r\r\n", ""}
+	for round := range 6 {
+		var b strings.Builder
+		for b.Len() < 5*parallelChunk {
+			b.WriteString(strings.Repeat("x", r.IntN(60)))
+			if round%2 == 0 {
+				b.WriteString(terms[r.IntN(len(terms))])
+			} else {
+				b.WriteString("\n") // no '\r' at all: the fast path
+			}
+		}
+		s := b.String()
+		if round == 4 {
+			s += "tail without terminator"
+		}
+		got := AppendEnds([]uint32{42}, s)
+		want := appendEnds([]uint32{42}, s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: parallel ends differ from serial (%d vs %d ends)", round, len(got), len(want))
+		}
+		if n := Count(s); len(got) != n+1 {
+			t.Fatalf("round %d: %d ends, Count says %d", round, len(got)-1, n)
+		}
+	}
 }
