@@ -1,8 +1,12 @@
 package textdoc
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/sightline-lsp/sightline/lines"
@@ -197,4 +201,65 @@ func TestOwned(t *testing.T) {
 	if ns.text.Load() != nil {
 		t.Error("ReleaseText kept a text built by Text")
 	}
+}
+
+// NewOwned's leaves hold their own copies: none keeps the text it was built
+// from alive, and neither does a full-text rewrite (a whole new message).
+func TestNewOwnedKeepsNoText(t *testing.T) {
+	text := goSource(5000, 11)
+	s := NewOwned(text)
+	checkSnap(t, s, text)
+	if aliases(s.root, text) {
+		t.Fatal("a NewOwned leaf aliases the text")
+	}
+	if !aliases(New(text).root, text) {
+		t.Fatal("New copies the text (the check above proves nothing)")
+	}
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "rewritten %d\n", i)
+	}
+	nt := b.String()
+	ns, _, err := s.Apply([]Change{{Text: nt}}, UTF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSnap(t, ns, nt)
+	if aliases(ns.root, nt) {
+		t.Fatal("a rewriting full-text change keeps the new text alive")
+	}
+}
+
+// Once changes have replaced most leaves of a NewOwned document, the
+// original leaves they replaced are garbage: a surviving leaf keeps only
+// its own text, not its siblings' (leaves are separate allocations).
+func TestNewOwnedFreesReplacedLeaves(t *testing.T) {
+	text := goSource(5000, 12)
+	s := NewOwned(text)
+	var collected atomic.Int32
+	s.root.walk(0, s.root.nLines, func(lf *node, from, to int) bool {
+		runtime.SetFinalizer(lf, func(*node) { collected.Add(1) })
+		return true
+	})
+	leaves := 0
+	s.root.walk(0, s.root.nLines, func(*node, int, int) bool { leaves++; return true })
+	ls := lines.Split(text)
+	cur := s
+	for i := 0; i < len(ls)-100; i += 16 { // every leaf but the last few
+		ls[i].Content += " // changed"
+		var err error
+		if cur, _, err = cur.Apply([]Change{{Text: lines.Join(ls)}}, UTF16); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s = nil
+	for range 3 {
+		runtime.GC()
+	}
+	time.Sleep(50 * time.Millisecond) // finalizers run on their own goroutine
+	runtime.GC()
+	if n := int(collected.Load()); n < leaves/2 {
+		t.Fatalf("%d of %d original leaves collected after their lines changed", n, leaves)
+	}
+	runtime.KeepAlive(cur)
 }

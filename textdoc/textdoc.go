@@ -78,13 +78,30 @@ func newShaped(text string, sh shape) *Snapshot {
 	if int64(len(text)) > MaxLen {
 		panic(fmt.Sprintf("textdoc: a document of %d bytes is over MaxLen", len(text)))
 	}
-	return newFromRun(run{text, lines.AppendEnds(nil, text)}, sh)
+	return newFromRun(run{text, lines.AppendEnds(nil, text)}, sh, false)
 }
 
-// newFromRun makes a snapshot of the lines of r, which it keeps.
-func newFromRun(r run, sh shape) *Snapshot {
-	u := update{sh: sh}
+// NewOwned is New for a document that will live long and change: every leaf
+// holds its own copy of its lines (one more pass over the text), so once
+// changes have replaced some leaves, the rest do not keep the whole
+// original text alive. Editor buffers are built this way; a document read
+// for one call is built by New.
+func NewOwned(text string) *Snapshot {
+	if int64(len(text)) > MaxLen {
+		panic(fmt.Sprintf("textdoc: a document of %d bytes is over MaxLen", len(text)))
+	}
+	return newFromRun(run{text, lines.AppendEnds(nil, text)}, defaultShape(), true)
+}
+
+// newFromRun makes a snapshot of the lines of r, which it keeps, or copies
+// leaf by leaf when own.
+func newFromRun(r run, sh shape, own bool) *Snapshot {
+	u := update{sh: sh, own: own}
 	root := u.build(r)
+	if own {
+		// The copies are what it holds; the text, not cached, can go.
+		return &Snapshot{root: root, sh: sh, owned: len(r.text) + u.bytes}
+	}
 	s := &Snapshot{root: root, sh: sh, owned: len(r.text) + u.bytes, aliased: true}
 	s.text.Store(&r.text)
 	return s
@@ -459,7 +476,9 @@ func (s *Snapshot) replaceAll(text string) (*Snapshot, []LineChange, error) {
 		lcs[i] = LineChange{Start: h.B, Old: h.Del, New: h.Ins}
 	}
 	if inserted > len(text)/2 {
-		return newFromRun(nr, s.sh), lcs, nil
+		// Rewritten: its own copy, since the new text is the change's
+		// (a whole message of the editor's) and need not outlive it.
+		return newFromRun(nr, s.sh, true), lcs, nil
 	}
 	u := update{sh: s.sh}
 	root := s.root

@@ -2,6 +2,7 @@ package textdoc
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -174,6 +175,9 @@ func mkInner(ks []kid) *node {
 type update struct {
 	sh    shape
 	bytes int
+	// own makes build give every leaf its own copy of its text and ends,
+	// so no leaf keeps the whole text (or index) it was built from alive.
+	own bool
 }
 
 // leaf makes a leaf of r; newText and newEnds tell whether r's text and ends
@@ -208,7 +212,10 @@ func (u *update) build(r run) *node {
 		return nil
 	}
 	nl := (n + sh.leafMax - 1) / sh.leafMax
-	leaves := make([]node, nl) // one allocation for all leaves
+	var leaves []node
+	if !u.own {
+		leaves = make([]node, nl) // one allocation for all leaves
+	}
 	level := make([]kid, nl)
 	u.bytes += nl*(nodeSize+kidSize) + cap(r.ends)*endSize
 	start := uint32(0)
@@ -221,8 +228,19 @@ func (u *update) build(r run) *node {
 				ends[j] -= start
 			}
 		}
-		leaves[i].setLeaf(run{r.text[start:end], ends})
-		level[i] = kidOf(&leaves[i])
+		lr := run{r.text[start:end], ends}
+		var lf *node
+		if u.own {
+			// Each leaf its own allocations, node included: the GC keeps a
+			// shared array whole, and with it every leaf's text, while any
+			// one leaf of it is still in use.
+			lr = run{strings.Clone(lr.text), slices.Clone(lr.ends)}
+			lf = new(node)
+		} else {
+			lf = &leaves[i]
+		}
+		lf.setLeaf(lr)
+		level[i] = kidOf(lf)
 		start = end
 	}
 	for len(level) > 1 {

@@ -566,7 +566,7 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 	if int64(len(text)) > textdoc.MaxLen { // textdoc.New would panic
 		return Doc{}, result.Errorf(result.TooLarge, "Document %s is %d bytes, over the %d-byte limit.", w.Rel(k), len(text), textdoc.MaxLen)
 	}
-	snap := textdoc.New(text)
+	snap := textdoc.NewOwned(text) // an editor buffer lives long and changes
 	w.mu.Lock()
 	e, known := w.docs[k]
 	var ev *ChangeEvent

@@ -33,6 +33,20 @@ func TestRSS(t *testing.T) {
 	bin := buildBinary(t)
 	t.Run("full-text changes", func(t *testing.T) {
 		p := startServe(t, bin)
+		// The base footprint is the server's after it has run the same code
+		// on a small document (opened, changed by full text, closed): the
+		// binary's pages that code touches, and the runtime's first heap
+		// arenas and metadata, are not memory the document holds.
+		warm := p.uri("warm.go")
+		small := doc1MB()[:500]
+		p.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": warm, "languageId": "go", "version": 1, "text": strings.Join(small, "")}})
+		for v := 2; v <= 50; v++ {
+			small[v] = fmt.Sprintf("\tchanged %d\n", v)
+			p.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": warm, "version": v},
+				"contentChanges": []any{map[string]any{"text": strings.Join(small, "")}}})
+		}
+		p.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": warm}})
+		p.call("sightline/ledger", nil)
 		base := p.settledRSS()
 		baseParts := p.rssParts()
 		ls := doc1MB()
