@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -21,8 +22,18 @@ const (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] != "serve" && os.Args[1] != "mcp" && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		// A CLI command lives for one call: collecting garbage it is about
+		// to drop at exit is wasted time. It collects only when its heap
+		// nears cliMemoryLimit (a whole-file read of a large file).
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(cliMemoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// cliMemoryLimit is the heap a CLI command grows to before it collects.
+const cliMemoryLimit = 512 << 20
 
 type command struct {
 	name, usage, summary string
