@@ -144,28 +144,28 @@ func appendEndsParallel(dst []uint32, s string) []uint32 {
 		runs, starts = append(runs, s[off:end]), append(starts, off)
 		off = end
 	}
-	counts := make([]int, len(runs))
-	total := 0
-	for i, r := range runs {
-		counts[i], _ = count(r)
-		total += counts[i]
-	}
-	dst = slices.Grow(dst, total)
-	base := len(dst)
-	dst = dst[:base+total]
+	// Each run's ends in a slice of its own (each goroutine counts its run
+	// to size it), then joined: the count is not a serial pass first.
+	parts := make([][]uint32, len(runs))
 	var wg sync.WaitGroup
-	at := base
 	for i, r := range runs {
-		part := dst[at : at : at+counts[i]]
-		at += counts[i]
 		wg.Go(func() {
-			part = appendEnds(part, r)
+			part := appendEnds(nil, r)
 			for j := range part {
 				part[j] += uint32(starts[i])
 			}
+			parts[i] = part
 		})
 	}
 	wg.Wait()
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	dst = slices.Grow(dst, total)
+	for _, p := range parts {
+		dst = append(dst, p...)
+	}
 	return dst
 }
 
