@@ -9,31 +9,41 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mask replaces a secret.
 const Mask = "[REDACTED]"
 
-var patterns = []*regexp.Regexp{
-	regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`), // AWS access key ids
-	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,255}\b`),                           // GitHub tokens
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{40,255}\b`),
-	regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`),                               // Slack tokens
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), // JWTs
-	regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}\b`),                        // OpenAI / Anthropic keys
-	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`),                                       // Google API keys
-	regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b`),                             // Stripe
+// rules are the patterns, compiled on first use: every CLI process links
+// this package, few redact anything, and compiling them costs half a
+// millisecond of each start.
+var rules = sync.OnceValue(func() *ruleSet {
+	return &ruleSet{
+		patterns: []*regexp.Regexp{
+			regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`), // AWS access key ids
+			regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,255}\b`),                           // GitHub tokens
+			regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{40,255}\b`),
+			regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`),                               // Slack tokens
+			regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), // JWTs
+			regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}\b`),                        // OpenAI / Anthropic keys
+			regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`),                                       // Google API keys
+			regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b`),                             // Stripe
+		},
+		// connection strings: scheme://user:password@host: the password goes.
+		connString: regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]+:)([^\s@'"/]+)(@)`),
+		// assignments of secret-looking names in code and config:
+		// password = "...", "api_key": "...", SECRET_TOKEN: ...
+		secretAssign: regexp.MustCompile(`(?i)((?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)["']?\s*[:=]\s*["']?)([^\s"',;]{6,})`),
+		// envLine is KEY=value (optionally "export KEY=value").
+		envLine: regexp.MustCompile(`^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*=\s*)(.+)$`),
+	}
+})
+
+type ruleSet struct {
+	patterns                          []*regexp.Regexp
+	connString, secretAssign, envLine *regexp.Regexp
 }
-
-// connection strings: scheme://user:password@host: the password goes.
-var connString = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@'"]+:)([^\s@'"/]+)(@)`)
-
-// assignments of secret-looking names in code and config:
-// password = "...", "api_key": "...", SECRET_TOKEN: ...
-var secretAssign = regexp.MustCompile(`(?i)((?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)["']?\s*[:=]\s*["']?)([^\s"',;]{6,})`)
-
-// envLine is KEY=value (optionally "export KEY=value").
-var envLine = regexp.MustCompile(`^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*=\s*)(.+)$`)
 
 const (
 	beginKey = "-----BEGIN "
@@ -68,17 +78,18 @@ func (r *Redactor) Line(s string) (string, bool) {
 		return s, false
 	}
 	out := s
+	rs := rules()
 	if r.Env {
-		if m := envLine.FindStringSubmatch(out); m != nil && strings.TrimSpace(m[2]) != "" {
+		if m := rs.envLine.FindStringSubmatch(out); m != nil && strings.TrimSpace(m[2]) != "" {
 			out = m[1] + Mask
 		}
 	}
-	for _, p := range patterns {
+	for _, p := range rs.patterns {
 		out = p.ReplaceAllString(out, Mask)
 	}
-	out = connString.ReplaceAllString(out, "${1}"+Mask+"${3}")
-	out = secretAssign.ReplaceAllStringFunc(out, func(m string) string {
-		sub := secretAssign.FindStringSubmatch(m)
+	out = rs.connString.ReplaceAllString(out, "${1}"+Mask+"${3}")
+	out = rs.secretAssign.ReplaceAllStringFunc(out, func(m string) string {
+		sub := rs.secretAssign.FindStringSubmatch(m)
 		if sub[2] == Mask || strings.HasPrefix(sub[2], Mask) {
 			return m
 		}
