@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -180,5 +182,31 @@ func TestUnusableStateDatabaseIsReported(t *testing.T) {
 	var led handlers.LedgerResult
 	if err := e.Call("sightline/ledger", nil, &led); err != nil || len(led.Warnings) == 0 {
 		t.Fatalf("ledger: %v %+v", err, led)
+	}
+}
+
+// TestFullTextChangesCollect: an editor that syncs whole documents makes the
+// server collect garbage every few megabytes of changes, whatever its
+// collector's pace (here switched off), so the lines those changes keep are
+// not spread over a heap many times their size.
+func TestFullTextChangesCollect(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	e, root := start(t, nil, lsptest.Options{})
+	u := fileURI(root, "big.txt")
+	line := strings.Repeat("x", 99) + "\n"
+	e.Open(u, "plaintext", strings.Repeat(line, 10000)) // 1 MB
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := m.NumGC
+	for v := range 6 {
+		e.ReplaceAll(u, strings.Repeat(line, 10000-v))
+	}
+	var out any
+	if err := e.Call("sightline/ledger", nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&m)
+	if m.NumGC == before {
+		t.Fatal("6 MB of full-text changes and no collection")
 	}
 }

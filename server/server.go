@@ -98,6 +98,9 @@ type Server struct {
 	// busy is the time of the last message (unix nanoseconds), for the idle
 	// memory release.
 	busy atomic.Int64
+	// fullText counts the bytes of full-text changes since the server last
+	// collected garbage for them (collectAfterFullText).
+	fullText atomic.Int64
 
 	exitOnce sync.Once
 	exited   chan int // exit code

@@ -63,10 +63,11 @@ func TestRSS(t *testing.T) {
 		rss := p.settledRSS()
 		t.Logf("1,000 full-text changes of a %.1f MB document: RSS %.1f MB over a base of %.1f MB (%.2fx the document; %s)",
 			mb(size), mb(rss-base), mb(base), float64(rss-base)/float64(size), p.split(baseParts))
-		// The goal is 3x (docs/performance.md says where it stands); this
-		// catches a return of the unbounded growth (500x before the diff).
-		if rss-base > 12*size {
-			t.Errorf("RSS grew %.1f MB: over 12x the document", mb(rss-base))
+		// The goal is 3x (2.83x-2.96x measured once the server collected
+		// every 4 MB of full-text changes; 500x before the diff, 5x-10x
+		// before that collection).
+		if rss-base > 3*size {
+			t.Errorf("RSS grew %.1f MB: over 3x the document", mb(rss-base))
 		}
 	})
 	t.Run("1,000 open documents", func(t *testing.T) {
