@@ -22,7 +22,7 @@ const (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] != "serve" && os.Args[1] != "mcp" && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+	if len(os.Args) > 1 && oneCall(os.Args[1]) && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		// A CLI command lives for one call: collecting garbage it is about
 		// to drop at exit is wasted time. It collects only when its heap
 		// nears cliMemoryLimit (a whole-file read of a large file).
@@ -34,6 +34,17 @@ func main() {
 
 // cliMemoryLimit is the heap a CLI command grows to before it collects.
 const cliMemoryLimit = 512 << 20
+
+// oneCall reports whether a command makes one call and exits: not the
+// servers, and not apply, which applies blocks for as long as its input
+// streams.
+func oneCall(cmd string) bool {
+	switch cmd {
+	case "serve", "mcp", "apply":
+		return false
+	}
+	return true
+}
 
 type command struct {
 	name, usage, summary string
