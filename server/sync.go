@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 
@@ -65,16 +66,19 @@ func (s *Server) didChange(raw json.RawMessage) error {
 	return nil
 }
 
-// fullTextCollect is how many bytes of full-text changes the server takes
-// in before it collects garbage itself.
+// fullTextCollect is the least number of bytes of full-text changes the
+// server takes in before it collects garbage itself.
 const fullTextCollect = 4 << 20
 
-// collectAfterFullText collects garbage after every fullTextCollect bytes of
-// full-text changes. An editor that syncs whole documents sends megabytes a
-// second that become garbage at once, while the lines they change live on:
-// at the server's collector pace (GOGC=400, for read latency) the heap would
-// grow to several times its live size between collections, and the lines
-// kept from that time stay spread over pages the process then holds.
+// collectAfterFullText collects garbage once full-text changes have brought
+// in fullTextCollect bytes, or a quarter of the live heap if that is more. An
+// editor that syncs whole documents sends megabytes a second that become
+// garbage at once, while the lines they change live on: at the server's
+// collector pace (GOGC=400, for read latency) the heap would grow to
+// several times its live size between collections, and the lines kept from
+// that time stay spread over pages the process then holds. Scaled by the
+// live heap, a collection's cost (which grows with it) stays in proportion
+// to the text that brought it on.
 func (s *Server) collectAfterFullText(changes []textdoc.Change) {
 	n := 0
 	for _, c := range changes {
@@ -85,10 +89,21 @@ func (s *Server) collectAfterFullText(changes []textdoc.Change) {
 	if n == 0 {
 		return
 	}
-	if s.fullText.Add(int64(n)) >= fullTextCollect {
+	if got := s.fullText.Add(int64(n)); got >= fullTextCollect && got >= liveHeap()/4 {
 		s.fullText.Store(0)
 		runtime.GC()
 	}
+}
+
+// liveHeap is the heap the last collection left live (runtime/metrics: no
+// stop of the world to read it).
+func liveHeap() int64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
 }
 
 // decodeDidChange validates a didChange's params: a document, an int32
