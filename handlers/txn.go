@@ -314,7 +314,7 @@ func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, n
 	// core it costs no wall time.
 	hashed := make(chan string, 1)
 	go func() { hashed <- workspace.Doc{Snap: next}.FileHash() }()
-	fi, err := root.Replace(t, func(w io.Writer) error { return writeSnapshot(w, next) })
+	fi, err := root.Replace(t, func(w io.Writer) error { _, err := next.WriteTo(w); return err })
 	h := <-hashed
 	if err != nil {
 		return workspace.Doc{}, err
@@ -386,30 +386,18 @@ func sameFile(root *confine.Root, t confine.Target, s *textdoc.Snapshot) (bool, 
 	return same, nil
 }
 
-// sameReader reports whether r yields exactly the snapshot's bytes.
+// sameReader reports whether r yields exactly the snapshot's bytes: the
+// snapshot is streamed into a writer that reads as much of r and compares.
 func sameReader(r io.Reader, s *textdoc.Snapshot) (bool, error) {
-	want := make([]byte, 0, 64<<10)
-	got := make([]byte, 64<<10)
-	n := s.LineCount()
-	for from := 0; from < n; {
-		to := min(n, from+1024)
-		want = s.AppendText(want[:0], from, to)
-		for rest := want; len(rest) > 0; {
-			k, err := io.ReadFull(r, got[:min(len(got), len(rest))])
-			if !bytes.Equal(got[:k], rest[:k]) {
-				return false, nil
-			}
-			if err != nil { // shorter than the snapshot
-				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-					return false, nil
-				}
-				return false, err
-			}
-			rest = rest[k:]
+	c := &comparer{r: r}
+	if _, err := s.WriteTo(c); err != nil {
+		if errors.Is(err, errDiffers) {
+			return false, nil
 		}
-		from = to
+		return false, err
 	}
-	switch _, err := io.ReadFull(r, got[:1]); {
+	var one [1]byte
+	switch _, err := io.ReadFull(r, one[:]); {
 	case err == nil: // longer than the snapshot
 		return false, nil
 	case errors.Is(err, io.EOF):
@@ -419,18 +407,29 @@ func sameReader(r io.Reader, s *textdoc.Snapshot) (bool, error) {
 	}
 }
 
-// writeSnapshot streams a snapshot's bytes in chunks of lines, so a large
-// document is written without building its whole text.
-func writeSnapshot(w io.Writer, s *textdoc.Snapshot) error {
-	buf := make([]byte, 0, 64<<10)
-	n := s.LineCount()
-	for from := 0; from < n; {
-		to := min(n, from+1024)
-		buf = s.AppendText(buf[:0], from, to)
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
-		from = to
+var errDiffers = errors.New("differs")
+
+// comparer is a writer that checks what it is given against the next bytes
+// of r, failing with errDiffers at the first difference or when r ends.
+type comparer struct {
+	r   io.Reader
+	got []byte
+}
+
+func (c *comparer) Write(p []byte) (int, error) {
+	if cap(c.got) < len(p) {
+		c.got = make([]byte, len(p))
 	}
-	return nil
+	got := c.got[:len(p)]
+	k, err := io.ReadFull(c.r, got)
+	if !bytes.Equal(got[:k], p[:k]) {
+		return 0, errDiffers
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return k, errDiffers // shorter than the snapshot
+		}
+		return k, err
+	}
+	return len(p), nil
 }

@@ -149,6 +149,10 @@ func checkSnap(t tb, s *Snapshot, want string) {
 	if got := string(s.AppendText(nil, 0, s.LineCount())); got != want {
 		t.Fatalf("AppendText = %q, want %q", got, want)
 	}
+	var w strings.Builder
+	if n, err := s.WriteTo(&w); err != nil || n != int64(len(want)) || w.String() != want {
+		t.Fatalf("WriteTo = %d, %v, %q, want %q", n, err, w.String(), want)
+	}
 	ls := lines.Split(want)
 	if s.LineCount() != len(ls) || s.Len() != len(want) || s.EndsWithTerm() != lines.EndsWithTerm(want) {
 		t.Fatalf("LineCount/Len/EndsWithTerm = %d/%d/%v, want %d/%d/%v", s.LineCount(), s.Len(), s.EndsWithTerm(),

@@ -1,6 +1,7 @@
 package textdoc
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -263,3 +264,36 @@ func TestNewOwnedFreesReplacedLeaves(t *testing.T) {
 	}
 	runtime.KeepAlive(cur)
 }
+
+// WriteTo gathers leaves into writes of at most writeChunk bytes (a line
+// longer than that goes whole), and stops at a writer's first error.
+func TestWriteToChunksAndErrors(t *testing.T) {
+	text := goSource(20000, 13) + strings.Repeat("y", writeChunk+10) + "\nend\n"
+	s := New(text)
+	var sizes []int
+	var out strings.Builder
+	if _, err := s.WriteTo(writerFunc(func(p []byte) (int, error) {
+		sizes = append(sizes, len(p))
+		return out.Write(p)
+	})); err != nil || out.String() != text {
+		t.Fatalf("WriteTo: %v, %d bytes of %d", err, out.Len(), len(text))
+	}
+	for i, n := range sizes[:len(sizes)-2] {
+		if n > writeChunk {
+			t.Fatalf("write %d: %d bytes, over writeChunk", i, n)
+		}
+	}
+	boom := errors.New("disk full")
+	calls := 0
+	n, err := s.WriteTo(writerFunc(func(p []byte) (int, error) {
+		calls++
+		return len(p) / 2, boom
+	}))
+	if !errors.Is(err, boom) || calls != 1 || n != int64(sizes[0]/2) {
+		t.Fatalf("failing writer: %d bytes, %v, %d calls", n, err, calls)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -11,6 +11,7 @@ package textdoc
 import (
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"math"
 	"strings"
@@ -194,6 +195,42 @@ func (s *Snapshot) AppendText(dst []byte, from, to int) []byte {
 		return true
 	})
 	return dst
+}
+
+// writeChunk is the most WriteTo hands a writer at once: leaves are
+// gathered into writes of this size (a leaf alone is about a kilobyte, too
+// small a write for a file), and no more of the text is copied at a time.
+const writeChunk = 256 << 10
+
+// WriteTo writes the whole text to w in chunks of whole leaves, without
+// building it: the one way a snapshot is streamed (to a file, a hash, a
+// comparison). It implements io.WriterTo.
+func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
+	if s.root == nil {
+		return 0, nil
+	}
+	var written int64
+	var err error
+	buf := make([]byte, 0, min(writeChunk, s.Len()))
+	flush := func() bool {
+		var n int
+		n, err = w.Write(buf)
+		written += int64(n)
+		buf = buf[:0]
+		return err == nil
+	}
+	s.root.walk(0, s.root.nLines, func(lf *node, from, to int) bool {
+		b := lf.bytes(from, to)
+		if len(buf)+len(b) > cap(buf) && len(buf) > 0 && !flush() {
+			return false
+		}
+		buf = append(buf, b...)
+		return true
+	})
+	if err == nil && len(buf) > 0 {
+		flush()
+	}
+	return written, err
 }
 
 // Lines iterates over lines [from, to) with their 0-based indexes, O(log n)

@@ -141,18 +141,11 @@ func (d Doc) FileHashIfKnown() string {
 	return d.hash.cached()
 }
 
-// hashSnapshot streams the snapshot through SHA-256 in chunks of lines, so
-// a large document is hashed without materialising its whole text.
+// hashSnapshot streams the snapshot through SHA-256, so a large document is
+// hashed without materialising its whole text.
 func hashSnapshot(s *textdoc.Snapshot) string {
 	h := sha256.New()
-	buf := make([]byte, 0, 64<<10)
-	n := s.LineCount()
-	for from := 0; from < n; {
-		to := min(n, from+1024)
-		buf = s.AppendText(buf[:0], from, to)
-		h.Write(buf)
-		from = to
-	}
+	s.WriteTo(h) // a hash.Hash never fails a write
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
