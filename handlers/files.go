@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"os"
 	"path"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/sightline-lsp/sightline/confine"
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/policy"
 	"github.com/sightline-lsp/sightline/result"
@@ -177,7 +177,7 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	if _, err := io.Copy(h, f); err != nil {
 		return ""
 	}
-	c.hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	c.hash = hashline.FileHashOf(h.Sum(nil))
 	e.hashes.mu.Lock()
 	if e.hashes.m == nil {
 		e.hashes.m = map[string]cachedHash{}

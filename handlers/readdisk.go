@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/policy"
 	"hash"
 	"io"
@@ -133,7 +133,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
 			return no()
 		}
-		st.FileHash, st.TotalLines, st.LineHashes = "sha256:"+hex.EncodeToString(sc.h.Sum(nil)), sc.n, sc.lineHashes
+		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
 		if changed := time.Unix(0, max(st.CtimeNs, st.MtimeNs)); time.Since(changed) > racyAge {
 			e.db.SaveStat(st)
 		}

@@ -70,8 +70,12 @@ func bytesOf(s string) []byte {
 // FileHash returns "sha256:" + the hex SHA-256 of b.
 func FileHash(b []byte) string {
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return FileHashOf(sum[:])
 }
+
+// FileHashOf is the file hash of a SHA-256 sum, for a caller that hashed a
+// stream (sha256.New) rather than one slice.
+func FileHashOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
 
 // FileHashString is FileHash for text held as a string (no copy).
 func FileHashString(s string) string {

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/sightline-lsp/sightline/confine"
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
@@ -92,8 +92,7 @@ const hashAheadMin = 1 << 20
 // writes to any more.
 func (h *lazyHash) ahead(data []byte) {
 	h.aheadOf(func() string {
-		sum := sha256.Sum256(data)
-		return "sha256:" + hex.EncodeToString(sum[:])
+		return hashline.FileHash(data)
 	})
 }
 
@@ -146,7 +145,7 @@ func (d Doc) FileHashIfKnown() string {
 func hashSnapshot(s *textdoc.Snapshot) string {
 	h := sha256.New()
 	s.WriteTo(h) // a hash.Hash never fails a write
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return hashline.FileHashOf(h.Sum(nil))
 }
 
 // ChangeEvent reports that a document's content moved from one revision to
