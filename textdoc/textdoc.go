@@ -75,23 +75,22 @@ func (s *Snapshot) Owned() int { return s.owned }
 // than MaxLen.
 func New(text string) *Snapshot { return newShaped(text, defaultShape()) }
 
-func newShaped(text string, sh shape) *Snapshot {
-	if int64(len(text)) > MaxLen {
-		panic(fmt.Sprintf("textdoc: a document of %d bytes is over MaxLen", len(text)))
-	}
-	return newFromRun(run{text, lines.AppendEnds(nil, text)}, sh, false)
-}
+func newShaped(text string, sh shape) *Snapshot { return newText(text, sh, false) }
 
 // NewOwned is New for a document that will live long and change: every leaf
 // holds its own copy of its lines (one more pass over the text), so once
 // changes have replaced some leaves, the rest do not keep the whole
 // original text alive. Editor buffers are built this way; a document read
 // for one call is built by New.
-func NewOwned(text string) *Snapshot {
+func NewOwned(text string) *Snapshot { return newText(text, defaultShape(), true) }
+
+// newText makes a snapshot of text, its leaves aliasing text or, when own,
+// each a copy of its part.
+func newText(text string, sh shape, own bool) *Snapshot {
 	if int64(len(text)) > MaxLen {
 		panic(fmt.Sprintf("textdoc: a document of %d bytes is over MaxLen", len(text)))
 	}
-	return newFromRun(run{text, lines.AppendEnds(nil, text)}, defaultShape(), true)
+	return newFromRun(run{text, lines.AppendEnds(nil, text)}, sh, own)
 }
 
 // newFromRun makes a snapshot of the lines of r, which it keeps, or copies
