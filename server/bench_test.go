@@ -9,6 +9,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/lsptest"
+	"github.com/sightline-lsp/sightline/server"
 )
 
 // BenchmarkReadPipe2000: sightline/read of 2,000 lines through the whole LSP
@@ -75,4 +76,29 @@ func benchEditRoundTrip(b *testing.B, n int) {
 		b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
 		b.ReportMetric(float64(times[min(len(times)-1, len(times)*99/100)].Microseconds()), "p99-µs")
 	}
+}
+
+// BenchmarkFullTextChange1MB is what an editor that syncs whole documents
+// costs per keystroke on a 1 MB document: the didChange with the whole text
+// (its line diff, the ledger shift, the server's own collection every few
+// megabytes), the in-process client's encoding of the message included.
+func BenchmarkFullTextChange1MB(b *testing.B) {
+	root := b.TempDir()
+	e := lsptest.Start(b, lsptest.Options{Root: root, Server: server.Options{NoPersist: true}})
+	ls := make([]string, 25000)
+	for i := range ls {
+		ls[i] = fmt.Sprintf("\tvalue_%06d := compute(%d, %d) // x\n", i, i, i*7)
+	}
+	u := "file://" + root + "/big.go"
+	e.Open(u, "go", strings.Join(ls, ""))
+	var out any
+	e.Call("sightline/ledger", nil, &out)
+	v := 0
+	for b.Loop() {
+		v++
+		i := (v * 37) % len(ls)
+		ls[i] = fmt.Sprintf("\tvalue_%06d := compute(%d, %d) // edited %d\n", i, i, i*7, v)
+		e.ReplaceAll(u, strings.Join(ls, ""))
+	}
+	e.Call("sightline/ledger", nil, &out) // every change applied
 }
