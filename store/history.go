@@ -25,12 +25,6 @@ type Version struct {
 	Method  string // the call that produced it; "found" for a text sightline did not write
 }
 
-// Snapshot is a text to keep: its hash and bytes.
-type Snapshot struct {
-	Hash string
-	Text []byte
-}
-
 // Text is a text to keep, known by its hash; its bytes are asked for only
 // when they are stored whole.
 type Text struct {
@@ -89,16 +83,6 @@ func Compress(text []byte) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// RecordWrite keeps a write in the history of path with whole texts (a
-// caller that has the texts at hand).
-func (db *DB) RecordWrite(ctx context.Context, path string, before *Snapshot, after Snapshot, v Version) error {
-	w := Write{Path: path, After: Text{after.Hash, len(after.Text), func() []byte { return after.Text }}, Version: v}
-	if before != nil {
-		w.Before = &Text{before.Hash, len(before.Text), func() []byte { return before.Text }}
-	}
-	return db.Record(ctx, w)
 }
 
 // blobRow is a text to insert: whole (gzip) or a delta against base.
