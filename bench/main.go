@@ -135,7 +135,7 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 			return err
 		}
 		if !readOnly {
-			st, err := c.measure(runs, func(int) []string { return []string{"read", f + ":100-110"} })
+			st, err := c.measure(runs, func(int) ([]string, []byte) { return []string{"read", f + ":100-110"}, nil })
 			if err != nil {
 				return err
 			}
@@ -143,11 +143,11 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		}
 		// Text and JSON runs alternate, so a change of the machine's load
 		// weighs on both alike.
-		both, err := c.measureEach(2*whole, 2, func(i int) []string {
+		both, err := c.measureEach(2*whole, 2, func(i int) ([]string, []byte) {
 			if i%2 == 0 {
-				return []string{"read", f, "--budget", "100000000"}
+				return []string{"read", f, "--budget", "100000000"}, nil
 			}
-			return []string{"read", f, "--budget", "100000000", "--json"}
+			return []string{"read", f, "--budget", "100000000", "--json"}, nil
 		})
 		if err != nil {
 			return err
@@ -163,10 +163,10 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		line := strings.TrimRight(src[99], "\n")
 		alt := []string{line, "// bench edit"}
 		edits := filepath.Join(tmp, "edits.json")
-		ed, err := c.measure(runs, func(i int) []string {
+		ed, err := c.measure(runs, func(i int) ([]string, []byte) {
 			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[i%2])), "new_content": alt[(i+1)%2]}})
 			os.WriteFile(edits, b, 0o644)
-			return []string{"edit", f, "--edits", edits}
+			return []string{"edit", f, "--edits", edits}, nil
 		})
 		if err != nil {
 			return err
@@ -181,7 +181,7 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		if _, _, _, err := c.run(nil, "edit", f, "--edits", edits); err != nil {
 			return err
 		}
-		ap, err := c.measureIn(runs, func(i int) ([]string, []byte) {
+		ap, err := c.measure(runs, func(i int) ([]string, []byte) {
 			return []string{"apply"}, []byte(editBlock(f, mark(i), mark(i+1)))
 		})
 		if err != nil {
@@ -298,15 +298,10 @@ func (c cli) run(stdin []byte, args ...string) (time.Duration, int64, time.Durat
 	return time.Duration(us) * time.Microsecond, rss, time.Duration(cpu) * time.Microsecond, nil
 }
 
-// measure runs a command n times (args(i) for run i) and times each, start
-// of the process to its exit.
-func (c cli) measure(n int, args func(i int) []string) (stats, error) {
-	return c.measureIn(n, func(i int) ([]string, []byte) { return args(i), nil })
-}
-
-// measureIn is measure with standard input for each run.
-func (c cli) measureIn(n int, args func(i int) ([]string, []byte)) (stats, error) {
-	st, err := c.measureEachIn(n, 1, args)
+// measure runs a command n times (args(i) gives run i's arguments and
+// standard input) and times each, start of the process to its exit.
+func (c cli) measure(n int, args func(i int) ([]string, []byte)) (stats, error) {
+	st, err := c.measureEach(n, 1, args)
 	if err != nil {
 		return stats{}, err
 	}
@@ -315,12 +310,7 @@ func (c cli) measureIn(n int, args func(i int) ([]string, []byte)) (stats, error
 
 // measureEach is measure of k commands taking turns: run i is of command
 // i%k, and the stats of command j are those of its runs.
-func (c cli) measureEach(n, k int, args func(i int) []string) ([]stats, error) {
-	return c.measureEachIn(n, k, func(i int) ([]string, []byte) { return args(i), nil })
-}
-
-// measureEachIn is measureEach with standard input for each run.
-func (c cli) measureEachIn(n, k int, args func(i int) ([]string, []byte)) ([]stats, error) {
+func (c cli) measureEach(n, k int, args func(i int) ([]string, []byte)) ([]stats, error) {
 	ds, cpus, rss := make([][]time.Duration, k), make([][]time.Duration, k), make([]int64, k)
 	for i := range n {
 		a, in := args(i)
