@@ -88,16 +88,8 @@ func (h *lazyHash) get(s *textdoc.Snapshot) string {
 // on a second core it then costs no wall time.
 const hashAheadMin = 1 << 20
 
-// ahead starts hashing data, the document's exact bytes, which nothing
-// writes to any more.
-func (h *lazyHash) ahead(data []byte) {
-	h.aheadOf(func() string {
-		return hashline.FileHash(data)
-	})
-}
-
-// aheadOf starts computing the hash with fn on another goroutine.
-func (h *lazyHash) aheadOf(fn func() string) {
+// ahead starts computing the hash with fn on another goroutine.
+func (h *lazyHash) ahead(fn func() string) {
 	p := make(chan struct{})
 	h.pending = p
 	go func() {
@@ -696,7 +688,7 @@ func (w *Workspace) broadcast() {
 func (w *Workspace) ExpectEdit(k Key, base int32, want *textdoc.Snapshot, regions [][2]int, author string) {
 	h := &lazyHash{}
 	if want.Len() >= hashAheadMin {
-		h.aheadOf(func() string { return hashSnapshot(want) })
+		h.ahead(func() string { return hashSnapshot(want) })
 	}
 	w.mu.Lock()
 	w.expects[k] = expectation{base: base, want: want, regions: regions, author: author, hash: h}
@@ -926,7 +918,8 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	hash := &lazyHash{}
 	if len(data) >= hashAheadMin {
-		hash.ahead(data)
+		// data is the document's exact bytes, which nothing writes any more.
+		hash.ahead(func() string { return hashline.FileHash(data) })
 	}
 	snap := textdoc.New(text) // outside the lock: O(file)
 
