@@ -46,16 +46,16 @@ func (e *Env) Diagnostics(session string, d workspace.Doc) []Diagnostic {
 			syms = e.syms.hints(d)
 		}
 		for _, r := range v.Unread {
-			msg := fmt.Sprintf("%s not read by the agent (session %s).", linesWord(r), session)
+			msg := fmt.Sprintf("%s not read by the agent (session %s).", r.Word(), session)
 			if hint := extract.Summary(symbolsWithin(syms, r), maxHints); hint != "" {
-				msg = fmt.Sprintf("%s not read by the agent (session %s) — contains: %s", linesWord(r), session, hint)
+				msg = fmt.Sprintf("%s not read by the agent (session %s) — contains: %s", r.Word(), session, hint)
 			}
 			out = append(out, Diagnostic{Lines: r, Severity: SeverityInformation, Code: "unread", Message: msg})
 		}
 	}
 	if cfg.Diagnostics.Stale {
 		for _, r := range v.Stale {
-			msg := fmt.Sprintf("%s changed since the agent (session %s) read them; it must read them again before editing.", linesWord(r), session)
+			msg := fmt.Sprintf("%s changed since the agent (session %s) read them; it must read them again before editing.", r.Word(), session)
 			out = append(out, Diagnostic{Lines: r, Severity: SeverityWarning, Code: "stale", Message: msg})
 		}
 	}
@@ -70,12 +70,4 @@ func symbolsWithin(syms []extract.Symbol, r ledger.Range) []extract.Symbol {
 		}
 	}
 	return out
-}
-
-// linesWord renders a range as agents read it: "Line 7" or "Lines 101-120".
-func linesWord(r ledger.Range) string {
-	if r.Start == r.End {
-		return fmt.Sprintf("Line %d", r.Start)
-	}
-	return fmt.Sprintf("Lines %d-%d", r.Start, r.End)
 }

@@ -44,7 +44,7 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	dec := e.Ledger.Check(session, ledger.DocKey(d.Key), targets)
 	v := Verdict{Name: "clear"}
 	for _, r := range dec.OtherStale {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", linesWord(r), itThem(r)))
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", r.Word(), itThem(r)))
 	}
 	if dec.Clear() {
 		return v
@@ -52,10 +52,10 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	if cfg.Guard == "warn" {
 		v.Name = "warned"
 		for _, r := range dec.Unread {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("%s %s not read before this edit.", linesWord(r), wasWere(r)))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s %s not read before this edit.", r.Word(), wasWere(r)))
 		}
 		for _, r := range dec.Stale {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s and %s edited anyway.", linesWord(r), itThem(r), wasWere(r)))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s and %s edited anyway.", r.Word(), itThem(r), wasWere(r)))
 		}
 		return v
 	}
@@ -63,10 +63,10 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	var msgs []string
 	kind := result.UnreadRange
 	for _, r := range dec.Unread {
-		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", linesWord(r), wasWere(r), thatRange(r)))
+		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", r.Word(), wasWere(r), thatRange(r)))
 	}
 	for _, r := range dec.Stale {
-		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", linesWord(r), itThem(r), itThem(r)))
+		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", r.Word(), itThem(r), itThem(r)))
 	}
 	if len(dec.Unread) == 0 {
 		kind = result.StaleRange
@@ -99,7 +99,7 @@ func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
 	rest.RemoveAll(got)
 	shown := make([]string, len(got))
 	for i, r := range got {
-		shown[i] = linesWord(r)
+		shown[i] = r.Word()
 	}
 	if rest.IsEmpty() {
 		them := "them"
@@ -111,7 +111,7 @@ func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
 	left := rest.Ranges()
 	unshown := make([]string, len(left))
 	for i, r := range left {
-		unshown[i] = linesWord(r)
+		unshown[i] = r.Word()
 	}
 	return fmt.Sprintf("%s %s in expanded below and now %s as read. %s did not fit in the read budget and must still be read before the edit can succeed.",
 		strings.Join(shown, ", "), isAre(got), countVerb(got), strings.Join(unshown, ", "))
@@ -124,7 +124,7 @@ func expandedMessage(missing ledger.RangeSet, got []ledger.Range) string {
 func forgottenMessage(got []ledger.Range) string {
 	shown := make([]string, len(got))
 	for i, r := range got {
-		shown[i] = linesWord(r)
+		shown[i] = r.Word()
 	}
 	return fmt.Sprintf("%s %s in expanded below, but the ledger database is unavailable (see warnings), so this command cannot record them for the next one: a retry would be refused again. Make the state folder usable (or set SIGHTLINE_STATE_DIR to a writable folder), then read the lines and retry.",
 		strings.Join(shown, ", "), isAre(got))

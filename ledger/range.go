@@ -12,6 +12,29 @@ type Range struct {
 	End   int `json:"end"`
 }
 
+// Word renders r as answers do: "Line 7" or "Lines 101-120".
+func (r Range) Word() string {
+	if r.Start == r.End {
+		return "Line " + strconv.Itoa(r.Start)
+	}
+	return "Lines " + strconv.Itoa(r.Start) + "-" + strconv.Itoa(r.End)
+}
+
+// List renders ranges compactly, as listings do: "1-3,7,10-12".
+func List(rs []Range) string {
+	var b []byte
+	for i, r := range rs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(r.Start), 10)
+		if r.End != r.Start {
+			b = strconv.AppendInt(append(b, '-'), int64(r.End), 10)
+		}
+	}
+	return string(b)
+}
+
 // Len is the number of lines in r.
 func (r Range) Len() int {
 	if r.End < r.Start {

@@ -373,3 +373,18 @@ func TestRangeSetLaws(t *testing.T) {
 		}
 	})
 }
+
+func TestRangeWords(t *testing.T) {
+	if got := (Range{7, 7}).Word(); got != "Line 7" {
+		t.Errorf("Word = %q", got)
+	}
+	if got := (Range{101, 120}).Word(); got != "Lines 101-120" {
+		t.Errorf("Word = %q", got)
+	}
+	if got := List([]Range{{1, 3}, {7, 7}, {10, 12}}); got != "1-3,7,10-12" {
+		t.Errorf("List = %q", got)
+	}
+	if got := List(nil); got != "" {
+		t.Errorf("List(nil) = %q", got)
+	}
+}

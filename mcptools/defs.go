@@ -242,9 +242,9 @@ func (t *tools) edit(ctx context.Context, in editIn) (*mcp.CallToolResult, error
 		b.WriteString(res.Diff)
 		if res.WindowRange != nil {
 			if res.DryRun {
-				fmt.Fprintf(b, "%s would read (not applied):\n", linesWord(*res.WindowRange))
+				fmt.Fprintf(b, "%s would read (not applied):\n", res.WindowRange.Word())
 			} else {
-				fmt.Fprintf(b, "%s now (fresh refs for your next edit):\n", linesWord(*res.WindowRange))
+				fmt.Fprintf(b, "%s now (fresh refs for your next edit):\n", res.WindowRange.Word())
 			}
 			b.WriteString(res.Window)
 		}
@@ -406,24 +406,7 @@ func (t *tools) ledger(ctx context.Context, in ledgerIn) (*mcp.CallToolResult, e
 		p.TextDocument = &handlers.TextDocument{URI: string(k)}
 	}
 	res, err := t.b.Ledger(ctx, p)
-	return t.answer(res.Outcome, err, nil, func(b *strings.Builder) {
-		if len(res.Documents) == 0 {
-			fmt.Fprintf(b, "Session %s has read nothing yet.\n", res.Session)
-			return
-		}
-		for _, d := range res.Documents {
-			fmt.Fprintf(b, "%s  %s  %d lines", d.Path, d.State, d.TotalLines)
-			for _, part := range []struct {
-				name string
-				rs   []ledger.Range
-			}{{"read", d.Read}, {"authored", d.Authored}, {"stale", d.Stale}, {"unread", d.Unread}} {
-				if len(part.rs) > 0 {
-					fmt.Fprintf(b, "  %s %s", part.name, rangesWord(part.rs))
-				}
-			}
-			fmt.Fprintln(b)
-		}
-	}), nil
+	return t.answer(res.Outcome, err, nil, func(b *strings.Builder) { res.WriteText(b) }), nil
 }
 
 type summaryIn struct {
@@ -447,7 +430,7 @@ func (t *tools) summary(ctx context.Context, in summaryIn) (*mcp.CallToolResult,
 			fmt.Fprintf(b, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
 		}
 		if r := res.ExcerptRange; r != nil {
-			fmt.Fprintf(b, "%s (counted as read):\n", linesWord(*r))
+			fmt.Fprintf(b, "%s (counted as read):\n", r.Word())
 			n := r.Start
 			for l := range strings.Lines(res.Excerpt) {
 				fmt.Fprintf(b, "%s\n", hashline.AppendLine(nil, n, strings.TrimSuffix(l, "\n")))

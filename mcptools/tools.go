@@ -150,28 +150,9 @@ func (t *tools) caller(session string) handlers.Caller {
 	return handlers.Caller{Session: session, Agent: "mcp"}
 }
 
-func linesWord(r ledger.Range) string {
-	if r.Start == r.End {
-		return fmt.Sprintf("Line %d", r.Start)
-	}
-	return fmt.Sprintf("Lines %d-%d", r.Start, r.End)
-}
-
-func rangesWord(rs []ledger.Range) string {
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		if r.Start == r.End {
-			parts[i] = fmt.Sprint(r.Start)
-		} else {
-			parts[i] = fmt.Sprintf("%d-%d", r.Start, r.End)
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
 // guardDetail prints what a guard refusal returned: the expanded lines.
 func guardDetail(b *strings.Builder, g handlers.GuardRefusal) {
 	if g.Expanded != "" {
-		fmt.Fprintf(b, "expanded (%s, now counted as read):\n%s", rangesWord(g.ExpandedRanges), g.Expanded)
+		fmt.Fprintf(b, "expanded (%s, now counted as read):\n%s", ledger.List(g.ExpandedRanges), g.Expanded)
 	}
 }

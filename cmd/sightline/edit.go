@@ -75,7 +75,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if res.Applied && res.WindowRange != nil {
 			// The window counts as read (PROTOCOL section 5): show it, with the
 			// fresh refs the next edit can use.
-			fmt.Fprintf(w, "%s now:\n", linesWord(*res.WindowRange))
+			fmt.Fprintf(w, "%s now:\n", res.WindowRange.Word())
 			io.WriteString(w, res.Window)
 		}
 	})

@@ -68,7 +68,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if r := res.ExcerptRange; r != nil {
 			// The excerpt counts as read (PROTOCOL section 5): show it, annotated
 			// like a read, so its refs can be used.
-			fmt.Fprintf(w, "%s:\n", linesWord(*r))
+			fmt.Fprintf(w, "%s:\n", r.Word())
 			n := r.Start
 			for l := range strings.Lines(res.Excerpt) {
 				if masked(res.Redacted, n) {
