@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,43 +34,10 @@ const pruneEvery = 32
 // writes in the order they were committed, so versions are listed in the
 // order they happened.
 type historyLog struct {
-	db      *ledgerdb.Sync // nil: no history
-	log     *zap.Logger
-	pending sync.WaitGroup
-	count   atomic.Int64
-
-	mu      sync.Mutex
-	queue   []func()
-	running bool
-}
-
-// enqueue runs job after the jobs queued before it, off the caller's path.
-func (h *historyLog) enqueue(job func()) {
-	h.pending.Add(1)
-	h.mu.Lock()
-	h.queue = append(h.queue, job)
-	start := !h.running
-	h.running = true
-	h.mu.Unlock()
-	if start {
-		go h.run()
-	}
-}
-
-func (h *historyLog) run() {
-	for {
-		h.mu.Lock()
-		if len(h.queue) == 0 {
-			h.running = false
-			h.mu.Unlock()
-			return
-		}
-		job := h.queue[0]
-		h.queue = h.queue[1:]
-		h.mu.Unlock()
-		job()
-		h.pending.Done()
-	}
+	behind
+	db    *ledgerdb.Sync // nil: no history
+	log   *zap.Logger
+	count atomic.Int64
 }
 
 // written is one write as the history keeps it. Hashes known already are
@@ -125,8 +91,6 @@ func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.K
 		}
 	})
 }
-
-func (h *historyLog) drain() { h.pending.Wait() }
 
 // rotate applies the retention settings at startup: the audit log's
 // maxEntries and maxAgeDays, the history's maxBytes.

@@ -27,9 +27,9 @@ type auditLog struct {
 	db  *ledgerdb.Sync // nil: memory only
 	log *zap.Logger
 
-	mu      sync.Mutex
-	recent  []store.AuditEntry // oldest first
-	pending sync.WaitGroup     // audit writes under way
+	behind // the database writes, in call order
+	mu     sync.Mutex
+	recent []store.AuditEntry // oldest first
 }
 
 // audit records one call.
@@ -63,13 +63,11 @@ func (l *auditLog) add(ctx context.Context, a store.AuditEntry) {
 	if l.db == nil {
 		return
 	}
-	l.pending.Add(1)
-	go func() {
-		defer l.pending.Done()
+	l.enqueue(func() {
 		if err := l.db.DB().AppendAudit(context.WithoutCancel(ctx), a); err != nil {
 			l.log.Warn("audit", zap.Error(err))
 		}
-	}()
+	})
 }
 
 // writeMethods are the calls stats count (reads are audited too).
@@ -79,7 +77,7 @@ var writeMethods = []string{"sightline/edit", "sightline/write", "sightline/appl
 // where they came from: "database" or "memory".
 func (l *auditLog) entries(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, string, error) {
 	if l.db != nil {
-		l.pending.Wait()
+		l.drain()
 		all, err := l.db.DB().AuditWhere(ctx, f)
 		if err != nil {
 			return nil, "", err
@@ -98,9 +96,6 @@ func (l *auditLog) entries(ctx context.Context, f store.AuditFilter) ([]store.Au
 	}
 	return entries, "memory", nil
 }
-
-// drain waits for audit writes under way (before the database closes).
-func (l *auditLog) drain() { l.pending.Wait() }
 
 func digest(b []byte) string {
 	if len(b) == 0 {
