@@ -123,7 +123,7 @@ func TestReplaceKeepsModeAndLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }, nil); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(p)
@@ -149,7 +149,7 @@ func TestReplaceRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Replace(tg, write); result.KindOf(err) != kind {
+		if _, err := r.Replace(tg, write, nil); result.KindOf(err) != kind {
 			t.Errorf("%s: %v, want %s", name, err, kind)
 		}
 	}
@@ -195,7 +195,7 @@ func TestAbandonedTempsCleaned(t *testing.T) {
 	theirs := filepath.Join(dir, ".sightline-notours.tmp")
 	os.WriteFile(theirs, nil, 0o600)
 	tg, _ := r.Resolve("a/b/c.txt", Write)
-	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := w.Write(bytes.Repeat([]byte("z"), 10)); return err }); err != nil {
+	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := w.Write(bytes.Repeat([]byte("z"), 10)); return err }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); err == nil {

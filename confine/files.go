@@ -200,6 +200,10 @@ func (f *folder) sync() {
 	_ = f.self.Sync() // the rename itself durable; best effort where folders refuse fsync
 }
 
+// ErrChanged is what Replace answers when the file is not the one the
+// caller planned against, or changed while the new copy was written.
+var ErrChanged = errors.New("the file changed")
+
 // Replace writes t (resolved with Write; it must exist) atomically: a temp
 // file in the same folder with t's owner, group and mode, fsync, rename over
 // t, fsync of the folder. A reader, or a crash, sees the old file or the new
@@ -208,7 +212,16 @@ func (f *folder) sync() {
 // (read_only), a file with several hard links (denied: a rename would split
 // them), anything but a regular file (denied). The caller holds the file's
 // lock.
-func (r *Root) Replace(t Target, write func(io.Writer) error) (fs.FileInfo, error) {
+//
+// expect (nil: anything) says whether the file holds what the caller planned
+// against, reading it from its start; ErrChanged if not. It reads while the
+// new copy is written and synced, and the file must not have changed since
+// then when the new copy takes its place (ErrChanged, nothing written): the
+// check costs no time of its own, and a writer outside sightline between
+// the check and the rename is still seen. The old file stays open past the
+// rename and is closed behind the call, so freeing its blocks is not on
+// the caller's path either.
+func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Reader) error) (fs.FileInfo, error) {
 	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
 	f, err := r.folder(dir)
 	if err != nil {
@@ -229,7 +242,27 @@ func (r *Root) Replace(t Target, write func(io.Writer) error) (fs.FileInfo, erro
 	if err != nil {
 		return nil, err
 	}
+	// The temp file's birth time is the file system's clock when the write
+	// began: a change of the old file after it shows in the old file's times.
+	var born int64
+	if st, err := tf.Stat(); err == nil {
+		born = statIDOf(st).ctime
+	}
+	old, before, err := f.openOld(base, t.Name)
+	if err != nil {
+		tf.Close()
+		f.d.Remove(tn)
+		return nil, err
+	}
+	checked := make(chan error, 1)
+	if expect != nil {
+		go func() { checked <- expect(io.NewSectionReader(old, 0, 1<<62)) }()
+	} else {
+		checked <- nil
+	}
 	fail := func(err error) (fs.FileInfo, error) {
+		<-checked
+		old.Close()
 		tf.Close()
 		f.d.Remove(tn)
 		return nil, err
@@ -247,11 +280,32 @@ func (r *Root) Replace(t Target, write func(io.Writer) error) (fs.FileInfo, erro
 	if err := tf.Sync(); err != nil {
 		return fail(r.fault(err, t.Name))
 	}
+	err = <-checked
+	checked <- nil // fail reads it again
+	if err != nil {
+		return fail(err)
+	}
+	now, err := f.d.Lstat(base)
+	if err != nil {
+		return fail(r.fault(err, t.Name))
+	}
+	same, racy := unchangedSince(statIDOf(before), statIDOf(now), born)
+	if !same {
+		return fail(ErrChanged)
+	}
+	if racy && expect != nil {
+		// Changed as recently as the write began: its times cannot show a
+		// change since the check, so it is read again.
+		if err := expect(io.NewSectionReader(old, 0, 1<<62)); err != nil {
+			return fail(err)
+		}
+	}
 	// The temp file stays open (and locked) until it has its final name: a
 	// cleaner never takes it for abandoned.
 	if err := f.d.Rename(tn, base); err != nil {
 		return fail(r.fault(err, t.Name))
 	}
+	go old.Close() // the old file's last reference: the kernel frees its blocks here
 	tf.Close()
 	f.sync()
 	after, err := f.d.Stat(base)
@@ -259,6 +313,42 @@ func (r *Root) Replace(t Target, write func(io.Writer) error) (fs.FileInfo, erro
 		return nil, r.fault(err, t.Name)
 	}
 	return after, nil
+}
+
+// openOld opens the file Replace is to replace, a regular file.
+func (f *folder) openOld(base, name string) (*os.File, fs.FileInfo, error) {
+	old, err := f.d.OpenFile(base, openReadFlags, 0)
+	if err != nil {
+		return nil, nil, f.r.fault(err, name)
+	}
+	fi, err := old.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = result.Errorf(result.Denied, "%s changed into a %v while it was being written; nothing was written.", name, fi.Mode().Type())
+	}
+	if err != nil {
+		old.Close()
+		return nil, nil, f.r.fault(err, name)
+	}
+	return old, fi, nil
+}
+
+// statID is what tells one state of a file from another without reading it.
+type statID struct {
+	dev, ino           uint64
+	size, mtime, ctime int64
+	ok                 bool // the platform gives all of it
+}
+
+// unchangedSince compares a file's state before and now. same: nothing
+// shows a change. racy: the file changed as recently as born (the clock
+// when the write began), or its times are unknown, so a change since then
+// might not show: only its bytes can tell.
+func unchangedSince(before, now statID, born int64) (same, racy bool) {
+	if before.ok != now.ok || before.dev != now.dev || before.ino != now.ino || before.size != now.size ||
+		before.mtime != now.mtime || before.ctime != now.ctime {
+		return false, false
+	}
+	return true, !before.ok || before.ctime >= born
 }
 
 // writable refuses a file the caller may not write: no write bit at all

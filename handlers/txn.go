@@ -296,27 +296,31 @@ func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, n
 		return workspace.Doc{}, err
 	}
 	defer unlock()
-	same, err := sameFile(root, t, d.Snap)
-	if err != nil {
-		if result.KindOf(err) == result.NotFound {
-			return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
-		}
-		return workspace.Doc{}, err
-	}
-	if !same {
-		if d.Open {
-			return workspace.Doc{}, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", rel)
-		}
-		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
-	}
 	// The answer's new file hash is computed from the snapshot on another
 	// goroutine while the same (immutable) snapshot is written: on a second
-	// core it costs no wall time.
+	// core it costs no wall time. The file is checked against the snapshot
+	// meanwhile too (Replace).
 	hashed := make(chan string, 1)
 	go func() { hashed <- workspace.Doc{Snap: next}.FileHash() }()
-	fi, err := root.Replace(t, func(w io.Writer) error { _, err := next.WriteTo(w); return err })
+	fi, err := root.Replace(t, func(w io.Writer) error { _, err := next.WriteTo(w); return err }, func(r io.Reader) error {
+		same, err := sameReader(r, d.Snap)
+		if err != nil {
+			return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", rel, err))
+		}
+		if !same {
+			return confine.ErrChanged
+		}
+		return nil
+	})
 	h := <-hashed
-	if err != nil {
+	switch {
+	case errors.Is(err, confine.ErrChanged) && d.Open:
+		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", rel)
+	case errors.Is(err, confine.ErrChanged):
+		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
+	case result.KindOf(err) == result.NotFound:
+		return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
+	case err != nil:
 		return workspace.Doc{}, err
 	}
 	after := e.WS.CommitDisk(d.Key, d, next, lcs, session, fi)
@@ -365,25 +369,6 @@ func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (*confine.Root, c
 		return nil, t, nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", t.Name, err))
 	}
 	return root, t, unlock, nil
-}
-
-// sameFile reports whether t holds exactly the snapshot's bytes (what
-// comparing their file hashes tells, without hashing either), reading it in
-// chunks against the snapshot's lines: no copy of the file is kept.
-func sameFile(root *confine.Root, t confine.Target, s *textdoc.Snapshot) (bool, error) {
-	f, fi, err := root.OpenRead(t)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	if fi.Size() != int64(s.Len()) {
-		return false, nil
-	}
-	same, err := sameReader(f, s)
-	if err != nil {
-		return false, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", t.Name, err))
-	}
-	return same, nil
 }
 
 // sameReader reports whether r yields exactly the snapshot's bytes: the
