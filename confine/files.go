@@ -274,7 +274,7 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 	if err := tf.Chmod(fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
 		return fail(r.fault(err, t.Name))
 	}
-	if err := write(tf); err != nil {
+	if err := write(&writeback{f: tf}); err != nil {
 		return fail(r.fault(err, t.Name))
 	}
 	if err := tf.Sync(); err != nil {
@@ -313,6 +313,26 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 		return nil, r.fault(err, t.Name)
 	}
 	return after, nil
+}
+
+// writeback writes to f and has the disk start on each writebackPart as
+// soon as it is written, so the fsync after the last byte waits for the
+// last part, not for the whole file.
+type writeback struct {
+	f            *os.File
+	off, started int64
+}
+
+const writebackPart = 1 << 20
+
+func (w *writeback) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.off += int64(n)
+	if w.off-w.started >= writebackPart {
+		startWriteback(w.f, w.started, w.off-w.started)
+		w.started = w.off
+	}
+	return n, err
 }
 
 // openOld opens the file Replace is to replace, a regular file.

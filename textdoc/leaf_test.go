@@ -297,3 +297,34 @@ func TestWriteToChunksAndErrors(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// After a one-line edit of a large text, WriteTo hands on the lines the edit
+// left as they lie in the text New read: nearly nothing is copied, in writes
+// of at most writeChunk bytes, and the bytes are the new text exactly.
+func TestWriteToPassesUnchangedRunsUncopied(t *testing.T) {
+	text := goSource(60000, 5)
+	s := New(text)
+	next, _, err := s.Apply([]Change{{rng(30000, 0, 30000, 0), "// inserted\n"}}, UTF8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := s.LineStart(30000)
+	want := text[:at] + "// inserted\n" + text[at:]
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(text)))
+	var out strings.Builder
+	aliased := 0
+	if _, err := next.WriteTo(writerFunc(func(p []byte) (int, error) {
+		if len(p) > writeChunk {
+			t.Fatalf("a write of %d bytes", len(p))
+		}
+		if q := uintptr(unsafe.Pointer(unsafe.SliceData(p))); q >= lo && q < lo+uintptr(len(text)) {
+			aliased += len(p)
+		}
+		return out.Write(p)
+	})); err != nil || out.String() != want {
+		t.Fatalf("WriteTo: %v, %d bytes of %d", err, out.Len(), len(want))
+	}
+	if aliased < len(text)*9/10 {
+		t.Fatalf("%d of %d bytes handed on uncopied", aliased, len(text))
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"math"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sightline-lsp/sightline/linediff"
 	"github.com/sightline-lsp/sightline/lines"
@@ -57,6 +58,10 @@ type Snapshot struct {
 	// aliased: the leaves alias the cached text (New, a rebuild), so
 	// forgetting it frees nothing.
 	aliased bool
+	// origin is the text New built the first snapshot of this line from,
+	// which the leaves it has not changed still alias ("" for NewOwned):
+	// WriteTo hands on runs of those leaves as they lie in it, uncopied.
+	origin string
 }
 
 // MaxLen is the largest document in bytes: the line index keeps offsets in
@@ -102,7 +107,7 @@ func newFromRun(r run, sh shape, own bool) *Snapshot {
 		// The copies are what it holds; the text, not cached, can go.
 		return &Snapshot{root: root, sh: sh, owned: len(r.text) + u.bytes}
 	}
-	s := &Snapshot{root: root, sh: sh, owned: len(r.text) + u.bytes, aliased: true}
+	s := &Snapshot{root: root, sh: sh, owned: len(r.text) + u.bytes, aliased: true, origin: r.text}
 	s.text.Store(&r.text)
 	return s
 }
@@ -203,30 +208,87 @@ const writeChunk = 256 << 10
 
 // WriteTo writes the whole text to w in chunks of whole leaves, without
 // building it: the one way a snapshot is streamed (to a file, a hash, a
-// comparison). It implements io.WriterTo.
+// comparison). Leaves that lie side by side in the text New read (all of a
+// file read from disk, all but the changed ones after an edit) are handed
+// on as they lie, uncopied; the others are gathered into a buffer. It
+// implements io.WriterTo.
 func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	if s.root == nil {
 		return 0, nil
 	}
 	var written int64
 	var err error
-	buf := make([]byte, 0, min(writeChunk, s.Len()))
-	flush := func() bool {
+	var buf []byte
+	emit := func(p []byte) bool {
 		var n int
-		n, err = w.Write(buf)
+		n, err = w.Write(p)
 		written += int64(n)
-		buf = buf[:0]
 		return err == nil
 	}
-	s.root.walk(0, s.root.nLines, func(lf *node, from, to int) bool {
-		b := lf.bytes(from, to)
-		if len(buf)+len(b) > cap(buf) && len(buf) > 0 && !flush() {
-			return false
+	flush := func() bool {
+		if len(buf) == 0 {
+			return true
+		}
+		ok := emit(buf)
+		buf = buf[:0]
+		return ok
+	}
+	gather := func(b string) bool {
+		if len(buf)+len(b) > cap(buf) {
+			if !flush() {
+				return false
+			}
+			if buf == nil {
+				buf = make([]byte, 0, min(writeChunk, s.Len()))
+			}
 		}
 		buf = append(buf, b...)
 		return true
+	}
+	// run is the part of origin the last leaves lay in, [from, to).
+	origin, base := s.origin, uintptr(unsafe.Pointer(unsafe.StringData(s.origin)))
+	from, to := 0, 0
+	passRun := func() bool {
+		r := origin[from:to]
+		from, to = 0, 0
+		if len(r) < writeChunk/4 {
+			return gather(r)
+		}
+		if !flush() {
+			return false
+		}
+		for len(r) > 0 {
+			n := min(len(r), writeChunk)
+			if !emit(unsafe.Slice(unsafe.StringData(r), n)) {
+				return false
+			}
+			r = r[n:]
+		}
+		return true
+	}
+	s.root.walk(0, s.root.nLines, func(lf *node, lo, hi int) bool {
+		b := lf.bytes(lo, hi)
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(b))); len(b) > 0 && len(b) <= len(origin) && p >= base && p-base <= uintptr(len(origin)-len(b)) {
+			off := int(p - base)
+			if off == to && to > from {
+				to += len(b)
+				return true
+			}
+			if to > from && !passRun() {
+				return false
+			}
+			from, to = off, off+len(b)
+			return true
+		}
+		if to > from && !passRun() {
+			return false
+		}
+		return gather(b)
 	})
-	if err == nil && len(buf) > 0 {
+	if err == nil && to > from {
+		passRun()
+	}
+	if err == nil {
 		flush()
 	}
 	return written, err
@@ -453,7 +515,7 @@ func (s *Snapshot) replaceLines(rs, re int, repl run, suffixFirst bool) (*Snapsh
 	borrowed := 2*len(ins.text) < len(repl.text)
 	u := update{sh: s.sh}
 	root := u.replace(s.root, lc.Start, lc.Start+lc.Old, ins, borrowed)
-	return &Snapshot{root: root, sh: s.sh, owned: u.bytes}, lc, true
+	return &Snapshot{root: root, sh: s.sh, owned: u.bytes, origin: s.origin}, lc, true
 }
 
 // replaceAll handles a full-sync change. Editors that sync full text send
@@ -522,7 +584,7 @@ func (s *Snapshot) replaceAll(text string) (*Snapshot, []LineChange, error) {
 		// Borrowed: the tree copies what it keeps of the new text.
 		root = u.replace(root, h.B, h.B+h.Del, nr.sub(h.B, h.B+h.Ins), true)
 	}
-	return &Snapshot{root: root, sh: s.sh, owned: u.bytes}, lcs, nil
+	return &Snapshot{root: root, sh: s.sh, owned: u.bytes, origin: s.origin}, lcs, nil
 }
 
 // diffMiddle diffs old lines [pre, oldEnd) against lines [pre, newEnd) of nr

@@ -1,12 +1,16 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/sightline-lsp/sightline/hashline"
 )
 
 // TestConcurrentGetsReadOnce: a storm of requests for a large closed file
@@ -38,5 +42,41 @@ func TestConcurrentGetsReadOnce(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if got := after.TotalAlloc - before.TotalAlloc; got > 6*uint64(len(text)) {
 		t.Fatalf("32 concurrent loads allocated %d MB for an %d MB file", got>>20, len(text)>>20)
+	}
+}
+
+// A large file is hashed while it is read, in parts: the hash is the whole
+// file's, whatever the sizes of the parts the reads return.
+func TestLargeFileHashedWhileRead(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	for i := 0; b.Len() < 3*hashPart+12345; i++ {
+		fmt.Fprintf(&b, "line %d of a file read in parts\n", i)
+	}
+	text := b.String()
+	p := filepath.Join(root, "big.txt")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The first sight of a document asks for its hash (the ledger restores
+	// what the agent saw of that text) before Get returns.
+	var seen string
+	w := New([]string{root}, Options{OnFirstSight: func(d Doc) { seen = d.FileHash() }})
+	got := make(chan Doc, 1)
+	go func() {
+		d, err := w.Get(FromPath(p))
+		if err != nil {
+			t.Error(err)
+		}
+		got <- d
+	}()
+	var d Doc
+	select {
+	case d = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Get hangs when its document's hash is asked for before it returns")
+	}
+	if got, want := d.FileHash(), hashline.FileHashString(text); got != want || seen != want || len(text) < hashAheadMin {
+		t.Fatalf("hash %s, want %s (%d bytes)", got, want, len(text))
 	}
 }

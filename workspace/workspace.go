@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,6 +88,26 @@ func (h *lazyHash) get(s *textdoc.Snapshot) string {
 // large file needs its hash (answers carry it, the ledger compares it), and
 // on a second core it then costs no wall time.
 const hashAheadMin = 1 << 20
+
+// hashingReader hands each part of a file to the goroutine hashing it as
+// soon as it is read (parts of at most hashPart bytes), so the hash of a
+// large file is ready about when its bytes are, not a whole pass later.
+// The parts are the read buffer's bytes, which nothing writes any more.
+type hashingReader struct {
+	r     io.Reader
+	parts chan<- []byte
+}
+
+const hashPart = 512 << 10
+
+func (h hashingReader) Read(p []byte) (int, error) {
+	p = p[:min(len(p), hashPart)]
+	n, err := h.r.Read(p)
+	if n > 0 {
+		h.parts <- p[:n]
+	}
+	return n, err
+}
 
 // ahead starts computing the hash with fn on another goroutine.
 func (h *lazyHash) ahead(fn func() string) {
@@ -903,7 +924,24 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if fi.Size() > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
 	}
-	data, err := confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize)
+	hash := &lazyHash{}
+	var in io.Reader = f
+	var parts chan []byte
+	if fi.Size() >= hashAheadMin {
+		parts = make(chan []byte, 16)
+		hash.ahead(func() string {
+			d := sha256.New()
+			for p := range parts {
+				d.Write(p)
+			}
+			return hashline.FileHashOf(d.Sum(nil))
+		})
+		in = hashingReader{f, parts}
+	}
+	data, err := confine.ReadAll(in, fi.Size(), w.opts.MaxFileSize)
+	if parts != nil {
+		close(parts) // the hash is the bytes read, even when the read failed
+	}
 	if err != nil {
 		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
 	}
@@ -916,11 +954,6 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	// The buffer is ours and never written again: the text aliases it
 	// instead of copying the file once more.
 	text := unsafe.String(unsafe.SliceData(data), len(data))
-	hash := &lazyHash{}
-	if len(data) >= hashAheadMin {
-		// data is the document's exact bytes, which nothing writes any more.
-		hash.ahead(func() string { return hashline.FileHash(data) })
-	}
 	snap := textdoc.New(text) // outside the lock: O(file)
 
 	w.mu.Lock()
