@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // TestConcurrentGetsReadOnce: a storm of requests for a large closed file
@@ -78,5 +79,24 @@ func TestLargeFileHashedWhileRead(t *testing.T) {
 	}
 	if got, want := d.FileHash(), hashline.FileHashString(text); got != want || seen != want || len(text) < hashAheadMin {
 		t.Fatalf("hash %s, want %s (%d bytes)", got, want, len(text))
+	}
+}
+
+// A large file is checked for text by the goroutine that hashes it: a NUL
+// or a broken character anywhere, the last part included, still makes it
+// binary.
+func TestLargeBinaryFileRefused(t *testing.T) {
+	root := t.TempDir()
+	body := strings.Repeat("text of a large file\n", (hashAheadMin+hashPart)/21)
+	w := New([]string{root}, Options{})
+	for name, text := range map[string]string{"nul.txt": body + "\x00\n", "utf8.txt": body + "\xe2\x82", "ok.txt": body + "€\n"} {
+		p := filepath.Join(root, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := w.Get(FromPath(p))
+		if got := result.KindOf(err); got != map[string]result.Kind{"nul.txt": result.Binary, "utf8.txt": result.Binary, "ok.txt": ""}[name] {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -927,13 +927,17 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	hash := &lazyHash{}
 	var in io.Reader = f
 	var parts chan []byte
+	var isText chan bool // the hashing goroutine's verdict on the same bytes
 	if fi.Size() >= hashAheadMin {
-		parts = make(chan []byte, 16)
+		parts, isText = make(chan []byte, 16), make(chan bool, 1)
 		hash.ahead(func() string {
 			d := sha256.New()
+			var c textCheck
 			for p := range parts {
 				d.Write(p)
+				c.write(p)
 			}
+			isText <- c.text()
 			return hashline.FileHashOf(d.Sum(nil))
 		})
 		in = hashingReader{f, parts}
@@ -948,13 +952,19 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if int64(len(data)) > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", w.Rel(k), w.opts.MaxFileSize)
 	}
-	if IsBinary(data) {
-		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
-	}
 	// The buffer is ours and never written again: the text aliases it
 	// instead of copying the file once more.
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	snap := textdoc.New(text) // outside the lock: O(file)
+	binary := false
+	if isText != nil {
+		binary = !<-isText
+	} else {
+		binary = IsBinary(data)
+	}
+	if binary {
+		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
+	}
 
 	w.mu.Lock()
 	e, known = w.docs[k]
@@ -1046,6 +1056,53 @@ func diffEvent(old, cur Doc) *ChangeEvent {
 	}
 	return ev
 }
+
+// textCheck is IsBinary for bytes that come in parts: a character cut
+// between two parts is checked whole.
+type textCheck struct {
+	carry []byte // the start of a character the next part ends
+	bad   bool
+}
+
+func (c *textCheck) write(p []byte) {
+	if c.bad {
+		return
+	}
+	if bytes.IndexByte(p, 0) >= 0 {
+		c.bad = true
+		return
+	}
+	if len(c.carry) > 0 {
+		for len(p) > 0 && !utf8.FullRune(c.carry) {
+			c.carry, p = append(c.carry, p[0]), p[1:]
+		}
+		if !utf8.FullRune(c.carry) {
+			return
+		}
+		if !utf8.Valid(c.carry) {
+			c.bad = true
+			return
+		}
+		c.carry = c.carry[:0]
+	}
+	cut := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p[:cut]) {
+		c.bad = true
+		return
+	}
+	c.carry = append(c.carry, p[cut:]...)
+}
+
+// text reports whether all the parts were text (IsBinary false).
+func (c *textCheck) text() bool { return !c.bad && len(c.carry) == 0 }
 
 // IsBinary reports whether data is not a text sightline can show an agent: it
 // holds a NUL byte or is not valid UTF-8.
