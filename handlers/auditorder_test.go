@@ -20,7 +20,7 @@ func TestAuditWritesKeepCallOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close(ctx)
-	l := &auditLog{db: db, log: zap.NewNop()}
+	l := &auditLog{behind: &behind{}, db: db, log: zap.NewNop()}
 	const n = 300
 	for i := range n {
 		l.add(ctx, store.AuditEntry{Method: "sightline/edit", Path: fmt.Sprint(i), Outcome: "ok"})

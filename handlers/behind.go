@@ -5,6 +5,7 @@ import "sync"
 // behind runs jobs off the caller's path, one at a time, in the order they
 // were queued: the history lists versions and the audit log lists calls in
 // the order they happened, which one goroutine per job would not keep.
+// The audit log and the history share one, the database's writer.
 type behind struct {
 	pending sync.WaitGroup
 

@@ -86,15 +86,18 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 	if log == nil {
 		log = zap.NewNop()
 	}
+	// One worker writes the audit and the history: SQLite has one writer at
+	// a time, and two workers would wait for each other's lock in sleeps.
+	dbw := &behind{}
 	return &Env{
 		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
 		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), log: log},
 		syms:      newSymbols(cfg.Extract, log),
-		audits:    &auditLog{db: db, log: log},
+		audits:    &auditLog{behind: dbw, db: db, log: log},
 		paths:     pathlock.New(lockDir),
 		health:    &health{},
 		approvals: &approvalMemory{},
-		history:   &historyLog{db: db, log: log},
+		history:   &historyLog{behind: dbw, db: db, log: log},
 	}
 }
 

@@ -30,11 +30,11 @@ import (
 // of one process (each also runs at startup).
 const pruneEvery = 32
 
-// historyLog owns the history's write-behind: one worker stores the
-// writes in the order they were committed, so versions are listed in the
-// order they happened.
+// historyLog owns the history's write-behind: the database's one worker
+// (shared with the audit log) stores the writes in the order they were
+// committed, so versions are listed in the order they happened.
 type historyLog struct {
-	behind
+	*behind
 	db    *ledgerdb.Sync // nil: no history
 	log   *zap.Logger
 	count atomic.Int64

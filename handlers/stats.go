@@ -27,9 +27,9 @@ type auditLog struct {
 	db  *ledgerdb.Sync // nil: memory only
 	log *zap.Logger
 
-	behind // the database writes, in call order
-	mu     sync.Mutex
-	recent []store.AuditEntry // oldest first
+	*behind // the database's writer: calls in order
+	mu      sync.Mutex
+	recent  []store.AuditEntry // oldest first
 }
 
 // audit records one call.
