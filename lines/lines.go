@@ -8,6 +8,7 @@ package lines
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -175,15 +176,8 @@ func appendEnds(dst []uint32, s string) []uint32 {
 	dst = slices.Grow(dst, n)
 	off := 0
 	if !hasCR {
-		// Only "\n" ends lines: one memchr-speed search per line.
-		for {
-			i := strings.IndexByte(s[off:], '\n')
-			if i < 0 {
-				break
-			}
-			off += i + 1
-			dst = append(dst, uint32(off))
-		}
+		// Only "\n" ends lines.
+		dst, off = appendNewlines(dst, s, n)
 	} else {
 		for off < len(s) {
 			// The line ends at the first '\r' before the next '\n', else at
@@ -217,6 +211,57 @@ func appendEnds(dst []uint32, s string) []uint32 {
 		dst = append(dst, uint32(len(s))) // a last line without terminator
 	}
 	return dst
+}
+
+// appendNewlines appends the end of every "\n" in s (at most n of them)
+// and returns dst and the offset after the last. It reads eight bytes at a
+// time and finds the newlines among them with bit arithmetic: most words
+// hold none or one, so the common case takes no branch that mispredicts,
+// where a search per line costs a call per line.
+func appendNewlines(dst []uint32, s string, n int) ([]uint32, int) {
+	const (
+		low7 = 0x7f7f7f7f7f7f7f7f
+		nls  = 0x0a0a0a0a0a0a0a0a
+	)
+	k := len(dst)
+	first := k
+	dst = slices.Grow(dst, n+1)[:k+n+1] // a spare slot: the first store of a word is unconditional
+	off := 0
+	for ; off+8 <= len(s); off += 8 {
+		w := s[off : off+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		x ^= nls
+		// The high bit of each byte of m is set where x's byte is zero: where
+		// the word holds '\n'. Exact, without the carries of the shorter form.
+		m := ^(((x & low7) + low7) | x | low7)
+		dst[k] = uint32(off + bits.TrailingZeros64(m)>>3 + 1)
+		k += oneIf(m != 0)
+		for m &= m - 1; m != 0; m &= m - 1 {
+			dst[k] = uint32(off + bits.TrailingZeros64(m)>>3 + 1)
+			k++
+		}
+	}
+	for ; off < len(s); off++ {
+		if s[off] == '\n' {
+			dst[k] = uint32(off + 1)
+			k++
+		}
+	}
+	last := 0
+	if k > first {
+		last = int(dst[k-1])
+	}
+	return dst[:k], last
+}
+
+// oneIf is 1 for true: written so, the compiler sets it without a branch.
+func oneIf(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
 // Join concatenates lines back into text, each with its own terminator.

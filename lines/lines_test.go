@@ -171,3 +171,35 @@ func TestAppendEndsParallel(t *testing.T) {
 		}
 	}
 }
+
+// AppendEnds reads eight bytes at a time: words with no newline, one, or
+// eight, texts of every length around a word, after ends already in dst.
+func TestAppendEndsWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "\n", "abc\n", "\n\n\n", "ééé", "xxxxxxxxxxxxxxxxxxx\n"}
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		var want []uint32
+		want = append(want, 99)
+		for i := range len(s) {
+			if s[i] == '\n' {
+				want = append(want, uint32(i+1))
+			}
+		}
+		if s != "" && s[len(s)-1] != '\n' {
+			want = append(want, uint32(len(s)))
+		}
+		if got := AppendEnds([]uint32{99}, s); !slices.Equal(got, want) {
+			t.Fatalf("%q: %v, want %v", s, got, want)
+		}
+	}
+	big := strings.Repeat("line\n\n\nx", 1<<19) + "tail" // split among goroutines
+	got := AppendEnds(nil, big)
+	if n := strings.Count(big, "\n") + 1; len(got) != n || got[n-1] != uint32(len(big)) || got[0] != 5 {
+		t.Fatalf("%d ends, want %d", len(got), n)
+	}
+}
