@@ -84,7 +84,10 @@ func (db *DB) PruneAudit(ctx context.Context, maxEntries int, maxAge time.Durati
 		total += int(n)
 	}
 	if maxEntries > 0 {
-		r, err := db.sql.ExecContext(ctx, `DELETE FROM audit WHERE id <= (SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?)`, maxEntries)
+		// Ids are dense (rows go only from the oldest end), so the newest
+		// maxEntries are the ids above max - maxEntries: found in the index,
+		// not by walking maxEntries rows at every start of a process.
+		r, err := db.sql.ExecContext(ctx, `DELETE FROM audit WHERE id <= (SELECT max(id) FROM audit) - ?`, maxEntries)
 		if err != nil {
 			return total, fmt.Errorf("store: prune audit by size: %w", err)
 		}

@@ -366,7 +366,7 @@ func (db *DB) PruneHistory(ctx context.Context, maxBytes int64) (int, error) {
 	dropped := 0
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var total int64
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(stored), 0) FROM history_blobs`).Scan(&total); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT stored FROM history_total`).Scan(&total); err != nil {
 			return err
 		}
 		for total > maxBytes {

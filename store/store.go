@@ -274,6 +274,23 @@ func migrations() []string {
 			depth INTEGER NOT NULL    -- deltas from a whole text, this one included
 		) WITHOUT ROWID;
 		CREATE INDEX history_chain_base ON history_chain (base);`,
+		// 7: the history's stored bytes as a running total the triggers
+		// keep, so the retention check (at every start of a process) reads
+		// one row, not the size of every text.
+		`CREATE TABLE history_total (
+			id     INTEGER PRIMARY KEY CHECK (id = 1),
+			stored INTEGER NOT NULL
+		);
+		INSERT INTO history_total (id, stored) SELECT 1, coalesce(sum(stored), 0) FROM history_blobs;
+		CREATE TRIGGER history_total_insert AFTER INSERT ON history_blobs BEGIN
+			UPDATE history_total SET stored = stored + NEW.stored WHERE id = 1;
+		END;
+		CREATE TRIGGER history_total_delete AFTER DELETE ON history_blobs BEGIN
+			UPDATE history_total SET stored = stored - OLD.stored WHERE id = 1;
+		END;
+		CREATE TRIGGER history_total_update AFTER UPDATE OF stored ON history_blobs BEGIN
+			UPDATE history_total SET stored = stored - OLD.stored + NEW.stored WHERE id = 1;
+		END;`,
 	}
 }
 
