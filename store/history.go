@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -69,8 +71,32 @@ func (db *DB) HasBlob(ctx context.Context, hash string) (bool, error) {
 }
 
 // Compress is the stored form of a whole text: gzip at its fastest level,
-// since snapshots are taken on the write path and read rarely.
+// since snapshots are taken on the write path and read rarely. A large text
+// is cut into parts compressed side by side, one gzip member each, which a
+// gzip reader reads back as one stream: a CLI edit that keeps a whole text
+// waits for the slowest part, not for all of them.
 func Compress(text []byte) ([]byte, error) {
+	k := min(runtime.GOMAXPROCS(0), len(text)/compressPart)
+	if k < 2 {
+		return compress(text)
+	}
+	parts := make([][]byte, k)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for i := range k {
+		wg.Go(func() { parts[i], errs[i] = compress(text[i*len(text)/k : (i+1)*len(text)/k]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return bytes.Join(parts, nil), nil
+}
+
+// compressPart is the least text worth a goroutine of its own in Compress.
+const compressPart = 1 << 20
+
+func compress(text []byte) ([]byte, error) {
 	var b bytes.Buffer
 	w, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
 	if err != nil {

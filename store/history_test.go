@@ -281,3 +281,20 @@ func BenchmarkRetentionCheck(b *testing.B) {
 		}
 	}
 }
+
+// A large text is compressed in parts side by side; it reads back whole.
+func TestCompressLargeInParts(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	text := make([]byte, 3*compressPart+12345)
+	for i := range text {
+		text[i] = "abcdefgh\n"[r.IntN(9)]
+	}
+	packed, err := Compress(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decompress(packed)
+	if err != nil || !bytes.Equal(got, text) {
+		t.Fatalf("round trip: %d bytes of %d, %v", len(got), len(text), err)
+	}
+}
