@@ -16,11 +16,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +31,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/internal/gosrc"
 	"github.com/sightline-lsp/sightline/server"
 )
 
@@ -107,7 +106,7 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
 		return err
 	}
-	src, err := goSource(sizes[len(sizes)-1])
+	src, err := gosrc.Lines(sizes[len(sizes)-1])
 	if err != nil {
 		return err
 	}
@@ -208,40 +207,6 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		return nil
 	}
 	return regenerate(write, machine(), rows, short)
-}
-
-// goSource returns n lines of Go from the standard library, the same lines
-// on every run of the same Go version.
-func goSource(n int) ([]string, error) {
-	root := filepath.Join(runtime.GOROOT(), "src")
-	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= n {
-			return errors.Join(err, fs.SkipAll)
-		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "vendor") {
-			return fs.SkipDir
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out = append(out, strings.SplitAfter(string(b), "\n")...)
-		if last := out[len(out)-1]; last == "" {
-			out = out[:len(out)-1]
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.SkipAll) {
-		return nil, err
-	}
-	if len(out) < n {
-		return nil, fmt.Errorf("only %d lines of Go under %s", len(out), root)
-	}
-	return out[:n], nil
 }
 
 type cli struct {
