@@ -12,7 +12,6 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/result"
-	"github.com/sightline-lsp/sightline/textdoc"
 )
 
 // TestConcurrentGetsReadOnce: a storm of requests for a large closed file
@@ -98,44 +97,6 @@ func TestLargeBinaryFileRefused(t *testing.T) {
 		_, err := w.Get(FromPath(p))
 		if got := result.KindOf(err); got != map[string]result.Kind{"nul.txt": result.Binary, "utf8.txt": result.Binary, "ok.txt": ""}[name] {
 			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-// A large file read in parts has the lines New makes of the whole text: a
-// "\r\n" cut between two parts, a lone "\r" at a part's end.
-func TestLargeFileLinesFoundWhileRead(t *testing.T) {
-	root := t.TempDir()
-	var b strings.Builder
-	for i := 0; b.Len() < hashPart-40; i++ {
-		fmt.Fprintf(&b, "line %d\r\n", i)
-	}
-	b.WriteString(strings.Repeat("x", hashPart-1-b.Len()))
-	b.WriteString("\r\n") // cut between the first two parts
-	for i := 0; b.Len() < 2*hashPart-40; i++ {
-		fmt.Fprintf(&b, "mixed %d\n", i)
-	}
-	b.WriteString(strings.Repeat("y", 2*hashPart-1-b.Len()))
-	b.WriteString("\rlone cr at the end of the second part\n")
-	for b.Len() < hashAheadMin+hashPart {
-		b.WriteString("tail\r")
-	}
-	text := b.String()
-	p := filepath.Join(root, "mixed.txt")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d, err := New([]string{root}, Options{}).Get(FromPath(p))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := textdoc.New(text)
-	if d.Snap.LineCount() != want.LineCount() {
-		t.Fatalf("%d lines, want %d", d.Snap.LineCount(), want.LineCount())
-	}
-	for i := range want.LineCount() {
-		if d.Snap.Line(i) != want.Line(i) {
-			t.Fatalf("line %d: %q, want %q", i, d.Snap.Line(i), want.Line(i))
 		}
 	}
 }

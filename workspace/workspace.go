@@ -84,15 +84,36 @@ func (h *lazyHash) get(s *textdoc.Snapshot) string {
 }
 
 // hashAheadMin is the size from which a file read from disk is hashed on
-// another goroutine while its document is built: nearly every caller of a
-// large file needs its hash (answers carry it, the ledger compares it), and
-// on a second core it then costs no wall time.
+// another goroutine while it is read (readHashing): nearly every caller of
+// a large file needs its hash (answers carry it, the ledger compares it),
+// and on a second core it then costs little wall time.
 const hashAheadMin = 1 << 20
 
-// hashingReader hands each part of a file to the goroutine hashing it as
-// soon as it is read (parts of at most hashPart bytes), so the hash of a
-// large file is ready about when its bytes are, not a whole pass later.
-// The parts are the read buffer's bytes, which nothing writes any more.
+// readHashing is confine.ReadAll for a large file, with its hash computed
+// into hash and its bytes checked for text (IsBinary, part by part:
+// textCheck) on another goroutine, each part as soon as it is read: both
+// are done about when the bytes are, not a whole pass later. text gets the
+// verdict once the hash is done.
+func readHashing(f io.Reader, size, limit int64, hash *lazyHash) (data []byte, text <-chan bool, err error) {
+	parts, isText := make(chan []byte, 16), make(chan bool, 1)
+	hash.ahead(func() string {
+		d := sha256.New()
+		var c textCheck
+		for p := range parts {
+			d.Write(p)
+			c.write(p)
+		}
+		isText <- c.text()
+		return hashline.FileHashOf(d.Sum(nil))
+	})
+	data, err = confine.ReadAll(hashingReader{f, parts}, size, limit)
+	close(parts) // the hash is of the bytes read, even when the read failed
+	return data, isText, err
+}
+
+// hashingReader hands each part of a file (at most hashPart bytes) to the
+// goroutine hashing it as soon as it is read. The parts are the read
+// buffer's bytes, which nothing writes any more.
 type hashingReader struct {
 	r     io.Reader
 	parts chan<- []byte
@@ -925,26 +946,12 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
 	}
 	hash := &lazyHash{}
-	var in io.Reader = f
-	var parts chan []byte
-	var isText chan bool // the hashing goroutine's verdict on the same bytes
+	var data []byte
+	var isText <-chan bool
 	if fi.Size() >= hashAheadMin {
-		parts, isText = make(chan []byte, 16), make(chan bool, 1)
-		hash.ahead(func() string {
-			d := sha256.New()
-			var c textCheck
-			for p := range parts {
-				d.Write(p)
-				c.write(p)
-			}
-			isText <- c.text()
-			return hashline.FileHashOf(d.Sum(nil))
-		})
-		in = hashingReader{f, parts}
-	}
-	data, err := confine.ReadAll(in, fi.Size(), w.opts.MaxFileSize)
-	if parts != nil {
-		close(parts) // the hash is the bytes read, even when the read failed
+		data, isText, err = readHashing(f, fi.Size(), w.opts.MaxFileSize, hash)
+	} else {
+		data, err = confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize)
 	}
 	if err != nil {
 		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
@@ -956,7 +963,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	// instead of copying the file once more.
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	snap := textdoc.New(text) // outside the lock: O(file)
-	binary := false
+	var binary bool
 	if isText != nil {
 		binary = !<-isText
 	} else {
