@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -254,14 +255,15 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 		f.d.Remove(tn)
 		return nil, err
 	}
-	checked := make(chan error, 1)
+	checking := make(chan error, 1)
 	if expect != nil {
-		go func() { checked <- expect(io.NewSectionReader(old, 0, 1<<62)) }()
+		go func() { checking <- expect(io.NewSectionReader(old, 0, 1<<62)) }()
 	} else {
-		checked <- nil
+		checking <- nil
 	}
+	checked := sync.OnceValue(func() error { return <-checking })
 	fail := func(err error) (fs.FileInfo, error) {
-		<-checked
+		checked() // done reading old
 		old.Close()
 		tf.Close()
 		f.d.Remove(tn)
@@ -280,9 +282,7 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 	if err := tf.Sync(); err != nil {
 		return fail(r.fault(err, t.Name))
 	}
-	err = <-checked
-	checked <- nil // fail reads it again
-	if err != nil {
+	if err := checked(); err != nil {
 		return fail(err)
 	}
 	now, err := f.d.Lstat(base)
