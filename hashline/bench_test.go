@@ -57,6 +57,16 @@ func BenchmarkHash(b *testing.B) {
 	}
 }
 
+// BenchmarkFileHash200k is the file hash of a 200,000-line file (SHA-256
+// of its bytes), what a large file's read or edit pays once per version.
+func BenchmarkFileHash200k(b *testing.B) {
+	data := []byte(sourceLike(200_000))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		_ = FileHash(data)
+	}
+}
+
 func BenchmarkAppendLine(b *testing.B) {
 	line := "\tif err := s.db.PutEntries(ctx, puts); err != nil {"
 	dst := make([]byte, 0, 128)
