@@ -80,6 +80,19 @@ type Target struct {
 // result is a check, not a handle: every later operation still goes through
 // the root, so a link swapped in meanwhile cannot lead out either.
 func (r *Root) Resolve(rel string, intent Intent) (Target, error) {
+	return r.resolve(rel, intent, true)
+}
+
+// ResolveEntry is Resolve for an operation on a name itself (remove,
+// rename): the folders on the way are resolved through links as Resolve
+// does, but a symbolic link in the last place is the target, not followed
+// (Info says it is a link). Remove and Rename then act on the link, never
+// on the file it points to.
+func (r *Root) ResolveEntry(rel string, intent Intent) (Target, error) {
+	return r.resolve(rel, intent, false)
+}
+
+func (r *Root) resolve(rel string, intent Intent, followLast bool) (Target, error) {
 	name := filepath.ToSlash(rel)
 	t := Target{Name: name}
 	if strings.IndexByte(rel, 0) >= 0 {
@@ -134,7 +147,7 @@ func (r *Root) Resolve(rel string, intent Intent) (Target, error) {
 		if err != nil {
 			return t, r.fault(err, name)
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		if fi.Mode()&fs.ModeSymlink != 0 && (followLast || fromLink || len(parts) > 0) {
 			if hops++; hops > maxHops {
 				return t, result.Errorf(result.IOError, "%s: too many levels of symbolic links.", name)
 			}

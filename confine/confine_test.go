@@ -220,3 +220,56 @@ func TestReadAllSized(t *testing.T) {
 		}
 	}
 }
+
+// ResolveEntry names a link itself: a remove or a rename acts on the link,
+// never on the file it points to, while folders on the way still resolve.
+func TestResolveEntryActsOnTheLink(t *testing.T) {
+	r, ws, out := setup(t)
+	for _, c := range []struct{ rel, want, kind string }{
+		{"rel", "rel", ""},
+		{"out", "out", ""},              // the link is inside, whatever it names
+		{"dangling", "dangling", ""},    // so is a dangling one
+		{"a/bb/c.txt", "a/b/c.txt", ""}, // folders resolve as in Resolve
+		{"a/up/x", "", "denied"},
+		{"../x.txt", "", "denied"},
+	} {
+		got, err := r.ResolveEntry(c.rel, Write)
+		if kind := string(result.KindOf(err)); kind != c.kind || err == nil && (got.Rel != filepath.FromSlash(c.want) || !got.Exists) {
+			t.Errorf("ResolveEntry(%q) = %q exists %v, %v; want %q %s", c.rel, got.Rel, got.Exists, err, c.want, c.kind)
+		}
+	}
+	tg, err := r.ResolveEntry("rel", Write)
+	if err != nil || tg.Info.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("rel: %v %v", tg.Info, err)
+	}
+	to, err := r.ResolveEntry("moved", Write)
+	if err != nil || to.Exists {
+		t.Fatal(to, err)
+	}
+	if err := r.Rename(tg, to); err != nil {
+		t.Fatal(err)
+	}
+	if dest, err := os.Readlink(filepath.Join(ws, "moved")); err != nil || dest != "a/b/c.txt" {
+		t.Fatalf("the link was not moved: %q %v", dest, err)
+	}
+	for _, n := range []string{"moved", "out"} {
+		tg, err := r.ResolveEntry(n, Write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Remove(tg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "a/b/c.txt")); err != nil || string(b) != "c\n" {
+		t.Fatalf("the file a removed link named: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "x.txt")); err != nil || string(b) != "SECRET\n" {
+		t.Fatalf("the outside file a removed link named: %q %v", b, err)
+	}
+	for _, n := range []string{"moved", "out", "rel"} {
+		if _, err := os.Lstat(filepath.Join(ws, n)); err == nil {
+			t.Errorf("%s is still there", n)
+		}
+	}
+}
