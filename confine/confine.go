@@ -1,7 +1,9 @@
-// Package confine is sightline's only way to the files of a workspace: every
-// open, stat, create, mkdir and rename goes through an os.Root opened on the
-// workspace root, so no spelling of a path, no symlink and no swap between a
-// check and a use reaches a file outside it. It also says what sightline
+// Package confine is sightline's only way to the files of a workspace: a
+// path is checked once (Resolve: links inside the workspace resolved, any
+// way out refused), and every open, stat, create, mkdir and rename after
+// walks the checked path from the root's descriptor following no link, so
+// no spelling of a path, no symlink and no swap between a check and a use
+// reaches a file other than the one checked. It also says what sightline
 // never touches inside (version control folders), and replaces files
 // atomically keeping their owner and mode.
 package confine
@@ -31,13 +33,22 @@ const maxHops = 40
 // Root is a workspace root opened for confined access. It is safe for
 // concurrent use.
 type Root struct {
-	dir  string // as given: absolute, clean
-	real string // dir with symlinks resolved: real paths (lock keys) start here
-	r    *os.Root
+	dir  string   // as given: absolute, clean
+	real string   // dir with symlinks resolved: real paths (lock keys) start here
+	r    *os.Root // Resolve's walk, which follows links inside
+	base *base    // every operation's walk, which follows none (walk_*.go)
+	gate Gate
 }
 
-// Open opens the root folder dir (an absolute path).
-func Open(dir string) (*Root, error) {
+// Gate is the caller's path policy (deny rules), applied by Resolve to the
+// name it reaches (rel: relative to the root; name: as the caller named
+// it), in the resolution the operation then uses: a link swapped in after
+// a policy check elsewhere cannot lead the operation to a denied file.
+type Gate func(name, rel string, intent Intent) error
+
+// Open opens the root folder dir (an absolute path); gate (nil: none)
+// refuses what the policy denies.
+func Open(dir string, gate Gate) (*Root, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace root: %w", err)
@@ -47,14 +58,22 @@ func Open(dir string) (*Root, error) {
 		r.Close()
 		return nil, fmt.Errorf("open workspace root: %w", err)
 	}
-	return &Root{dir: filepath.Clean(dir), real: real, r: r}, nil
+	b, err := openBase(dir)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open workspace root: %w", err)
+	}
+	return &Root{dir: filepath.Clean(dir), real: real, r: r, base: b, gate: gate}, nil
 }
 
 // Dir is the root's path as given.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the root's handle.
-func (r *Root) Close() error { return r.r.Close() }
+// Close releases the root's handles.
+func (r *Root) Close() error {
+	r.base.close()
+	return r.r.Close()
+}
 
 // Intent is what a caller means to do with a path: policy differs.
 type Intent int
@@ -65,7 +84,10 @@ const (
 )
 
 // Target is a path inside the root with every symlink resolved (inside the
-// root), as it was when resolved.
+// root), as it was when resolved. Every operation on it (OpenRead, Replace,
+// Create, Remove, Rename) reaches Rel from the root following no link: if a
+// folder on the way, or the file, has become a link since, the operation
+// is refused (file_changed) and nothing is read or written through it.
 type Target struct {
 	Name   string // the path as the caller named it, for messages
 	Rel    string // relative to the root, no symlinks, cleaned; "." is the root
@@ -77,8 +99,8 @@ type Target struct {
 // Resolve follows rel (relative to the root) through symlinks inside the
 // root, refusing any way out (denied), version control folders (denied, see
 // Allowed), dangling links (denied) and over-long names (io_error). The
-// result is a check, not a handle: every later operation still goes through
-// the root, so a link swapped in meanwhile cannot lead out either.
+// result names what was checked; every later operation walks that name
+// following no link, so what it reaches is what was checked or nothing.
 func (r *Root) Resolve(rel string, intent Intent) (Target, error) {
 	return r.resolve(rel, intent, true)
 }
@@ -142,7 +164,7 @@ func (r *Root) resolve(rel string, intent Intent, followLast bool) (Target, erro
 			}
 			t.Rel = filepath.Join(append(append(done, p), parts...)...)
 			t.Real = filepath.Join(r.real, t.Rel)
-			return t, allowed(t.Rel, intent, name)
+			return t, r.allowed(t.Rel, intent, name)
 		}
 		if err != nil {
 			return t, r.fault(err, name)
@@ -178,7 +200,7 @@ func (r *Root) resolve(rel string, intent Intent, followLast bool) (Target, erro
 	}
 	t.Real = filepath.Join(r.real, t.Rel)
 	t.Exists, t.Info = true, last
-	return t, allowed(t.Rel, intent, name)
+	return t, r.allowed(t.Rel, intent, name)
 }
 
 // inside returns abs relative to the root, if it names a place inside it
@@ -208,6 +230,18 @@ func checkLength(root, rel, name string) error {
 		if len(p) > MaxName {
 			return result.Errorf(result.IOError, "The name %.40s… is %d bytes, over the %d-byte limit (file name too long); nothing was created.", p, len(p), MaxName)
 		}
+	}
+	return nil
+}
+
+// allowed applies the version control rules, then the gate, to the
+// resolved name.
+func (r *Root) allowed(rel string, intent Intent, name string) error {
+	if err := allowed(rel, intent, name); err != nil {
+		return err
+	}
+	if r.gate != nil {
+		return r.gate(name, filepath.ToSlash(rel), intent)
 	}
 	return nil
 }
@@ -254,6 +288,8 @@ func (r *Root) fault(err error, name string) error {
 		return result.Wrap(result.NotFound, err, fmt.Sprintf("%s does not exist.", name))
 	case escapes(err):
 		return result.Wrap(result.Denied, err, fmt.Sprintf("%s leads outside the workspace (%s).", name, r.dir))
+	case swapped(err):
+		return result.Wrap(result.FileChanged, err, fmt.Sprintf("%s changed after it was checked: a folder on its path, or the file itself, is now a symbolic link or a file (%s). sightline follows no link it did not check, so nothing was read or written there. Look at what changed it, then retry.", name, reason(err)))
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
 		return result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s cannot be written: %s.", name, reason(err)))
 	}

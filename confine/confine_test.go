@@ -33,7 +33,7 @@ func setup(t *testing.T) (*Root, string, string) {
 	must(os.Symlink("missing.txt", filepath.Join(ws, "dangling")))
 	must(os.Symlink("loop2", filepath.Join(ws, "loop1")))
 	must(os.Symlink("loop1", filepath.Join(ws, "loop2")))
-	r, err := Open(ws)
+	r, err := Open(ws, nil)
 	must(err)
 	t.Cleanup(func() { r.Close() })
 	return r, ws, out
@@ -164,13 +164,13 @@ func TestCreate(t *testing.T) {
 	if err != nil || tg.Exists {
 		t.Fatal(tg, err)
 	}
-	if err := r.Create(tg, []byte("hi\n"), 0o644); err != nil {
+	if _, err := r.Create(tg, []byte("hi\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "n/m/new.txt")); string(b) != "hi\n" {
 		t.Fatalf("%q", b)
 	}
-	if err := r.Create(tg, []byte("again\n"), 0o644); result.KindOf(err) != result.Exists {
+	if _, err := r.Create(tg, []byte("again\n"), 0o644); result.KindOf(err) != result.Exists {
 		t.Fatalf("create over a file: %v", err)
 	}
 	// Under a file: the OS's reason, as io_error.

@@ -21,7 +21,7 @@ func (r *Root) OpenRead(t Target) (*os.File, fs.FileInfo, error) {
 	if !t.Exists {
 		return nil, nil, result.Errorf(result.NotFound, "File %s does not exist.", t.Name)
 	}
-	f, err := r.r.OpenFile(t.Rel, openReadFlags, 0)
+	f, err := r.openFile(t.Rel, openReadFlags)
 	if err != nil {
 		return nil, nil, r.fault(err, t.Name)
 	}
@@ -111,43 +111,40 @@ func isTemp(name string) bool {
 // goes through a handle on it, so the folder cannot be swapped for another
 // between a check and the rename.
 type folder struct {
-	r    *Root
-	d    *os.Root
-	self *os.File // the folder itself: fsync after a rename, flock for temp bookkeeping
-	rel  string
+	r       *Root
+	d       *dir
+	parents []*dir // kept open by mkdirs, so undo reaches the folders it made
 }
 
-func (r *Root) folder(rel string) (*folder, error) {
-	d, err := r.r.OpenRoot(rel)
+// folder opens the folder rel (as checked) for the target name.
+func (r *Root) folder(rel, name string) (*folder, error) {
+	d, err := r.openDir(rel)
 	if err != nil {
-		return nil, r.fault(err, filepath.ToSlash(rel))
+		return nil, r.fault(err, name)
 	}
-	self, err := d.Open(".")
-	if err != nil {
-		d.Close()
-		return nil, r.fault(err, filepath.ToSlash(rel))
-	}
-	return &folder{r: r, d: d, self: self, rel: rel}, nil
+	return &folder{r: r, d: d}, nil
 }
 
 func (f *folder) close() {
-	f.self.Close()
-	f.d.Close()
+	f.d.close()
+	for _, p := range f.parents {
+		p.close()
+	}
 }
 
 // temp makes a new locked temp file in the folder, removing first the temp
 // files of writers that are gone. The folder's shared lock spans creating
 // and locking the file, so the cleaner (which takes it exclusively) never
 // takes a fresh, not yet locked temp file for an abandoned one.
-func (f *folder) temp(name string) (*os.File, string, error) {
+func (f *folder) temp(name string, perm fs.FileMode) (*os.File, string, error) {
 	f.clean()
-	release := lockFolder(f.self, false)
+	release := lockFolder(f.d.f, false)
 	defer release()
 	for range 8 {
 		var b [4]byte
 		rand.Read(b[:])
 		tn := tempPrefix + hex.EncodeToString(b[:]) + tempSuffix
-		tf, err := f.d.OpenFile(tn, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		tf, err := f.d.open(tn, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -156,7 +153,7 @@ func (f *folder) temp(name string) (*os.File, string, error) {
 		}
 		if err := lockTemp(tf); err != nil {
 			tf.Close()
-			f.d.Remove(tn)
+			f.d.remove(tn)
 			return nil, "", f.r.fault(err, name)
 		}
 		return tf, tn, nil
@@ -167,30 +164,23 @@ func (f *folder) temp(name string) (*os.File, string, error) {
 // clean removes the temp files of writers that are gone (unlocked), and
 // only sightline's own.
 func (f *folder) clean() {
-	release, ok := tryLockFolder(f.self)
+	release, ok := tryLockFolder(f.d.f)
 	if !ok {
 		return // another writer is making a temp file; the next write cleans
 	}
 	defer release()
-	d, err := f.d.Open(".")
-	if err != nil {
-		return
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
+	names, _ := f.d.names()
 	for _, n := range names {
 		if !isTemp(n) {
 			continue
 		}
-		tf, err := f.d.OpenFile(n, openReadFlags, 0)
+		tf, err := f.d.open(n, openReadFlags, 0)
 		if err != nil {
 			continue
 		}
 		if abandoned(tf) {
-			if a, err1 := tf.Stat(); err1 == nil {
-				if b, err2 := f.d.Lstat(n); err2 == nil && os.SameFile(a, b) {
-					f.d.Remove(n)
-				}
+			if a, err := tf.Stat(); err == nil && f.d.same(n, a) {
+				f.d.remove(n)
 			}
 		}
 		tf.Close()
@@ -198,7 +188,7 @@ func (f *folder) clean() {
 }
 
 func (f *folder) sync() {
-	_ = f.self.Sync() // the rename itself durable; best effort where folders refuse fsync
+	_ = f.d.f.Sync() // the rename itself durable; best effort where folders refuse fsync
 }
 
 // ErrChanged is what Replace answers when the file is not the one the
@@ -224,36 +214,38 @@ var ErrChanged = errors.New("the file changed")
 // the caller's path either.
 func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Reader) error) (fs.FileInfo, error) {
 	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
-	f, err := r.folder(dir)
+	f, err := r.folder(dir, t.Name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.close()
-	fi, err := f.d.Lstat(base)
+	old, fi, err := f.openOld(base, t.Name)
 	if err != nil {
-		return nil, r.fault(err, t.Name)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, result.Errorf(result.Denied, "%s changed into a %v while it was being written; nothing was written.", t.Name, fi.Mode().Type())
-	}
-	if err := writable(f.d, base, fi, t.Name); err != nil {
 		return nil, err
 	}
-	tf, tn, err := f.temp(t.Name)
+	if err := writable(f.d, base, fi, t.Name); err != nil {
+		old.Close()
+		return nil, err
+	}
+	tf, tn, err := f.temp(t.Name, 0o600)
 	if err != nil {
+		old.Close()
 		return nil, err
 	}
 	// The temp file's birth time is the file system's clock when the write
-	// began: a change of the old file after it shows in the old file's times.
+	// began: a change of the old file after it shows in the old file's
+	// times. The old file was opened before it, so its state is taken again
+	// now, to compare with its state just before the rename.
 	var born int64
 	if st, err := tf.Stat(); err == nil {
 		born = statIDOf(st).ctime
 	}
-	old, before, err := f.openOld(base, t.Name)
+	before, err := old.Stat()
 	if err != nil {
+		old.Close()
 		tf.Close()
-		f.d.Remove(tn)
-		return nil, err
+		f.d.remove(tn)
+		return nil, r.fault(err, t.Name)
 	}
 	checking := make(chan error, 1)
 	if expect != nil {
@@ -266,7 +258,7 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 		checked() // done reading old
 		old.Close()
 		tf.Close()
-		f.d.Remove(tn)
+		f.d.remove(tn)
 		return nil, err
 	}
 	// Owner first: chown clears the set-id bits, chmod sets them back.
@@ -285,11 +277,11 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 	if err := checked(); err != nil {
 		return fail(err)
 	}
-	now, err := f.d.Lstat(base)
+	now, err := f.d.statID(base)
 	if err != nil {
 		return fail(r.fault(err, t.Name))
 	}
-	same, racy := unchangedSince(statIDOf(before), statIDOf(now), born)
+	same, racy := unchangedSince(statIDOf(before), now, born)
 	if !same {
 		return fail(ErrChanged)
 	}
@@ -302,13 +294,15 @@ func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Rea
 	}
 	// The temp file stays open (and locked) until it has its final name: a
 	// cleaner never takes it for abandoned.
-	if err := f.d.Rename(tn, base); err != nil {
+	if err := f.d.rename(tn, f.d, base); err != nil {
 		return fail(r.fault(err, t.Name))
 	}
 	go old.Close() // the old file's last reference: the kernel frees its blocks here
+	// The new file's state, from its descriptor: it is the file now named
+	// base, and no name is looked up again.
+	after, err := tf.Stat()
 	tf.Close()
 	f.sync()
-	after, err := f.d.Stat(base)
 	if err != nil {
 		return nil, r.fault(err, t.Name)
 	}
@@ -337,7 +331,7 @@ func (w *writeback) Write(p []byte) (int, error) {
 
 // openOld opens the file Replace is to replace, a regular file.
 func (f *folder) openOld(base, name string) (*os.File, fs.FileInfo, error) {
-	old, err := f.d.OpenFile(base, openReadFlags, 0)
+	old, err := f.d.open(base, openReadFlags, 0)
 	if err != nil {
 		return nil, nil, f.r.fault(err, name)
 	}
@@ -375,14 +369,14 @@ func unchangedSince(before, now statID, born int64) (same, racy bool) {
 // (read-only by intent, even for root), or one the OS will not open for
 // writing. A file with several hard links is refused too: replacing it by a
 // rename would leave the other names with the old text.
-func writable(d *os.Root, base string, fi fs.FileInfo, name string) error {
+func writable(d *dir, base string, fi fs.FileInfo, name string) error {
 	if fi.Mode().Perm()&0o222 == 0 {
 		return result.Errorf(result.ReadOnly, "%s is read-only (mode %v); sightline does not write it. Make it writable first if it should change.", name, fi.Mode().Perm())
 	}
 	if n := links(fi); n > 1 {
 		return result.Errorf(result.Denied, "%s has %d hard links; sightline replaces a file by renaming a new copy over it, which would leave the other links with the old text, so it does not write it. Break the link (cp, then mv) or edit it with another tool.", name, n)
 	}
-	w, err := d.OpenFile(base, openWriteProbeFlags, 0)
+	w, err := d.open(base, openWriteProbeFlags, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err) {
 			return result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s is read-only for this user (%s); sightline does not write it.", name, reason(err)))
@@ -395,112 +389,139 @@ func writable(d *os.Root, base string, fi fs.FileInfo, name string) error {
 
 // Create writes a new file t (resolved with Write; it must not exist)
 // whole or not at all, never over an existing one: a temp file hard-linked
-// into place (link fails if the name exists). Missing folders are made, and
-// removed again if the create fails. The caller holds the file's lock.
-func (r *Root) Create(t Target, data []byte, perm fs.FileMode) error {
+// into place (link fails if the name exists). It gets perm less the umask,
+// as any new file does. Missing folders are made (0777 less the umask), and
+// removed again if the create fails. The caller holds the file's lock. The
+// answer is the new file's state, from its descriptor: what the caller
+// records of it needs no lookup of its name, which may lead elsewhere by
+// the time the call returns.
+func (r *Root) Create(t Target, data []byte, perm fs.FileMode) (fs.FileInfo, error) {
 	if t.Exists {
-		return result.Errorf(result.Exists, "%s already exists.", t.Name)
+		return nil, result.Errorf(result.Exists, "%s already exists.", t.Name)
 	}
-	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
-	made, err := r.mkdirs(dir, t.Name)
+	f, undo, err := r.mkdirs(filepath.Dir(t.Rel), t.Name)
 	if err != nil {
-		return err
-	}
-	undo := func() {
-		for i := len(made) - 1; i >= 0; i-- {
-			r.r.Remove(made[i])
-		}
-	}
-	f, err := r.folder(dir)
-	if err != nil {
-		undo()
-		return err
+		return nil, err
 	}
 	defer f.close()
-	tf, tn, err := f.temp(t.Name)
+	tf, tn, err := f.temp(t.Name, perm)
 	if err != nil {
 		undo()
-		return err
+		return nil, err
 	}
 	defer func() {
 		tf.Close()
-		f.d.Remove(tn)
+		f.d.remove(tn)
 	}()
 	for _, step := range []func() error{
 		func() error { _, err := tf.Write(data); return err },
-		func() error { return tf.Chmod(perm) },
 		tf.Sync,
-		func() error { return f.d.Link(tn, base) },
+		func() error { return f.d.link(tn, filepath.Base(t.Rel)) },
 	} {
 		if err := step(); err != nil {
 			undo()
 			if errors.Is(err, fs.ErrExist) {
-				return result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists.", t.Name))
+				return nil, result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists.", t.Name))
 			}
-			return r.fault(err, t.Name)
+			return nil, r.fault(err, t.Name)
 		}
+	}
+	f.sync()
+	fi, err := tf.Stat()
+	if err != nil {
+		return nil, r.fault(err, t.Name)
+	}
+	return fi, nil
+}
+
+// mkdirs opens the folder rel, making those of its folders that are
+// missing, one at a time from the last one opened (never through a link).
+// undo removes the folders it made, innermost first; f.close releases
+// them all.
+func (r *Root) mkdirs(rel, name string) (f *folder, undo func(), err error) {
+	cur, err := r.openDir(".")
+	if err != nil {
+		return nil, nil, r.fault(err, name)
+	}
+	f = &folder{r: r, d: cur}
+	type made struct {
+		parent *dir
+		name   string
+	}
+	var mades []made
+	undo = func() {
+		for i := len(mades) - 1; i >= 0; i-- {
+			mades[i].parent.rmdir(mades[i].name)
+		}
+		mades = nil
+	}
+	for _, p := range split(rel) {
+		if p == "." {
+			continue
+		}
+		err := cur.mkdir(p, 0o777)
+		if err == nil {
+			mades = append(mades, made{cur, p})
+		}
+		var next *dir
+		if err == nil || errors.Is(err, fs.ErrExist) {
+			next, err = cur.sub(p)
+		}
+		if err != nil {
+			undo()
+			f.close()
+			return nil, nil, r.fault(err, name)
+		}
+		f.parents = append(f.parents, cur)
+		f.d, cur = next, next
+	}
+	return f, undo, nil
+}
+
+// Remove deletes the entry t names (a symbolic link itself, when t comes
+// from ResolveEntry), reaching its folder without following any link.
+func (r *Root) Remove(t Target) error {
+	f, err := r.folder(filepath.Dir(t.Rel), t.Name)
+	if err != nil {
+		return err
+	}
+	defer f.close()
+	if err := f.d.remove(filepath.Base(t.Rel)); err != nil {
+		return r.fault(err, t.Name)
 	}
 	f.sync()
 	return nil
 }
 
-// mkdirs makes the missing folders of rel, one at a time through the root,
-// and returns those it made (outermost first).
-func (r *Root) mkdirs(rel, name string) ([]string, error) {
-	var made []string
-	cur := ""
-	for _, p := range split(rel) {
-		cur = filepath.Join(cur, p)
-		err := r.r.Mkdir(cur, 0o755)
-		switch {
-		case err == nil:
-			made = append(made, cur)
-		case errors.Is(err, fs.ErrExist):
-			if fi, err := r.r.Stat(cur); err != nil || !fi.IsDir() {
-				err = fmt.Errorf("%s: %w", filepath.ToSlash(cur), errNotDir)
-				for i := len(made) - 1; i >= 0; i-- {
-					r.r.Remove(made[i])
-				}
-				return nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be created: %s is not a directory.", name, filepath.ToSlash(cur)))
-			}
-		default:
-			for i := len(made) - 1; i >= 0; i-- {
-				r.r.Remove(made[i])
-			}
-			return nil, r.fault(err, name)
-		}
-	}
-	return made, nil
-}
-
-var errNotDir = errors.New("not a directory")
-
-// Remove deletes the file t names, through the root: a link swapped in since
-// Resolve cannot make it delete anything outside.
-func (r *Root) Remove(t Target) error {
-	if err := r.r.Remove(t.Rel); err != nil {
-		return r.fault(err, t.Name)
-	}
-	return nil
-}
-
-// Rename moves the file from names to the new name to, both through the
-// root; to must not exist (checked by the caller under its lock). Missing
-// folders of to are made (as git apply does), and removed again if the
-// rename fails.
+// Rename moves the entry from names (a link itself, when from comes from
+// ResolveEntry) to the new name to; to must not exist (checked by the
+// caller under its lock). Both folders are reached without following any
+// link. Missing folders of to are made (as git apply does), and removed
+// again if the rename fails.
 func (r *Root) Rename(from, to Target) error {
-	if _, err := r.r.Lstat(to.Rel); err == nil {
-		return result.Errorf(result.Exists, "%s already exists.", to.Name)
-	}
-	made, err := r.mkdirs(filepath.Dir(to.Rel), to.Name)
+	src, err := r.folder(filepath.Dir(from.Rel), from.Name)
 	if err != nil {
 		return err
 	}
-	if err := r.r.Rename(from.Rel, to.Rel); err != nil {
-		for i := len(made) - 1; i >= 0; i-- {
-			r.r.Remove(made[i])
+	defer src.close()
+	dst, undo, err := r.mkdirs(filepath.Dir(to.Rel), to.Name)
+	if err != nil {
+		return err
+	}
+	defer dst.close()
+	tb := filepath.Base(to.Rel)
+	if there, err := dst.d.exists(tb); err != nil || there {
+		undo()
+		if err != nil {
+			return r.fault(err, to.Name)
 		}
+		return result.Errorf(result.Exists, "%s already exists.", to.Name)
+	}
+	if err := src.d.rename(filepath.Base(from.Rel), dst.d, tb); err != nil {
+		undo()
 		return r.fault(err, from.Name)
 	}
+	dst.sync()
+	src.sync()
 	return nil
 }

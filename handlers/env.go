@@ -89,7 +89,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 	// One worker writes the audit and the history: SQLite has one writer at
 	// a time, and two workers would wait for each other's lock in sleeps.
 	dbw := &behind{}
-	return &Env{
+	e := &Env{
 		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
 		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), log: log},
 		syms:      newSymbols(cfg.Extract, log),
@@ -99,6 +99,8 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 		approvals: &approvalMemory{},
 		history:   &historyLog{behind: dbw, db: db, log: log},
 	}
+	ws.SetGate(e.gate)
+	return e
 }
 
 // Config returns the effective configuration.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -372,9 +373,10 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	// The same lock as every write of the path: two creates, or a create
 	// and a write through a link to this name, cannot interleave.
 	root, t, unlock, err := e.lockTarget(ctx, k)
+	var fi fs.FileInfo
 	if err == nil {
 		defer unlock()
-		err = root.Create(t, []byte(content), 0o644)
+		fi, err = root.Create(t, []byte(content), 0o666) // less the umask, as any new file
 	}
 	if path, ok := k.Path(); ok && err == nil {
 		e.trees.changed(path, true)
@@ -386,10 +388,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
-	d, err := e.WS.Get(k)
-	if err != nil {
-		return res, fmt.Errorf("read back %s: %w", res.Path, err)
-	}
+	d := e.WS.Created(k, content, fi)
 	e.record(ctx, "sightline/write", p.Caller, k, written{after: d})
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(session, doc)

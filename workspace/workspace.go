@@ -216,6 +216,7 @@ type Workspace struct {
 	// roots is swapped whole by SetRoots and never modified in place, so a
 	// call reads it once and sees one consistent set without taking mu.
 	roots atomic.Pointer[roots]
+	gate  atomic.Pointer[confine.Gate]
 	opts  Options
 
 	mu      sync.Mutex
@@ -426,7 +427,7 @@ func New(roots []string, opts Options) *Workspace {
 	}
 	opts.MaxFileSize = min(opts.MaxFileSize, textdoc.MaxLen) // a document's bound
 	w := &Workspace{opts: opts, docs: make(map[Key]*entry), expects: make(map[Key]expectation), moved: make(chan struct{})}
-	w.roots.Store(newRoots(roots))
+	w.roots.Store(w.newRoots(roots))
 	// Revisions start at the wall clock in microseconds so a revision from an
 	// earlier process (persisted in ledger records) never equals a new one.
 	w.rev.Store(time.Now().UnixMicro())
@@ -442,12 +443,12 @@ type roots struct {
 	errs []error
 }
 
-func newRoots(in []string) *roots {
+func (w *Workspace) newRoots(in []string) *roots {
 	r := &roots{list: make([]string, 0, len(in))}
 	for _, p := range in {
 		if abs, err := filepath.Abs(p); err == nil {
 			abs = filepath.Clean(abs)
-			cr, err := confine.Open(abs)
+			cr, err := confine.Open(abs, w.checkGate)
 			r.list = append(r.list, abs)
 			r.fs = append(r.fs, cr)
 			r.errs = append(r.errs, err)
@@ -503,7 +504,18 @@ func (w *Workspace) Root() string { return w.roots.Load().primary() }
 
 // SetRoots replaces the workspace roots (workspace folders changed). Calls
 // already running keep the roots they started with.
-func (w *Workspace) SetRoots(list []string) { w.roots.Store(newRoots(list)) }
+func (w *Workspace) SetRoots(list []string) { w.roots.Store(w.newRoots(list)) }
+
+// SetGate sets the path policy every resolution of a file applies to the
+// name it reaches (see confine.Gate); nil removes it.
+func (w *Workspace) SetGate(g confine.Gate) { w.gate.Store(&g) }
+
+func (w *Workspace) checkGate(name, rel string, intent confine.Intent) error {
+	if g := w.gate.Load(); g != nil && *g != nil {
+		return (*g)(name, rel, intent)
+	}
+	return nil
+}
 
 // MaxFileSize is the largest file loaded from disk.
 func (w *Workspace) MaxFileSize() int64 { return w.opts.MaxFileSize }
@@ -972,13 +984,27 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if binary {
 		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
 	}
+	return w.install(k, path, text, snap, hash, fi), nil
+}
 
+// Created records a file sightline just created with text (fi: its stat,
+// from the created file's descriptor), as Get would have read it, without
+// looking its name up again: the name may lead elsewhere by now.
+func (w *Workspace) Created(k Key, text string, fi os.FileInfo) Doc {
+	path, _ := k.Path()
+	return w.install(k, path, text, textdoc.New(text), &lazyHash{}, fi)
+}
+
+// install makes text (snap), read from the file fi describes, the
+// document of k (unless an editor opened it meanwhile: then the editor's
+// is returned).
+func (w *Workspace) install(k Key, path, text string, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo) Doc {
 	w.mu.Lock()
-	e, known = w.docs[k]
+	e, known := w.docs[k]
 	if known && e.doc.Open { // opened while we read the disk
 		d := e.doc
 		w.mu.Unlock()
-		return d, nil
+		return d
 	}
 	var ev *ChangeEvent
 	var d Doc
@@ -1003,7 +1029,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	}
 	w.emit(ev)
 	w.mu.Unlock()
-	return d, nil
+	return d
 }
 
 // readError sorts a failed stat or read of a document's file: missing is

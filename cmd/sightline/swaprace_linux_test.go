@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// swapper exchanges a and b (a folder and a symbolic link, both in dir) with
+// renameat2(RENAME_EXCHANGE) in a tight loop until stopped: the kernel
+// swaps them atomically, as an attacker's process would.
+func swapper(t *testing.T, dir, a, b string) (stop func() int64) {
+	t.Helper()
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := int(d.Fd())
+	var done atomic.Bool
+	var swaps atomic.Int64
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for !done.Load() {
+			if err := unix.Renameat2(fd, a, fd, b, unix.RENAME_EXCHANGE); err != nil {
+				t.Errorf("renameat2(RENAME_EXCHANGE): %v", err)
+				return
+			}
+			// A pause of microseconds: the binary raced needs the CPU too,
+			// and every call still sees many swaps.
+			if swaps.Add(1)%8 == 0 {
+				time.Sleep(10 * time.Microsecond)
+			}
+		}
+	}()
+	return func() int64 {
+		done.Store(true)
+		<-finished
+		// Leave the folder under its own name.
+		if fi, err := os.Lstat(filepath.Join(dir, a)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			unix.Renameat2(fd, a, fd, b, unix.RENAME_EXCHANGE)
+		}
+		d.Close()
+		return swaps.Load()
+	}
+}
+
+// readAt reads name relative to the open folder dir: the folder itself,
+// whatever it is called at the moment.
+func readAt(dir *os.File, name string) (string, bool) {
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			return b.String(), true
+		}
+	}
+}
+
+// raceBudget bounds each race: tries and wall time, whichever ends first.
+const (
+	raceTries = 1500
+	raceTime  = 3 * time.Second
+)
+
+// TestFolderSwapRace: a local process swaps a folder for a symbolic link to
+// .git (or to a denied folder) in a loop while the real binary reads,
+// overwrites and creates files under that folder. Nothing is ever written
+// into .git, nothing denied is ever shown, every write answered ok is in
+// the folder named, and every refusal wrote nothing.
+func TestFolderSwapRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("races the real binary for several seconds")
+	}
+	const gitConfig = "[core]\n\trepositoryformatversion = 0\n# GIT-CONFIG-MARKER\n"
+	const secret = "SECRET-PLAN-MARKER\n"
+	c := newCLI(t, map[string]string{
+		".git/config":       gitConfig,
+		".git/hooks/sample": "#!/bin/sh\n",
+		"e/config":          "start\n",
+		"d/hooks/keep":      "keep\n",
+		"secrets/plan.txt":  secret,
+		"s/plan.txt":        "public plan\n",
+		".sightline.json":   `{"guard":"off","policy":{"deny":["secrets/**"]}}`,
+	})
+	ws := c.dir
+	for link, dest := range map[string]string{"elink": ".git", "dlink": ".git", "slink": "secrets"} {
+		if err := os.Symlink(dest, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openDir := func(name string) *os.File {
+		f, err := os.Open(filepath.Join(ws, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	gitUnchanged := func() error {
+		if b, err := os.ReadFile(filepath.Join(ws, ".git/config")); err != nil || string(b) != gitConfig {
+			os.WriteFile(filepath.Join(ws, ".git/config"), []byte(gitConfig), 0o644)
+			return fmt.Errorf(".git/config was rewritten: %q", b)
+		}
+		ents, _ := os.ReadDir(filepath.Join(ws, ".git/hooks"))
+		for _, e := range ents {
+			if e.Name() != "sample" {
+				os.Remove(filepath.Join(ws, ".git/hooks", e.Name()))
+				return fmt.Errorf("%s was created in .git/hooks", e.Name())
+			}
+		}
+		return nil
+	}
+	answer := func(stdin string, args ...string) (ok bool, out string) {
+		out, _, _ = c.run(stdin, append(args, "--json")...)
+		var r struct {
+			OK bool `json:"ok"`
+		}
+		json.Unmarshal([]byte(out), &r)
+		return r.OK, out
+	}
+	race := func(t *testing.T, folder, link string, try func(i int) error) {
+		stop := swapper(t, ws, folder, link)
+		deadline := time.Now().Add(raceTime)
+		tries, escapes := 0, 0
+		for i := 0; i < raceTries && time.Now().Before(deadline); i++ {
+			tries++
+			if err := try(i); err != nil {
+				escapes++
+				if escapes <= 5 {
+					t.Errorf("try %d: %v", i, err)
+				}
+			}
+		}
+		swaps := stop()
+		t.Logf("%d tries, %d escapes (%d swaps)", tries, escapes, swaps)
+		if escapes > 0 {
+			t.Errorf("%d escapes in %d tries", escapes, tries)
+		}
+	}
+
+	t.Run("overwrite", func(t *testing.T) {
+		e := openDir("e")
+		last := "start\n"
+		race(t, "e", "elink", func(i int) error {
+			text := fmt.Sprintf("write %d\n", i)
+			ok, out := answer(text, "write", "e/config", "--mode", "overwrite")
+			got, _ := readAt(e, "config")
+			err := gitUnchanged()
+			switch {
+			case err != nil:
+				return fmt.Errorf("%v (answer %s)", err, out)
+			case ok && got != text:
+				return fmt.Errorf("answered ok, but e/config holds %q (answer %s)", got, out)
+			case !ok && got != last:
+				return fmt.Errorf("refused, but e/config changed to %q (answer %s)", got, out)
+			}
+			last = got
+			return nil
+		})
+	})
+	t.Run("read", func(t *testing.T) {
+		race(t, "e", "elink", func(i int) error {
+			if _, out := answer("", "read", "e/config"); strings.Contains(out, "GIT-CONFIG-MARKER") {
+				return fmt.Errorf("read .git/config: %s", out)
+			}
+			return nil
+		})
+	})
+	t.Run("create", func(t *testing.T) {
+		d := openDir("d")
+		race(t, "d", "dlink", func(i int) error {
+			name := fmt.Sprintf("x%d", i)
+			text := fmt.Sprintf("create %d\n", i)
+			ok, out := answer(text, "write", "d/hooks/"+name, "--mode", "create")
+			got, made := readAt(d, "hooks/"+name)
+			err := gitUnchanged()
+			switch {
+			case err != nil:
+				return fmt.Errorf("%v (answer %s)", err, out)
+			case ok && got != text:
+				return fmt.Errorf("answered ok, but d/hooks/%s holds %q (answer %s)", name, got, out)
+			case !ok && made:
+				return fmt.Errorf("refused, but d/hooks/%s was created (answer %s)", name, out)
+			}
+			return nil
+		})
+	})
+	t.Run("denied read", func(t *testing.T) {
+		race(t, "s", "slink", func(i int) error {
+			if _, out := answer("", "read", "s/plan.txt"); strings.Contains(out, "SECRET-PLAN-MARKER") {
+				return fmt.Errorf("read a denied file: %s", out)
+			}
+			return nil
+		})
+	})
+}
