@@ -110,16 +110,30 @@ type BlockRun struct {
 	stage  bool
 
 	remote *bridge.Client
-	id     string
-	local  *handlers.Blocks
-	sent   bool // a chunk reached the server: the run is the server's
+	// refusal refuses every write of the run: the server that may hold its
+	// documents cannot be reached.
+	refusal error
+	id      string
+	local   *handlers.Blocks
+	sent    bool // a chunk reached the server: the run is the server's
 }
 
 // NewBlocks starts a streamed run. The server is chosen once, at the start:
 // the blocks of one run see each other's effects.
 func (b *Backend) NewBlocks(ctx context.Context, c handlers.Caller, dryRun, stage bool) *BlockRun {
 	r := &BlockRun{b: b, ctx: ctx, caller: c, dryRun: dryRun, stage: stage, id: strconv.FormatInt(time.Now().UnixNano(), 36)}
-	r.remote = b.pick(ctx, nil)
+	rt := b.pick(ctx, nil)
+	r.remote = rt.c
+	switch {
+	case rt.unusable != nil && !dryRun:
+		r.refusal = unreachableWrite(rt.unusable)
+	case rt.unusable != nil:
+		b.notice(unreachableRead(rt.unusable))
+	case rt.wedged != nil && !dryRun:
+		r.refusal = silentWrite(rt.wedged)
+	case rt.wedged != nil:
+		b.notice(silentRead(rt.wedged))
+	}
 	if r.remote != nil {
 		b.mu.Lock()
 		b.bridged, b.via = true, r.remote.Path
@@ -130,6 +144,9 @@ func (b *Backend) NewBlocks(ctx context.Context, c handlers.Caller, dryRun, stag
 
 // Write feeds model output and returns the blocks it completed.
 func (r *BlockRun) Write(chunk []byte) ([]handlers.BlockResult, error) {
+	if r.refusal != nil {
+		return nil, r.refusal
+	}
 	if r.remote != nil {
 		var out struct {
 			Blocks []handlers.BlockResult `json:"blocks"`
@@ -149,6 +166,9 @@ func (r *BlockRun) Write(chunk []byte) ([]handlers.BlockResult, error) {
 
 // Close ends the output and returns every block's result.
 func (r *BlockRun) Close() (handlers.BlocksResult, error) {
+	if r.refusal != nil {
+		return handlers.BlocksResult{}, r.refusal
+	}
 	if r.remote != nil {
 		var res handlers.BlocksResult
 		err := r.call(bridge.BlocksParams{Close: true}, &res)
@@ -184,6 +204,14 @@ func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
 	p.Session, p.Agent, p.Run, p.DryRun, p.Stage = r.caller.Session, r.caller.Agent, r.id, r.dryRun, r.stage
 	raw, err := r.remote.Call(r.ctx, bridge.MethodBlocks, p)
 	if err != nil {
+		var na *bridge.NoAnswerError
+		if errors.As(err, &na) {
+			if r.dryRun {
+				return fmt.Errorf("language server: %w", err)
+			}
+			r.refusal = silentWrite(&bridge.NoAnswerError{Path: na.Path, PID: na.PID, Wait: na.Wait, Sent: na.Sent || r.sent})
+			return r.refusal
+		}
 		if errors.Is(err, bridge.ErrGone) && !r.sent {
 			r.b.notice("The language server went away; the edit blocks were applied to the files on disk.")
 			r.remote = nil

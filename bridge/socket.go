@@ -31,6 +31,9 @@ const (
 	// MethodBlocks streams edit blocks into one run (BlocksParams), so that
 	// `sightline apply` applies each block as soon as it completes.
 	MethodBlocks = "sightline/bridge/applyBlocks"
+	// MethodPing answers at once, whatever the server is doing: the
+	// caller's probe that the server is not stopped or wedged.
+	MethodPing = "sightline/bridge/ping"
 )
 
 // BlocksParams feed one run of edit blocks: chunks of model output, in

@@ -81,6 +81,9 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		}
 		jsonrpc2.Async(ctx)
 		method := req.Method()
+		if method == bridge.MethodPing {
+			return struct{}{}, nil
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic in bridge handler", zap.String("method", method), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runWithin runs the CLI and fails the test when it has not answered within
+// limit (it is then killed, so a hang ends the test instead of the suite).
+func (c *cli) runWithin(limit time.Duration, stdin string, args ...string) (string, string, int, time.Duration) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.bin, args...)
+	cmd.Dir = filepath.Join(c.dir, c.cwd)
+	cmd.Env = c.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if ctx.Err() != nil {
+		c.t.Fatalf("sightline %s: no answer within %v\n%s%s", strings.Join(args, " "), limit, out.String(), errb.String())
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatal(err)
+	}
+	return out.String(), errb.String(), code, took
+}
+
+// TestStoppedServerIsSkipped: a `sightline serve` stopped with SIGSTOP (what
+// Ctrl-Z does) still has its socket, and the kernel still accepts connections
+// on it, but nothing answers. A read answers from the disk within the bound
+// and says so; a write is refused `timeout` with nothing written, and stays
+// unwritten when the server resumes.
+func TestStoppedServerIsSkipped(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.py": diskText})
+	srv := startServer(t, c)
+	if out, errOut, code := c.run("", "read", "f.py"); code != 0 || !strings.Contains(out, "return 1") {
+		t.Fatalf("read through the live server: %d %s %s", code, out, errOut)
+	}
+	pid := srv.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume)
+
+	const bound = 8 * time.Second
+	out, errOut, code, took := c.runWithin(bound, "", "read", "f.py")
+	if code != 0 || !strings.Contains(out, "return 1") || !strings.Contains(errOut, "did not answer") || !strings.Contains(errOut, "disk") {
+		t.Fatalf("read with a stopped server must answer from disk with a warning: %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("read with the server stopped answered in %v", took.Round(time.Millisecond))
+
+	_, errOut, code, took = c.runWithin(bound, "x = 1\n", "write", "f.py", "--mode", "overwrite")
+	if code != 1 || !strings.Contains(errOut, "timeout") || !strings.Contains(errOut, "nothing was written") {
+		t.Fatalf("write with a stopped server must be refused timeout: %d\n%s", code, errOut)
+	}
+	t.Logf("write with the server stopped refused in %v", took.Round(time.Millisecond))
+
+	// sightline mcp, a long-lived caller, is bounded alike.
+	s := mcpSession(t, c)
+	done := make(chan string, 1)
+	go func() {
+		text, _ := callText(t, s, "sightline_read", map[string]any{"path": "f.py"})
+		done <- text
+	}()
+	select {
+	case text := <-done:
+		if !strings.Contains(text, "return 1") || !strings.Contains(text, "did not answer") {
+			t.Fatalf("MCP read with a stopped server: %s", text)
+		}
+	case <-time.After(bound):
+		t.Fatalf("MCP read: no answer within %v", bound)
+	}
+	go func() {
+		text, isErr := callText(t, s, "sightline_write", map[string]any{"path": "f.py", "mode": "overwrite", "content": "y = 2\n"})
+		if !isErr {
+			text = "not refused: " + text
+		}
+		done <- text
+	}()
+	select {
+	case text := <-done:
+		if !strings.HasPrefix(text, "timeout") && !strings.Contains(text, "\ntimeout: ") {
+			t.Fatalf("MCP write with a stopped server must be refused timeout: %s", text)
+		}
+	case <-time.After(bound):
+		t.Fatalf("MCP write: no answer within %v", bound)
+	}
+
+	resume()
+	time.Sleep(300 * time.Millisecond) // let the resumed server drain what was queued
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "f.py")); string(b) != diskText {
+		t.Fatalf("a refused write was written after the server resumed: %q", b)
+	}
+	if out, errOut, code := c.run("", "read", "f.py"); code != 0 || strings.Contains(errOut, "did not answer") {
+		t.Fatalf("read after the server resumed: %d %s %s", code, out, errOut)
+	}
+}
