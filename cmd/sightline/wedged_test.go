@@ -118,3 +118,42 @@ func TestStoppedServerIsSkipped(t *testing.T) {
 		t.Fatalf("read after the server resumed: %d %s %s", code, out, errOut)
 	}
 }
+
+// TestSocketFolderOfAnotherUser: when the folder of the workspace's sockets
+// belongs to another user, no server can be reached through it (nor listen
+// in it). Every answer says so, and a write is refused: an editor may hold
+// the file's unsaved buffer.
+func TestSocketFolderOfAnotherUser(t *testing.T) {
+	needRoot(t)
+	c := newCLI(t, map[string]string{"f.py": diskText})
+	state, err := os.MkdirTemp("", "sl") // short: the sockets' folder is state/bridge
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(state) })
+	sock := filepath.Join(state, "bridge")
+	if err := os.Mkdir(sock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(sock, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	c.env = append(c.env, "SIGHTLINE_STATE_DIR="+state)
+
+	out, errOut, code := c.run("", "read", "f.py")
+	if code != 0 || !strings.Contains(out, "return 1") || !strings.Contains(errOut, "cannot be reached") || !strings.Contains(errOut, sock) {
+		t.Fatalf("read must answer from disk and warn about the socket folder: %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = c.run("x = 1\n", "write", "f.py", "--mode", "overwrite")
+	if code != 1 || !strings.Contains(errOut, "io_error") || !strings.Contains(errOut, "Nothing was written") || !strings.Contains(errOut, sock) {
+		t.Fatalf("write must be refused naming the socket folder: %d\n%s", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "f.py")); string(b) != diskText {
+		t.Fatalf("the refused write changed the file: %q", b)
+	}
+	// Told there is no editor, the CLI writes the disk.
+	c.env = append(c.env, "SIGHTLINE_NO_BRIDGE=1")
+	if _, errOut, code := c.run("x = 1\n", "write", "f.py", "--mode", "overwrite"); code != 0 {
+		t.Fatalf("write with SIGHTLINE_NO_BRIDGE=1: %d %s", code, errOut)
+	}
+}
