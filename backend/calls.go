@@ -287,3 +287,39 @@ func (b *Backend) Open(ctx context.Context, p handlers.OpenParams) (handlers.Ope
 	return do(ctx, b, "sightline/open", p, []string{p.TextDocument.URI}, false,
 		func(e *handlers.Env) (handlers.OpenResult, error) { return e.Open(ctx, p, nil) })
 }
+
+// Reset answers sightline/session/reset: on a running server, whose ledger
+// (and its editor's coverage) the reset must reach, else on the database.
+// A server that does not answer refuses it: its ledger would stay as it is.
+func (b *Backend) Reset(ctx context.Context, p handlers.ResetParams) (handlers.Outcome, error) {
+	res, err := do(ctx, b, "sightline/session/reset", p, nil, true,
+		func(e *handlers.Env) (handlers.Outcome, error) {
+			e.LoadSession(ctx, p.SessionOr())
+			o, _ := e.Reset(ctx, p)
+			return o, nil
+		})
+	return refused(res, err, func(o handlers.Outcome) handlers.Outcome { return o })
+}
+
+// Approvals answers sightline/approvals; a revocation is a change, refused
+// when a server holding the approvals does not answer.
+func (b *Backend) Approvals(ctx context.Context, p handlers.ApprovalsParams) (handlers.ApprovalsResult, error) {
+	res, err := do(ctx, b, "sightline/approvals", p, nil, p.Revoke != "",
+		func(e *handlers.Env) (handlers.ApprovalsResult, error) { return e.Approvals(ctx, p) })
+	return refused(res, err, func(o handlers.Outcome) handlers.ApprovalsResult {
+		return handlers.ApprovalsResult{Outcome: o, Approvals: []handlers.ApprovalInfo{}}
+	})
+}
+
+// Audit answers the audit log: a running server's, with the rows it has not
+// written yet, else the database's.
+func (b *Backend) Audit(ctx context.Context, p handlers.AuditParams) (handlers.AuditResult, error) {
+	return do(ctx, b, bridge.MethodAudit, p, nil, false,
+		func(e *handlers.Env) (handlers.AuditResult, error) { return e.Audit(ctx, p) })
+}
+
+// Sessions lists the sessions: a running server's, else the database's.
+func (b *Backend) Sessions(ctx context.Context) (handlers.SessionsResult, error) {
+	return do(ctx, b, bridge.MethodSessions, nil, nil, false,
+		func(e *handlers.Env) (handlers.SessionsResult, error) { return e.Sessions(ctx) })
+}

@@ -157,3 +157,30 @@ func TestSocketFolderOfAnotherUser(t *testing.T) {
 		t.Fatalf("write with SIGHTLINE_NO_BRIDGE=1: %d %s", code, errOut)
 	}
 }
+
+// TestSessionCommandsThroughTheServer: with a server running, `session
+// reset`, `audit` and `approvals` are the server's: a reset is seen by the
+// next ledger the server answers, and the audit shows the server's calls at
+// once.
+func TestSessionCommandsThroughTheServer(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.py": diskText})
+	startServer(t, c)
+	if _, errOut, code := c.run("", "read", "f.py"); code != 0 {
+		t.Fatalf("read: %s", errOut)
+	}
+	if out, _, _ := c.run("", "ledger", "f.py", "--json"); !strings.Contains(out, `"state":"fully_read"`) {
+		t.Fatalf("ledger after the read: %s", out)
+	}
+	if out, errOut, code, _ := c.runWithin(20*time.Second, "", "audit", "--json", "--path", "f.py"); code != 0 || !strings.Contains(out, `"method":"sightline/read"`) {
+		t.Fatalf("audit through the server must show its read: %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code, _ := c.runWithin(20*time.Second, "", "session", "reset"); code != 0 || !strings.Contains(out, "reset") {
+		t.Fatalf("session reset: %d %s %s", code, out, errOut)
+	}
+	if out, _, _ := c.run("", "ledger", "f.py", "--json"); strings.Contains(out, `"state":"fully_read"`) {
+		t.Fatalf("the server's ledger still shows the file read after session reset: %s", out)
+	}
+	if out, errOut, code, _ := c.runWithin(20*time.Second, "", "approvals", "--json"); code != 0 || !strings.Contains(out, `"approvals":[]`) {
+		t.Fatalf("approvals through the server: %d %s %s", code, out, errOut)
+	}
+}
