@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -70,8 +71,20 @@ func New(o Options) *Backend {
 func (b *Backend) Root() string { return b.ws.Root() }
 
 // Resolve turns a path relative to the workspace root (or absolute) into a
-// document URI, refusing paths outside the workspace (denied).
-func (b *Backend) Resolve(path string) (workspace.Key, error) { return b.ws.Resolve(path) }
+// document URI, refusing paths outside the workspace (denied) and paths
+// ending in a separator, which name a folder (cleaning the path would make
+// "newdir/" a file named newdir).
+func (b *Backend) Resolve(path string) (workspace.Key, error) {
+	if NamesFolder(path) {
+		return "", result.Errorf(result.InvalidParams, "%s ends in a separator, so it names a folder; sightline reads and writes files: name a file in it (%sname.txt).", path, path)
+	}
+	return b.ws.Resolve(path)
+}
+
+// NamesFolder reports whether a path argument ends in a separator.
+func NamesFolder(path string) bool {
+	return len(path) > 1 && os.IsPathSeparator(path[len(path)-1])
+}
 
 // Rel names a document relative to the workspace root.
 func (b *Backend) Rel(k workspace.Key) string { return b.ws.Rel(k) }

@@ -47,6 +47,9 @@ type cliEnv struct {
 // resolve turns a PATH argument (relative to the working directory, or
 // absolute) into a document key; outside the workspace it is denied.
 func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
+	if backend.NamesFolder(arg) {
+		return e.Resolve(arg) // refused as naming a folder, which Join would hide
+	}
 	p := arg
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.wd, p)

@@ -184,3 +184,24 @@ func TestSessionCommandsThroughTheServer(t *testing.T) {
 		t.Fatalf("approvals through the server: %d %s %s", code, out, errOut)
 	}
 }
+
+// TestPathNamingAFolder: a path ending in a separator names a folder; a
+// write to it is refused, not made a file of the folder's name.
+func TestPathNamingAFolder(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.py": diskText})
+	_, errOut, code := c.run("x\n", "write", "newdir/", "--mode", "create")
+	if code == 0 || !strings.Contains(errOut, "folder") {
+		t.Fatalf("write newdir/: %d %s", code, errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(c.dir, "newdir")); !os.IsNotExist(err) {
+		t.Fatalf("write newdir/ made %s: %v", filepath.Join(c.dir, "newdir"), err)
+	}
+	s := mcpSession(t, c)
+	text, isErr := callText(t, s, "sightline_write", map[string]any{"path": "newdir/", "mode": "create", "content": "x\n"})
+	if !isErr || !strings.Contains(text, "folder") {
+		t.Fatalf("MCP write newdir/: %s", text)
+	}
+	if _, err := os.Lstat(filepath.Join(c.dir, "newdir")); !os.IsNotExist(err) {
+		t.Fatalf("MCP write newdir/ made newdir: %v", err)
+	}
+}
