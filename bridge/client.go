@@ -112,6 +112,9 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 		return nil, ErrGone
 	}
 	if err := c.probe(ctx); err != nil {
+		if errors.As(err, new(*NoAnswerError)) {
+			_ = c.nc.Close()
+		}
 		return nil, err
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
@@ -142,15 +145,16 @@ func (c *Client) watch(ctx context.Context, cancel context.CancelCauseFunc) {
 		}
 		var na *NoAnswerError
 		if err := c.probe(ctx); errors.As(err, &na) {
-			cancel(err)
+			cancel(err) // first: the call then reads its cause
+			_ = c.nc.Close()
 			return
 		}
 	}
 }
 
 // probe asks the server for any answer within wait: an error answer (an
-// older server that does not know the method) is an answer too. A server
-// that gives none is hung up on.
+// older server that does not know the method) is an answer too. The caller
+// hangs up on a server that gives none.
 func (c *Client) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, c.wait)
 	defer cancel()
@@ -162,7 +166,6 @@ func (c *Client) probe(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case pctx.Err() != nil:
-		_ = c.nc.Close()
 		return &NoAnswerError{Path: c.Path, PID: c.PID, Wait: c.wait}
 	}
 	return fmt.Errorf("%w: %v", ErrGone, err)

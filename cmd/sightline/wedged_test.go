@@ -205,3 +205,43 @@ func TestPathNamingAFolder(t *testing.T) {
 		t.Fatalf("MCP write newdir/ made newdir: %v", err)
 	}
 }
+
+// TestServerStoppedMidCall: a call may take as long as the server needs (an
+// editor asking its user whether a sensitive file may be written), but when
+// the server stops answering during it, the caller gives up within the
+// bound: a write is refused `timeout`, saying its outcome is not known.
+func TestServerStoppedMidCall(t *testing.T) {
+	c := newCLI(t, map[string]string{".env": "KEY=1\n"})
+	// The editor can be asked (window.showMessage) but never answers.
+	srv := startServerCaps(t, c, `{"window":{"showMessage":{}}}`)
+	pid := srv.Process.Pid
+	type answer struct {
+		errOut string
+		code   int
+		took   time.Duration
+	}
+	done := make(chan answer, 1)
+	go func() {
+		_, errOut, code, took := c.runWithin(30*time.Second, "KEY=2\n", "write", ".env", "--mode", "overwrite")
+		done <- answer{errOut, code, took}
+	}()
+	// Longer than a probe's wait: a server that answers its probes is waited on.
+	select {
+	case a := <-done:
+		t.Fatalf("the write answered while the editor was still asking: %+v", a)
+	case <-time.After(5 * time.Second):
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	stopped := time.Now()
+	a := <-done
+	t.Logf("the write answered %v after the server stopped (%v in all)", time.Since(stopped).Round(time.Millisecond), a.took.Round(time.Millisecond))
+	if a.code != 1 || !strings.Contains(a.errOut, "timeout") || !strings.Contains(a.errOut, "not known") {
+		t.Fatalf("a write whose server stopped mid-call: %d %s", a.code, a.errOut)
+	}
+	if d := time.Since(stopped); d > 8*time.Second {
+		t.Fatalf("the write answered %v after the server stopped", d)
+	}
+}
