@@ -11,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sightline-lsp/sightline/lsptest"
+	"github.com/sightline-lsp/sightline/server"
 )
 
 // runWithin runs the CLI and fails the test when it has not answered within
@@ -139,6 +142,16 @@ func TestSocketFolderOfAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.env = append(c.env, "SIGHTLINE_STATE_DIR="+state)
+	// The editor's server cannot listen there either: its user is told.
+	ed := lsptest.Start(t, lsptest.Options{Root: c.dir, Server: server.Options{Bridge: true, StateDir: state}})
+	ed.WaitNote("window/showMessage")
+	var notes string
+	for _, n := range ed.Notes() {
+		notes += n.Method + " " + string(n.Params) + "\n"
+	}
+	if !strings.Contains(notes, "cannot reach this language server") || !strings.Contains(notes, sock) {
+		t.Fatalf("the editor's user is not told that the socket folder is unusable: %s", notes)
+	}
 
 	out, errOut, code := c.run("", "read", "f.py")
 	if code != 0 || !strings.Contains(out, "return 1") || !strings.Contains(errOut, "cannot be reached") || !strings.Contains(errOut, sock) {
