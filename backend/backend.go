@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -35,6 +36,9 @@ type Options struct {
 	// OpenLocal assembles the engines over the disk. It is called at most
 	// once, for the first call no server takes.
 	OpenLocal func(ctx context.Context) (*handlers.Env, error)
+	// Wait bounds each liveness probe of a server (0: bridge.DefaultWait):
+	// a server that does not answer one in time is stopped or wedged.
+	Wait time.Duration
 	// FlushEvery, when set, writes the local ledger to its database at this
 	// interval (a long-lived caller such as `sightline mcp`), so a server
 	// started later, or a caller killed, loses little.
@@ -48,6 +52,7 @@ type Backend struct {
 
 	mu      sync.Mutex
 	sockDir string
+	sockErr error
 	clients map[string]*bridge.Client
 	bridged bool // the last call went to a server
 	via     string
@@ -66,8 +71,20 @@ func New(o Options) *Backend {
 func (b *Backend) Root() string { return b.ws.Root() }
 
 // Resolve turns a path relative to the workspace root (or absolute) into a
-// document URI, refusing paths outside the workspace (denied).
-func (b *Backend) Resolve(path string) (workspace.Key, error) { return b.ws.Resolve(path) }
+// document URI, refusing paths outside the workspace (denied) and paths
+// ending in a separator, which name a folder (cleaning the path would make
+// "newdir/" a file named newdir).
+func (b *Backend) Resolve(path string) (workspace.Key, error) {
+	if NamesFolder(path) {
+		return "", result.Errorf(result.InvalidParams, "%s ends in a separator, so it names a folder; sightline reads and writes files: name a file in it (%sname.txt).", path, path)
+	}
+	return b.ws.Resolve(path)
+}
+
+// NamesFolder reports whether a path argument ends in a separator.
+func NamesFolder(path string) bool {
+	return len(path) > 1 && os.IsPathSeparator(path[len(path)-1])
+}
 
 // Rel names a document relative to the workspace root.
 func (b *Backend) Rel(k workspace.Key) string { return b.ws.Rel(k) }
@@ -128,38 +145,39 @@ func (b *Backend) Close(ctx context.Context) error {
 	return nil
 }
 
-// socketDir finds the folder of the workspace's sockets ("" when none).
-func (b *Backend) socketDir() string {
+// socketDir finds the folder of the workspace's sockets. "" with a nil
+// error is no bridge (turned off, or no state folder); an error is a folder
+// that cannot be used (another user's, say), with which a running server of
+// the workspace cannot be reached either.
+func (b *Backend) socketDir() (string, error) {
 	if b.o.NoBridge {
-		return ""
+		return "", nil
 	}
-	if b.sockDir != "" {
-		return b.sockDir
+	if b.sockDir != "" || b.sockErr != nil {
+		return b.sockDir, b.sockErr
 	}
 	dir := b.o.StateDir
 	if dir == "" {
 		d, err := store.Dir(b.Root())
 		if err != nil {
-			return ""
+			return "", nil
 		}
 		dir = d
 	}
-	if s, err := bridge.Dir(dir); err == nil {
-		b.sockDir = s
-	}
-	return b.sockDir
+	b.sockDir, b.sockErr = bridge.Dir(dir)
+	return b.sockDir, b.sockErr
 }
 
 // servers connects to every live server of the workspace (keeping the
-// connections of earlier calls) and forgets the dead ones.
-func (b *Backend) servers(ctx context.Context) []*bridge.Client {
-	dir := b.socketDir()
+// connections of earlier calls) and forgets the dead ones. A server that
+// does not accept within the dial's bound is returned as wedged.
+func (b *Backend) servers(ctx context.Context) (live []*bridge.Client, wedged []*bridge.NoAnswerError, err error) {
+	dir, err := b.socketDir()
 	if dir == "" {
-		return nil
+		return nil, nil, err
 	}
 	paths := bridge.Sockets(dir)
 	keep := make(map[string]*bridge.Client, len(paths))
-	var live []*bridge.Client
 	for _, p := range paths {
 		c := b.clients[p]
 		if c != nil && !c.Alive() {
@@ -168,7 +186,11 @@ func (b *Backend) servers(ctx context.Context) []*bridge.Client {
 		}
 		if c == nil {
 			var err error
-			if c, err = bridge.Dial(ctx, p); err != nil {
+			if c, err = bridge.Dial(ctx, p, b.o.Wait); err != nil {
+				var na *bridge.NoAnswerError
+				if errors.As(err, &na) {
+					wedged = append(wedged, na)
+				}
 				continue // a stale socket (Dial removed it) or not ours
 			}
 		}
@@ -181,39 +203,58 @@ func (b *Backend) servers(ctx context.Context) []*bridge.Client {
 		}
 	}
 	b.clients = keep
-	return live
+	return live, wedged, nil
+}
+
+// route is where a call goes: a live server (c), or none; wedged is a
+// server that does not answer and may hold the documents open, and unusable
+// a socket folder through which no server can be reached.
+type route struct {
+	c        *bridge.Client
+	wedged   *bridge.NoAnswerError
+	unusable error
 }
 
 // pick chooses the server for a call about uris: the one whose editor has one
-// of them open, else any. nil means no server runs.
-func (b *Backend) pick(ctx context.Context, uris []string) *bridge.Client {
+// of them open, else any that answers. A server that does not answer is
+// skipped, and reported when no answering one has the documents open.
+func (b *Backend) pick(ctx context.Context, uris []string) route {
 	b.mu.Lock()
-	live := b.servers(ctx)
-	if len(live) == 0 && b.bridged {
+	live, wedged, dirErr := b.servers(ctx)
+	if len(live) == 0 && len(wedged) == 0 && b.bridged {
 		b.bridged = false
 		b.notices = append(b.notices, "The language server that answered earlier calls is gone: this answer and the next come from the files on disk (unsaved editor changes are not seen).")
 	}
 	b.mu.Unlock()
-	if len(live) <= 1 || len(uris) == 0 {
-		if len(live) == 0 {
-			return nil
+	if dirErr != nil {
+		return route{unusable: dirErr}
+	}
+	if len(live) == 0 || (len(live) == 1 && len(wedged) == 0) || (len(uris) == 0 && len(wedged) == 0) {
+		r := route{}
+		if len(live) > 0 {
+			r.c = live[0]
+		} else if len(wedged) > 0 {
+			r.wedged = wedged[0]
 		}
-		return live[0]
+		return r
 	}
 	// Several editor windows on one workspace: ask each which documents it has
 	// open, at once.
 	open := make([]bool, len(live))
+	answered := make([]bool, len(live))
+	silent := make([]*bridge.NoAnswerError, len(live))
 	var wg sync.WaitGroup
 	for i, c := range live {
 		wg.Go(func() {
 			raw, err := c.Call(ctx, bridge.MethodStatus, nil)
-			if err != nil {
+			if errors.As(err, &silent[i]) {
 				return
 			}
 			var st bridge.Status
-			if json.Unmarshal(raw, &st) != nil {
+			if err != nil || json.Unmarshal(raw, &st) != nil {
 				return
 			}
+			answered[i] = true
 			for _, u := range st.Open {
 				for _, want := range uris {
 					if u == want {
@@ -226,23 +267,79 @@ func (b *Backend) pick(ctx context.Context, uris []string) *bridge.Client {
 	wg.Wait()
 	for i, c := range live {
 		if open[i] {
-			return c
+			return route{c: c}
+		}
+		if silent[i] != nil {
+			wedged = append(wedged, silent[i])
 		}
 	}
-	return live[0]
+	if len(wedged) > 0 {
+		// A server that does not answer may be the one holding them.
+		return route{wedged: wedged[0]}
+	}
+	for i, c := range live {
+		if answered[i] {
+			return route{c: c}
+		}
+	}
+	return route{c: live[0]}
 }
 
 // errGoneMidCall refuses a write whose server vanished before answering.
 var errGoneMidCall = result.Errorf(result.Timeout, "The language server went away before answering: nothing is known to be applied. Read the lines again; the next call works on the files on disk.")
 
+// silentRead is the warning of a read that a server did not answer.
+func silentRead(na *bridge.NoAnswerError) string {
+	return fmt.Sprintf("The language server (pid %d) did not answer within %v: it is stopped (Ctrl-Z) or stuck. This answer comes from the files on disk; unsaved editor changes are not seen. Resume it (fg in its terminal, or kill -CONT %d) or quit it.",
+		na.PID, na.Wait, na.PID)
+}
+
+// silentWrite refuses a write that a server did not answer: a write must
+// not go to the disk under an editor buffer the server may hold.
+func silentWrite(na *bridge.NoAnswerError) error {
+	if na.Sent {
+		return result.Errorf(result.Timeout, "The language server (pid %d) stopped answering after the change was sent (within %v): whether it was applied is not known, and a stopped server applies it when it resumes. Resume it (fg in its terminal, or kill -CONT %d), then read the lines again before changing them.",
+			na.PID, na.Wait, na.PID)
+	}
+	return result.Errorf(result.Timeout, "The language server (pid %d) did not answer within %v, so nothing was written: it is stopped (Ctrl-Z) or stuck, and its editor may hold unsaved changes the disk does not have. Resume it (fg in its terminal, or kill -CONT %d) and retry, or quit it to work on the disk.",
+		na.PID, na.Wait, na.PID)
+}
+
+// unreachableRead is the warning of a read whose server, if any, cannot be
+// reached: the socket folder is unusable.
+func unreachableRead(err error) string {
+	return fmt.Sprintf("A running language server of this workspace cannot be reached (%v): this answer comes from the files on disk; unsaved editor changes are not seen. %s", err, fixSockets)
+}
+
+// unreachableWrite refuses a write when the socket folder is unusable: an
+// editor may hold the file, and its server cannot be asked.
+func unreachableWrite(err error) error {
+	return result.Errorf(result.IOError, "Nothing was written: a running language server of this workspace cannot be reached (%v), and its editor may hold unsaved changes of the file. %s Or, when no editor has the workspace open, set SIGHTLINE_NO_BRIDGE=1 to write the disk.", err, fixSockets)
+}
+
+const fixSockets = "The socket folder must be a folder of yours that only you can enter: remove it or change its owner, or set XDG_RUNTIME_DIR to a folder of yours (restart the editor's language server after)."
+
 // do runs method on the server that should take it, else on the disk. A
 // server that is gone before the call is sent is the same as none; one that
 // goes away during a call that writes leaves the outcome unknown, which is
-// answered as such rather than risking the edit twice.
+// answered as such rather than risking the edit twice. A server that does
+// not answer (stopped, wedged) is skipped by reads, which say so, and
+// refuses writes, which must not go to the disk under its editor's buffers.
 func do[R any](ctx context.Context, b *Backend, method string, params any, uris []string, writes bool,
 	local func(*handlers.Env) (R, error)) (R, error) {
 	var zero R
-	for c := b.pick(ctx, uris); c != nil; c = nil {
+	r := b.pick(ctx, uris)
+	switch {
+	case r.unusable != nil && writes:
+		return zero, unreachableWrite(r.unusable)
+	case r.unusable != nil:
+		b.notice(unreachableRead(r.unusable))
+	case r.wedged != nil && writes:
+		return zero, silentWrite(r.wedged)
+	case r.wedged != nil:
+		b.notice(silentRead(r.wedged))
+	}
+	for c := r.c; c != nil; c = nil {
 		raw, err := c.Call(ctx, method, params)
 		if err == nil {
 			var r R
@@ -255,6 +352,7 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 			return r, nil
 		}
 		var re *jsonrpc2.Error
+		var na *bridge.NoAnswerError
 		switch {
 		case errors.As(err, &re) && re.Code == jsonrpc2.InvalidParams:
 			return zero, result.Errorf(result.InvalidParams, "%s", re.Message)
@@ -264,6 +362,10 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 			return zero, fmt.Errorf("language server: %s", re.Message)
 		case ctx.Err() != nil:
 			return zero, ctx.Err()
+		case errors.As(err, &na) && writes:
+			return zero, silentWrite(na)
+		case errors.As(err, &na):
+			b.notice(silentRead(na))
 		case errors.Is(err, bridge.ErrGone) || !writes:
 			b.notice("The language server went away; this answer comes from the files on disk (unsaved editor changes are not seen).")
 		default:

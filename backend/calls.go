@@ -110,16 +110,30 @@ type BlockRun struct {
 	stage  bool
 
 	remote *bridge.Client
-	id     string
-	local  *handlers.Blocks
-	sent   bool // a chunk reached the server: the run is the server's
+	// refusal refuses every write of the run: the server that may hold its
+	// documents cannot be reached.
+	refusal error
+	id      string
+	local   *handlers.Blocks
+	sent    bool // a chunk reached the server: the run is the server's
 }
 
 // NewBlocks starts a streamed run. The server is chosen once, at the start:
 // the blocks of one run see each other's effects.
 func (b *Backend) NewBlocks(ctx context.Context, c handlers.Caller, dryRun, stage bool) *BlockRun {
 	r := &BlockRun{b: b, ctx: ctx, caller: c, dryRun: dryRun, stage: stage, id: strconv.FormatInt(time.Now().UnixNano(), 36)}
-	r.remote = b.pick(ctx, nil)
+	rt := b.pick(ctx, nil)
+	r.remote = rt.c
+	switch {
+	case rt.unusable != nil && !dryRun:
+		r.refusal = unreachableWrite(rt.unusable)
+	case rt.unusable != nil:
+		b.notice(unreachableRead(rt.unusable))
+	case rt.wedged != nil && !dryRun:
+		r.refusal = silentWrite(rt.wedged)
+	case rt.wedged != nil:
+		b.notice(silentRead(rt.wedged))
+	}
 	if r.remote != nil {
 		b.mu.Lock()
 		b.bridged, b.via = true, r.remote.Path
@@ -130,6 +144,9 @@ func (b *Backend) NewBlocks(ctx context.Context, c handlers.Caller, dryRun, stag
 
 // Write feeds model output and returns the blocks it completed.
 func (r *BlockRun) Write(chunk []byte) ([]handlers.BlockResult, error) {
+	if r.refusal != nil {
+		return nil, r.refusal
+	}
 	if r.remote != nil {
 		var out struct {
 			Blocks []handlers.BlockResult `json:"blocks"`
@@ -149,6 +166,9 @@ func (r *BlockRun) Write(chunk []byte) ([]handlers.BlockResult, error) {
 
 // Close ends the output and returns every block's result.
 func (r *BlockRun) Close() (handlers.BlocksResult, error) {
+	if r.refusal != nil {
+		return handlers.BlocksResult{}, r.refusal
+	}
 	if r.remote != nil {
 		var res handlers.BlocksResult
 		err := r.call(bridge.BlocksParams{Close: true}, &res)
@@ -184,6 +204,14 @@ func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
 	p.Session, p.Agent, p.Run, p.DryRun, p.Stage = r.caller.Session, r.caller.Agent, r.id, r.dryRun, r.stage
 	raw, err := r.remote.Call(r.ctx, bridge.MethodBlocks, p)
 	if err != nil {
+		var na *bridge.NoAnswerError
+		if errors.As(err, &na) {
+			if r.dryRun {
+				return fmt.Errorf("language server: %w", err)
+			}
+			r.refusal = silentWrite(&bridge.NoAnswerError{Path: na.Path, PID: na.PID, Wait: na.Wait, Sent: na.Sent || r.sent})
+			return r.refusal
+		}
 		if errors.Is(err, bridge.ErrGone) && !r.sent {
 			r.b.notice("The language server went away; the edit blocks were applied to the files on disk.")
 			r.remote = nil
@@ -258,4 +286,40 @@ func (b *Backend) Rollback(ctx context.Context, p handlers.RollbackParams) (hand
 func (b *Backend) Open(ctx context.Context, p handlers.OpenParams) (handlers.OpenResult, error) {
 	return do(ctx, b, "sightline/open", p, []string{p.TextDocument.URI}, false,
 		func(e *handlers.Env) (handlers.OpenResult, error) { return e.Open(ctx, p, nil) })
+}
+
+// Reset answers sightline/session/reset: on a running server, whose ledger
+// (and its editor's coverage) the reset must reach, else on the database.
+// A server that does not answer refuses it: its ledger would stay as it is.
+func (b *Backend) Reset(ctx context.Context, p handlers.ResetParams) (handlers.Outcome, error) {
+	res, err := do(ctx, b, "sightline/session/reset", p, nil, true,
+		func(e *handlers.Env) (handlers.Outcome, error) {
+			e.LoadSession(ctx, p.SessionOr())
+			o, _ := e.Reset(ctx, p)
+			return o, nil
+		})
+	return refused(res, err, func(o handlers.Outcome) handlers.Outcome { return o })
+}
+
+// Approvals answers sightline/approvals; a revocation is a change, refused
+// when a server holding the approvals does not answer.
+func (b *Backend) Approvals(ctx context.Context, p handlers.ApprovalsParams) (handlers.ApprovalsResult, error) {
+	res, err := do(ctx, b, "sightline/approvals", p, nil, p.Revoke != "",
+		func(e *handlers.Env) (handlers.ApprovalsResult, error) { return e.Approvals(ctx, p) })
+	return refused(res, err, func(o handlers.Outcome) handlers.ApprovalsResult {
+		return handlers.ApprovalsResult{Outcome: o, Approvals: []handlers.ApprovalInfo{}}
+	})
+}
+
+// Audit answers the audit log: a running server's, with the rows it has not
+// written yet, else the database's.
+func (b *Backend) Audit(ctx context.Context, p handlers.AuditParams) (handlers.AuditResult, error) {
+	return do(ctx, b, bridge.MethodAudit, p, nil, false,
+		func(e *handlers.Env) (handlers.AuditResult, error) { return e.Audit(ctx, p) })
+}
+
+// Sessions lists the sessions: a running server's, else the database's.
+func (b *Backend) Sessions(ctx context.Context) (handlers.SessionsResult, error) {
+	return do(ctx, b, bridge.MethodSessions, nil, nil, false,
+		func(e *handlers.Env) (handlers.SessionsResult, error) { return e.Sessions(ctx) })
 }

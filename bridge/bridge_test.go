@@ -63,7 +63,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	ln2, _ := net.ListenUnix("unix", &net.UnixAddr{Name: other, Net: "unix"})
 	ln2.SetUnlinkOnClose(false)
 	ln2.Close()
-	if _, err := Dial(context.Background(), stale); err == nil {
+	if _, err := Dial(context.Background(), stale, 0); err == nil {
 		t.Fatal("a dead socket answered")
 	}
 	// Dial removed it; put it back to see Listen replace it.
@@ -97,7 +97,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	}
 	l2.Close()
 
-	c, err := Dial(context.Background(), l.Path)
+	c, err := Dial(context.Background(), l.Path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -15,20 +18,38 @@ import (
 // Client is a connection to one server's socket.
 type Client struct {
 	Path string
+	// PID is the server's process, from the socket's name (0 if unknown).
+	PID  int
+	nc   net.Conn
 	conn jsonrpc2.Conn
+	wait time.Duration
 }
 
 // dialTimeout bounds connecting to a socket: a live server accepts at once.
 const dialTimeout = time.Second
 
+// DefaultWait is how long a server may take to answer a liveness probe. A
+// running server answers one in well under a millisecond, whatever else it
+// is doing; one that does not is stopped (SIGSTOP, Ctrl-Z) or wedged.
+const DefaultWait = 3 * time.Second
+
 // Dial connects to a server's socket. A socket nobody listens on is a
-// killed server's: Dial removes it and says so with ErrStale.
-func Dial(ctx context.Context, path string) (*Client, error) {
+// killed server's: Dial removes it and says so with ErrStale. wait bounds
+// each liveness probe of the calls (0: DefaultWait).
+func Dial(ctx context.Context, path string, wait time.Duration) (*Client, error) {
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	pid := pidOf(path)
 	nc, err := (&net.Dialer{Timeout: dialTimeout}).DialContext(ctx, "unix", path)
 	if err != nil {
 		if refused(err) {
 			_ = os.Remove(path)
 			return nil, fmt.Errorf("%w: %s", ErrStale, path)
+		}
+		if ctx.Err() == nil && isTimeout(err) {
+			// The socket's queue is full: the server stopped accepting.
+			return nil, &NoAnswerError{Path: path, PID: pid, Wait: dialTimeout}
 		}
 		return nil, fmt.Errorf("bridge: dial %s: %w", path, err)
 	}
@@ -36,7 +57,19 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 	// The bridge sends the caller no requests: any that came would be a
 	// protocol mistake, answered as such.
 	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
-	return &Client{Path: path, conn: conn}, nil
+	return &Client{Path: path, PID: pid, nc: nc, conn: conn, wait: wait}, nil
+}
+
+// pidOf reads the server's pid from a socket name made by Listen.
+func pidOf(path string) int {
+	s, _, _ := strings.Cut(filepath.Base(path), "-")
+	pid, _ := strconv.Atoi(s)
+	return pid
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // ErrStale is a socket left behind by a server that is gone.
@@ -46,18 +79,96 @@ var ErrStale = errors.New("bridge: stale socket")
 // never saw the call.
 var ErrGone = errors.New("bridge: the language server has gone")
 
+// NoAnswerError is a server that accepts connections but does not answer:
+// stopped (SIGSTOP, Ctrl-Z) or wedged. The connection is hung up on.
+type NoAnswerError struct {
+	Path string
+	PID  int
+	Wait time.Duration
+	// Sent: the call had been sent when the server stopped answering, so it
+	// may act on it when it resumes. Otherwise it never received the call.
+	Sent bool
+}
+
+func (e *NoAnswerError) Error() string {
+	s := fmt.Sprintf("bridge: the language server (pid %d) did not answer within %v", e.PID, e.Wait)
+	if e.Sent {
+		s += " after the call was sent"
+	}
+	return s
+}
+
 // Call sends a request and returns its raw result. An error is the server's
-// answer (*jsonrpc2.Error), ErrGone, or the connection failing mid-call (the
-// server may or may not have acted on it).
+// answer (*jsonrpc2.Error), ErrGone, *NoAnswerError, or the connection
+// failing mid-call (the server may or may not have acted on it).
+//
+// No call waits on a dead server: a probe first checks that the server
+// answers (so a call is never queued to a stopped server, which would act
+// on it whenever it resumes), and while the call runs, however long it
+// legitimately takes (an editor asking its user), a probe every wait
+// checks that the server still answers.
 func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if !c.Alive() {
 		return nil, ErrGone
 	}
+	if err := c.probe(ctx); err != nil {
+		if errors.As(err, new(*NoAnswerError)) {
+			_ = c.nc.Close()
+		}
+		return nil, err
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go c.watch(cctx, cancel)
 	var raw json.RawMessage
-	if _, err := c.conn.Call(ctx, method, params, &raw); err != nil {
+	if _, err := c.conn.Call(cctx, method, params, &raw); err != nil {
+		var na *NoAnswerError
+		if errors.As(context.Cause(cctx), &na) {
+			na.Sent = true
+			return nil, na
+		}
 		return nil, err
 	}
 	return raw, nil
+}
+
+// watch probes the server every wait until ctx ends, and cancels the call
+// with the probe's error when the server stops answering.
+func (c *Client) watch(ctx context.Context, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(c.wait)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var na *NoAnswerError
+		if err := c.probe(ctx); errors.As(err, &na) {
+			cancel(err) // first: the call then reads its cause
+			_ = c.nc.Close()
+			return
+		}
+	}
+}
+
+// probe asks the server for any answer within wait: an error answer (an
+// older server that does not know the method) is an answer too. The caller
+// hangs up on a server that gives none.
+func (c *Client) probe(ctx context.Context) error {
+	pctx, cancel := context.WithTimeout(ctx, c.wait)
+	defer cancel()
+	_, err := c.conn.Call(pctx, MethodPing, nil, nil)
+	var re *jsonrpc2.Error
+	switch {
+	case err == nil || errors.As(err, &re):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case pctx.Err() != nil:
+		return &NoAnswerError{Path: c.Path, PID: c.PID, Wait: c.wait}
+	}
+	return fmt.Errorf("%w: %v", ErrGone, err)
 }
 
 // Alive reports whether the connection is still up.
@@ -71,4 +182,7 @@ func (c *Client) Alive() bool {
 }
 
 // Close hangs up.
-func (c *Client) Close() error { return c.conn.Close() }
+func (c *Client) Close() error {
+	_ = c.nc.Close()
+	return c.conn.Close()
+}

@@ -60,6 +60,9 @@ func (e *Env) PersistenceProblem() string { return e.health.summary() }
 func (e *Env) persistenceWarnings() []string {
 	out := e.health.warnings()
 	if e.db != nil {
+		if r := e.db.Replaced(); r != "" {
+			out = append(out, r)
+		}
 		if err := e.db.Err(); err != nil {
 			out = append(out, fmt.Sprintf("Saving the ledger to its database failed (%v): what was read since is kept in memory only until a save succeeds.", err))
 		}

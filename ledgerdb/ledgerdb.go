@@ -42,6 +42,41 @@ type Sync struct {
 	stats    []store.FileStat
 	notice   string // the database was recovered at open ("" if not)
 	flushErr error  // the last write-behind's failure, nil once one succeeds
+	// replaced says the database file was deleted or replaced while open,
+	// and when that was noticed: said in answers for replacedTold.
+	replaced   string
+	replacedAt time.Time
+}
+
+// replacedTold is how long answers say that the database was replaced.
+const replacedTold = 10 * time.Minute
+
+// Replaced says that the database file was deleted or replaced while this
+// process had it open, for a while after it was noticed; else "".
+func (s *Sync) Replaced() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replaced == "" || time.Since(s.replacedAt) > replacedTold {
+		return ""
+	}
+	return s.replaced
+}
+
+// checkFile notices the database file deleted or replaced under this
+// process and opens the one now at its path (creating it if none), so that
+// what is written from now on is kept; what the lost file held is gone.
+func (s *Sync) checkFile() {
+	if !s.db.Replaced() {
+		return
+	}
+	msg := fmt.Sprintf("The state database %s was deleted or replaced while sightline had it open: the history, audit and saved reads it held are gone. A new database was opened at that path; what is recorded from now on is kept.", s.db.Path())
+	if err := s.db.Reopen(); err != nil {
+		msg = fmt.Sprintf("The state database %s was deleted or replaced while sightline had it open, and a new one could not be opened (%v): the history, audit and reads recorded are lost when this process stops. Make the state folder usable, then restart the language server.", s.db.Path(), err)
+	}
+	s.log.Error("state database replaced", zap.String("path", s.db.Path()), zap.String("message", msg))
+	s.mu.Lock()
+	s.replaced, s.replacedAt = msg, time.Now()
+	s.mu.Unlock()
 }
 
 // Notice says what was done to open the database (a corrupt one recreated),
@@ -324,6 +359,7 @@ func (s *Sync) safeFlush(ctx context.Context) {
 // Flush writes the dirty entries in one transaction, each with the file hash
 // of its document's current content.
 func (s *Sync) Flush(ctx context.Context) error {
+	s.checkFile()
 	err := s.flush(ctx)
 	s.setErr(err)
 	return err

@@ -223,7 +223,7 @@ func (t *tools) edit(ctx context.Context, in editIn) (*mcp.CallToolResult, error
 		return bad, nil
 	}
 	res, err := t.b.Edit(ctx, handlers.EditParams{Caller: t.caller(in.Session), TextDocument: handlers.TextDocument{URI: string(k)}, Edits: in.Edits, FileHash: in.FileHash, DryRun: in.DryRun})
-	return t.answer(res.Outcome, err, func(b *strings.Builder) {
+	return t.answer(withWarnings(res.Outcome, res.Warnings), err, func(b *strings.Builder) {
 		if len(res.FreshRefs) > 0 {
 			fmt.Fprintln(b, "fresh refs (now counted as read):")
 			for _, l := range res.FreshRefs {
@@ -233,9 +233,6 @@ func (t *tools) edit(ctx context.Context, in editIn) (*mcp.CallToolResult, error
 		guardDetail(b, res.GuardRefusal)
 	}, func(b *strings.Builder) {
 		fmt.Fprintln(b, res.Message)
-		for _, w := range res.Warnings {
-			fmt.Fprintln(b, "warning:", w)
-		}
 		for _, r := range res.Remapped {
 			fmt.Fprintf(b, "note: ref %s resolved to line %d\n", r.Ref, r.Line)
 		}
@@ -337,9 +334,6 @@ func (t *tools) write(ctx context.Context, in writeIn) (*mcp.CallToolResult, err
 		guardDetail(b, res.GuardRefusal)
 	}, func(b *strings.Builder) {
 		fmt.Fprintln(b, res.Message)
-		for _, w := range res.Warnings {
-			fmt.Fprintln(b, "warning:", w)
-		}
 		b.WriteString(res.Diff)
 	}), nil
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -111,6 +112,9 @@ func (t *tools) answer(out handlers.Outcome, err error, refusal, ok func(*string
 	for _, n := range t.b.Notices() {
 		fmt.Fprintf(&b, "warning: %s\n", n)
 	}
+	for _, w := range out.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	switch {
 	case err != nil && result.KindOf(err) == result.InvalidParams:
 		fmt.Fprintf(&b, "invalid_params: %s\n", result.Message(err))
@@ -127,6 +131,18 @@ func (t *tools) answer(out handlers.Outcome, err error, refusal, ok func(*string
 	}
 	ok(&b)
 	return text(b.String())
+}
+
+// withWarnings is o carrying a result's own warnings too (an edit's and a
+// rollback's result keep theirs beside the outcome's), so that answer
+// prints them all, on success and refusal alike.
+func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
+	for _, w := range ws {
+		if !slices.Contains(o.Warnings, w) {
+			o.Warnings = append(o.Warnings, w)
+		}
+	}
+	return o
 }
 
 // resolve turns a tool path (relative to the workspace root, or absolute

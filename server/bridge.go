@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/bridge"
@@ -41,6 +43,10 @@ func (s *Server) startBridge(roots []string) {
 		if err != nil || seen[sock] {
 			if err != nil {
 				s.log.Warn("bridge: no socket folder", zap.Error(err))
+				// Said, not only logged: the CLI and sightline mcp then
+				// refuse writes (they cannot ask this server about its
+				// buffers), and the user should know why.
+				s.showMessage(protocol.MessageTypeWarning, fmt.Sprintf("sightline: the CLI and sightline mcp cannot reach this language server (%v), so they refuse to write files. The socket folder must be yours and only yours: remove it or change its owner, or set XDG_RUNTIME_DIR to a folder of yours, then restart the language server.", err))
 			}
 			continue
 		}
@@ -81,6 +87,9 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		}
 		jsonrpc2.Async(ctx)
 		method := req.Method()
+		if method == bridge.MethodPing {
+			return struct{}{}, nil
+		}
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic in bridge handler", zap.String("method", method), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
@@ -97,6 +106,16 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		switch {
 		case method == bridge.MethodStatus:
 			return s.bridgeStatus(), nil
+		case method == bridge.MethodAudit:
+			var p handlers.AuditParams
+			if err := decode(raw, &p, false); err != nil {
+				return nil, err
+			}
+			res, err := s.env.Audit(ctx, p)
+			return answer(res, err)
+		case method == bridge.MethodSessions:
+			res, err := s.env.Sessions(ctx)
+			return answer(res, err)
 		case method == bridge.MethodBlocks:
 			var p bridge.BlocksParams
 			if err := decode(raw, &p, true); err != nil {

@@ -39,6 +39,9 @@ func (s *Server) route(ctx context.Context, req *jsonrpc2.Request, typed jsonrpc
 	if method == "textDocument/didChange" {
 		return nil, s.didChange(json.RawMessage(req.Params()))
 	}
+	if method == "textDocument/didOpen" && s.ws != nil && int64(len(req.Params())) > s.ws.MaxFileSize() {
+		return nil, s.didOpenLarge(json.RawMessage(req.Params()))
+	}
 	if strings.HasPrefix(method, "sightline/") {
 		return s.custom(ctx, strings.Clone(method), json.RawMessage(req.Params()), req.IsCall())
 	}

@@ -29,12 +29,64 @@ func (s *Server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	// The protocol decoder's unescaped strings alias its copy of the whole
 	// message: kept as they are, the URI would hold a copy of the text (1x
 	// more per open document). Detach what the workspace keeps.
-	d, err := s.ws.Open(strings.Clone(string(td.URI)), strings.Clone(string(td.LanguageID)), td.Version, td.Text)
+	return s.open(strings.Clone(string(td.URI)), strings.Clone(string(td.LanguageID)), td.Version, td.Text)
+}
+
+// didOpenLarge serves a didOpen whose params are over the file limit, which
+// its text then may be (escapes make the params longer than the text):
+// decoded here by the standard decoder, many times faster on one huge
+// string than the protocol package's, and with one copy of it.
+func (s *Server) didOpenLarge(raw json.RawMessage) error {
+	if s.ws == nil {
+		return nil
+	}
+	var p struct {
+		TextDocument struct {
+			URI        string `json:"uri"`
+			LanguageID string `json:"languageId"`
+			Version    int32  `json:"version"`
+			Text       string `json:"text"`
+		} `json:"textDocument"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("didOpen: %w", err)
+	}
+	td := p.TextDocument
+	return s.open(td.URI, td.LanguageID, td.Version, td.Text)
+}
+
+// open keeps an editor's buffer. One over the file limit is not kept (its
+// lines and their index would be many times its size) but known open, out
+// of sync: an agent's write must not go to the disk under the editor's
+// buffer, and a read must say why it has no text.
+func (s *Server) open(uri, lang string, version int32, text string) error {
+	over := s.overLimit(len(text))
+	kept := text
+	if over != "" {
+		kept = ""
+	}
+	d, err := s.ws.Open(uri, lang, version, kept)
 	if err != nil {
 		return err
 	}
+	if over != "" {
+		s.log.Warn("didOpen over the file limit: the text is not kept", zap.String("uri", uri), zap.Int("bytes", len(text)))
+		if d, first := s.ws.Desync(uri, over); first {
+			s.tellDesync(d)
+		}
+		s.collectAfterFullText([]textdoc.Change{{Text: text}})
+	}
 	s.pub.mark(d.Key)
 	return nil
+}
+
+// overLimit says why a document's text of n bytes is not kept ("" when it
+// is): over the limit of a file loaded from disk.
+func (s *Server) overLimit(n int) string {
+	if limit := s.ws.MaxFileSize(); int64(n) > limit {
+		return fmt.Sprintf("its text in the editor is %d bytes, over sightline's %d-byte limit, so sightline did not keep it", n, limit)
+	}
+	return ""
 }
 
 // didChange applies a didChange from its raw params. It decodes them itself:
@@ -55,6 +107,13 @@ func (s *Server) didChange(raw json.RawMessage) error {
 	if problem != "" {
 		s.desync(uri, problem)
 		return nil
+	}
+	for _, c := range changes {
+		if over := s.overLimit(len(c.Text)); c.Range == nil && over != "" {
+			s.desync(uri, over)
+			s.collectAfterFullText(changes)
+			return nil
+		}
 	}
 	if _, err := s.ws.Change(uri, version, changes, s.encoding(), ""); err != nil {
 		s.log.Error("didChange", zap.Error(err))

@@ -20,7 +20,7 @@ func (db *DB) PutApproval(ctx context.Context, a Approval) error {
 	if a.Granted.IsZero() {
 		a.Granted = time.Now()
 	}
-	_, err := db.sql.ExecContext(ctx, `INSERT OR REPLACE INTO approvals (session, path, rule, agent, granted_at) VALUES (?, ?, ?, ?, ?)`,
+	_, err := db.pool().ExecContext(ctx, `INSERT OR REPLACE INTO approvals (session, path, rule, agent, granted_at) VALUES (?, ?, ?, ?, ?)`,
 		a.Session, a.Path, a.Rule, a.Agent, millis(a.Granted))
 	if err != nil {
 		return fmt.Errorf("store: put approval %s %s: %w", a.Session, a.Path, err)
@@ -31,7 +31,7 @@ func (db *DB) PutApproval(ctx context.Context, a Approval) error {
 // Approved reports whether the session approved the path.
 func (db *DB) Approved(ctx context.Context, session, path string) (bool, error) {
 	var n int
-	err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM approvals WHERE session = ? AND path = ?`, session, path).Scan(&n)
+	err := db.pool().QueryRowContext(ctx, `SELECT count(*) FROM approvals WHERE session = ? AND path = ?`, session, path).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("store: approval %s %s: %w", session, path, err)
 	}
@@ -41,7 +41,7 @@ func (db *DB) Approved(ctx context.Context, session, path string) (bool, error) 
 // Approvals lists the approvals of a session ("" for every session), by
 // session and path.
 func (db *DB) Approvals(ctx context.Context, session string) ([]Approval, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT session, path, rule, agent, granted_at FROM approvals
+	rows, err := db.pool().QueryContext(ctx, `SELECT session, path, rule, agent, granted_at FROM approvals
 		WHERE ? = '' OR session = ? ORDER BY session, path`, session, session)
 	if err != nil {
 		return nil, fmt.Errorf("store: approvals: %w", err)
@@ -66,7 +66,7 @@ func (db *DB) Approvals(ctx context.Context, session string) ([]Approval, error)
 // RevokeApproval forgets approvals of a path: of one session, or of every
 // session when session is "". It returns how many were forgotten.
 func (db *DB) RevokeApproval(ctx context.Context, session, path string) (int, error) {
-	r, err := db.sql.ExecContext(ctx, `DELETE FROM approvals WHERE path = ? AND (? = '' OR session = ?)`, path, session, session)
+	r, err := db.pool().ExecContext(ctx, `DELETE FROM approvals WHERE path = ? AND (? = '' OR session = ?)`, path, session, session)
 	if err != nil {
 		return 0, fmt.Errorf("store: revoke approval %s: %w", path, err)
 	}
@@ -76,7 +76,7 @@ func (db *DB) RevokeApproval(ctx context.Context, session, path string) (int, er
 
 // RevokeSession forgets every approval of a session (its reset).
 func (db *DB) RevokeSession(ctx context.Context, session string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM approvals WHERE session = ?`, session); err != nil {
+	if _, err := db.pool().ExecContext(ctx, `DELETE FROM approvals WHERE session = ?`, session); err != nil {
 		return fmt.Errorf("store: revoke approvals of %s: %w", session, err)
 	}
 	return nil
@@ -92,7 +92,7 @@ type SessionInfo struct {
 
 // Sessions lists the sessions of the ledger, the approvals and the audit log.
 func (db *DB) Sessions(ctx context.Context) ([]SessionInfo, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT session, sum(docs), sum(apps), max(seen) FROM (
+	rows, err := db.pool().QueryContext(ctx, `SELECT session, sum(docs), sum(apps), max(seen) FROM (
 			SELECT session, count(*) AS docs, 0 AS apps, max(updated_at) AS seen FROM ledger_entries GROUP BY session
 			UNION ALL SELECT session, 0, count(*), max(granted_at) FROM approvals GROUP BY session
 			UNION ALL SELECT session, 0, 0, max(time) FROM audit GROUP BY session

@@ -29,7 +29,7 @@ func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) error {
 	if a.Time.IsZero() {
 		a.Time = time.Now()
 	}
-	_, err := db.sql.ExecContext(ctx, `INSERT INTO audit
+	_, err := db.pool().ExecContext(ctx, `INSERT INTO audit
 		(time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest, duration_us, guard)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest,

@@ -47,7 +47,7 @@ func (db *DB) AuditWhere(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 	}
 	q += " ORDER BY id DESC LIMIT ?"
 	args = append(args, limit)
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	rows, err := db.pool().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: read audit: %w", err)
 	}
@@ -76,7 +76,7 @@ func (db *DB) AuditWhere(ctx context.Context, f AuditFilter) ([]AuditEntry, erro
 func (db *DB) PruneAudit(ctx context.Context, maxEntries int, maxAge time.Duration) (int, error) {
 	total := 0
 	if maxAge > 0 {
-		r, err := db.sql.ExecContext(ctx, `DELETE FROM audit WHERE time < ?`, millis(time.Now().Add(-maxAge)))
+		r, err := db.pool().ExecContext(ctx, `DELETE FROM audit WHERE time < ?`, millis(time.Now().Add(-maxAge)))
 		if err != nil {
 			return 0, fmt.Errorf("store: prune audit by age: %w", err)
 		}
@@ -87,7 +87,7 @@ func (db *DB) PruneAudit(ctx context.Context, maxEntries int, maxAge time.Durati
 		// Ids are dense (rows go only from the oldest end), so the newest
 		// maxEntries are the ids above max - maxEntries: found in the index,
 		// not by walking maxEntries rows at every start of a process.
-		r, err := db.sql.ExecContext(ctx, `DELETE FROM audit WHERE id <= (SELECT max(id) FROM audit) - ?`, maxEntries)
+		r, err := db.pool().ExecContext(ctx, `DELETE FROM audit WHERE id <= (SELECT max(id) FROM audit) - ?`, maxEntries)
 		if err != nil {
 			return total, fmt.Errorf("store: prune audit by size: %w", err)
 		}

@@ -99,7 +99,7 @@ func (db *DB) DocEntries(ctx context.Context, doc string) ([]Entry, error) {
 
 // SessionDocs returns the documents a session has entries of.
 func (db *DB) SessionDocs(ctx context.Context, session string) ([]string, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT doc FROM ledger_entries WHERE session = ? ORDER BY doc`, session)
+	rows, err := db.pool().QueryContext(ctx, `SELECT doc FROM ledger_entries WHERE session = ? ORDER BY doc`, session)
 	if err != nil {
 		return nil, fmt.Errorf("store: documents of session %q: %w", session, err)
 	}
@@ -134,7 +134,7 @@ func (db *DB) queryEntriesNoHashes(ctx context.Context, where string, args ...an
 }
 
 func (db *DB) scanEntries(ctx context.Context, hashes bool, query string, args ...any) ([]Entry, error) {
-	rows, err := db.sql.QueryContext(ctx, query, args...)
+	rows, err := db.pool().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (db *DB) scanEntries(ctx context.Context, hashes bool, query string, args .
 // LineHashes returns the line hashes kept for a text; empty when none are.
 func (db *DB) LineHashes(ctx context.Context, fileHash string) ([]byte, error) {
 	var b []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
+	err := db.pool().QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -173,7 +173,7 @@ func (db *DB) LineHashes(ctx context.Context, fileHash string) ([]byte, error) {
 // writer that has them need not compute them.
 func (db *DB) HasLineHashes(ctx context.Context, fileHash string) (bool, error) {
 	var one int
-	err := db.sql.QueryRowContext(ctx, `SELECT 1 FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&one)
+	err := db.pool().QueryRowContext(ctx, `SELECT 1 FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -219,7 +219,7 @@ func dropUnusedLineHashes(ctx context.Context, tx *sql.Tx) error {
 
 // DeleteEntry removes one session's entry for one document.
 func (db *DB) DeleteEntry(ctx context.Context, session, doc string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM ledger_entries WHERE session = ? AND doc = ?`, session, doc); err != nil {
+	if _, err := db.pool().ExecContext(ctx, `DELETE FROM ledger_entries WHERE session = ? AND doc = ?`, session, doc); err != nil {
 		return fmt.Errorf("store: delete entry of session %q doc %q: %w", session, doc, err)
 	}
 	return nil
@@ -227,7 +227,7 @@ func (db *DB) DeleteEntry(ctx context.Context, session, doc string) error {
 
 // DeleteSession removes every entry of a session (session reset).
 func (db *DB) DeleteSession(ctx context.Context, session string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM ledger_entries WHERE session = ?`, session); err != nil {
+	if _, err := db.pool().ExecContext(ctx, `DELETE FROM ledger_entries WHERE session = ?`, session); err != nil {
 		return fmt.Errorf("store: delete session %q: %w", session, err)
 	}
 	return nil
@@ -235,7 +235,7 @@ func (db *DB) DeleteSession(ctx context.Context, session string) error {
 
 // DeleteDoc removes every session's entry for a document (deleted file).
 func (db *DB) DeleteDoc(ctx context.Context, doc string) error {
-	if _, err := db.sql.ExecContext(ctx, `DELETE FROM ledger_entries WHERE doc = ?`, doc); err != nil {
+	if _, err := db.pool().ExecContext(ctx, `DELETE FROM ledger_entries WHERE doc = ?`, doc); err != nil {
 		return fmt.Errorf("store: delete doc %q: %w", doc, err)
 	}
 	return nil

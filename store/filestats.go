@@ -37,7 +37,7 @@ func (a FileStat) Same(b FileStat) bool {
 func (db *DB) FileStat(ctx context.Context, doc string) (FileStat, bool, error) {
 	f := FileStat{Doc: doc}
 	var ino int64
-	err := db.sql.QueryRowContext(ctx, `SELECT size, mtime_ns, ino, ctime_ns, file_hash, total_lines FROM file_stats WHERE doc = ?`, doc).
+	err := db.pool().QueryRowContext(ctx, `SELECT size, mtime_ns, ino, ctime_ns, file_hash, total_lines FROM file_stats WHERE doc = ?`, doc).
 		Scan(&f.Size, &f.MtimeNs, &ino, &f.CtimeNs, &f.FileHash, &f.TotalLines)
 	if errors.Is(err, sql.ErrNoRows) {
 		return FileStat{}, false, nil

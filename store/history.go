@@ -64,7 +64,7 @@ var ErrNoVersion = errors.New("no such version")
 // HasBlob reports whether a text is stored.
 func (db *DB) HasBlob(ctx context.Context, hash string) (bool, error) {
 	var n int
-	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM history_blobs WHERE hash = ?`, hash).Scan(&n); err != nil {
+	if err := db.pool().QueryRowContext(ctx, `SELECT count(*) FROM history_blobs WHERE hash = ?`, hash).Scan(&n); err != nil {
 		return false, fmt.Errorf("store: history blob: %w", err)
 	}
 	return n > 0, nil
@@ -238,7 +238,7 @@ func (w Write) sizeAfter(ss []Splice) int {
 // blobDepth returns the chain depth of a stored text (0 when whole).
 func (db *DB) blobDepth(ctx context.Context, hash string) (int, bool, error) {
 	var d int
-	err := db.sql.QueryRowContext(ctx, `SELECT depth FROM history_chain WHERE hash = ?`, hash).Scan(&d)
+	err := db.pool().QueryRowContext(ctx, `SELECT depth FROM history_chain WHERE hash = ?`, hash).Scan(&d)
 	if err == nil {
 		return d, true, nil
 	}
@@ -297,7 +297,7 @@ func (db *DB) BlobText(ctx context.Context, hash string) ([]byte, bool, error) {
 	for h := hash; ; {
 		var data []byte
 		var base sql.NullString
-		err := db.sql.QueryRowContext(ctx, `SELECT d.data, c.base FROM history_data d LEFT JOIN history_chain c ON c.hash = d.hash
+		err := db.pool().QueryRowContext(ctx, `SELECT d.data, c.base FROM history_data d LEFT JOIN history_chain c ON c.hash = d.hash
 			WHERE d.hash = ?`, h).Scan(&data, &base)
 		if errors.Is(err, sql.ErrNoRows) {
 			if h != hash {
@@ -338,7 +338,7 @@ func decompress(packed []byte) ([]byte, error) {
 
 // Versions lists the recorded versions of path, oldest first.
 func (db *DB) Versions(ctx context.Context, path string) ([]Version, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT v.id, v.time, v.path, v.hash, b.size, v.session, v.agent, v.method
+	rows, err := db.pool().QueryContext(ctx, `SELECT v.id, v.time, v.path, v.hash, b.size, v.session, v.agent, v.method
 		FROM history_versions v JOIN history_blobs b ON b.hash = v.hash WHERE v.path = ? ORDER BY v.id`, path)
 	if err != nil {
 		return nil, fmt.Errorf("store: history of %s: %w", path, err)
@@ -363,7 +363,7 @@ func (db *DB) Versions(ctx context.Context, path string) ([]Version, error) {
 // VersionText returns the text of version id of path.
 func (db *DB) VersionText(ctx context.Context, path string, id int64) ([]byte, error) {
 	var hash string
-	err := db.sql.QueryRowContext(ctx, `SELECT hash FROM history_versions WHERE path = ? AND id = ?`, path, id).Scan(&hash)
+	err := db.pool().QueryRowContext(ctx, `SELECT hash FROM history_versions WHERE path = ? AND id = ?`, path, id).Scan(&hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoVersion
 	}

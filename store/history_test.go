@@ -78,9 +78,9 @@ func TestHistoryDeltas(t *testing.T) {
 	}
 	var whole, maxD int
 	var stored int64
-	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_chain)`).Scan(&whole)
-	db.sql.QueryRow(`SELECT max(depth) FROM history_chain`).Scan(&maxD)
-	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&stored)
+	db.pool().QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_chain)`).Scan(&whole)
+	db.pool().QueryRow(`SELECT max(depth) FROM history_chain`).Scan(&maxD)
+	db.pool().QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&stored)
 	if maxD > maxDepth || whole != 3 { // 71 texts: whole at 0, 33, 66
 		t.Errorf("whole texts %d, deepest chain %d", whole, maxD)
 	}
@@ -120,7 +120,7 @@ func TestPruneHistoryKeepsChainsReadable(t *testing.T) {
 		text = next
 	}
 	var total int64
-	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&total)
+	db.pool().QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&total)
 	dropped, err := db.PruneHistory(ctx, total/2)
 	if err != nil {
 		t.Fatal(err)
@@ -136,10 +136,10 @@ func TestPruneHistoryKeepsChainsReadable(t *testing.T) {
 		}
 	}
 	var orphans int
-	db.sql.QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_versions)
+	db.pool().QueryRow(`SELECT count(*) FROM history_blobs WHERE hash NOT IN (SELECT hash FROM history_versions)
 		AND hash NOT IN (SELECT base FROM history_chain)`).Scan(&orphans)
 	var after int64
-	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&after)
+	db.pool().QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&after)
 	if orphans != 0 || after > total/2 {
 		t.Errorf("after pruning: %d orphan texts, %d bytes (limit %d)", orphans, after, total/2)
 	}
@@ -157,22 +157,22 @@ func TestUpgradeKeepsHistory(t *testing.T) {
 	for _, q := range []string{"DROP TABLE history_chain", "DROP TABLE history_data",
 		"DROP TRIGGER history_total_insert", "DROP TRIGGER history_total_delete", "DROP TRIGGER history_total_update",
 		"DROP TABLE history_total", "PRAGMA user_version = 5"} {
-		if _, err := db.sql.Exec(q); err != nil {
+		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	text := []byte("old\ntext\n")
 	packed, _ := Compress(text)
-	if _, err := db.sql.Exec(`INSERT INTO history_blobs (hash, size, stored, data) VALUES (?, ?, ?, ?)`, hashOf(text), len(text), len(packed), packed); err != nil {
+	if _, err := db.pool().Exec(`INSERT INTO history_blobs (hash, size, stored, data) VALUES (?, ?, ?, ?)`, hashOf(text), len(text), len(packed), packed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.sql.Exec(`INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (1, 'f', ?, '', '', 'found')`, hashOf(text)); err != nil {
+	if _, err := db.pool().Exec(`INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (1, 'f', ?, '', '', 'found')`, hashOf(text)); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	db = openTest(t, dir)
 	var total int
-	if err := db.sql.QueryRow(`SELECT stored FROM history_total`).Scan(&total); err != nil || total != len(packed) {
+	if err := db.pool().QueryRow(`SELECT stored FROM history_total`).Scan(&total); err != nil || total != len(packed) {
 		t.Fatalf("history total after the upgrade: %d %v, want %d", total, err, len(packed))
 	}
 	vs, err := db.Versions(ctx, "f")
@@ -204,8 +204,8 @@ func TestHistoryTotalFollowsBlobs(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		var sum, total int64
-		db.sql.QueryRow(`SELECT coalesce(sum(stored), 0) FROM history_blobs`).Scan(&sum)
-		if err := db.sql.QueryRow(`SELECT stored FROM history_total`).Scan(&total); err != nil || total != sum {
+		db.pool().QueryRow(`SELECT coalesce(sum(stored), 0) FROM history_blobs`).Scan(&sum)
+		if err := db.pool().QueryRow(`SELECT stored FROM history_total`).Scan(&total); err != nil || total != sum {
 			t.Fatalf("%s: total %d (%v), the texts hold %d", when, total, err, sum)
 		}
 	}
@@ -220,7 +220,7 @@ func TestHistoryTotalFollowsBlobs(t *testing.T) {
 	}
 	check("after 80 writes")
 	var sum int64
-	db.sql.QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&sum)
+	db.pool().QueryRow(`SELECT sum(stored) FROM history_blobs`).Scan(&sum)
 	if _, err := db.PruneHistory(ctx, sum/3); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func BenchmarkRetentionCheck(b *testing.B) {
 	ctx := context.Background()
 	db := openTest(b, b.TempDir())
 	now := millis(time.Now())
-	tx, _ := db.sql.Begin()
+	tx, _ := db.pool().Begin()
 	for i := range 200_000 {
 		tx.Exec(`INSERT INTO audit (time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest)
 			VALUES (?, 's', '', 'sightline/read', 'f.go', 'ok', '', '', '', '')`, now-int64(200_000-i))

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -114,8 +115,19 @@ func folderName(base string) string {
 
 // DB is an open state database. It is safe for concurrent use.
 type DB struct {
-	sql  *sql.DB
 	path string
+	dsn  string
+
+	mu   sync.RWMutex
+	sql  *sql.DB
+	file os.FileInfo // the database file opened, to notice it deleted or replaced
+}
+
+// pool is the open database.
+func (db *DB) pool() *sql.DB {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.sql
 }
 
 // Open opens the state database in dir (creating dir and the database as
@@ -139,18 +151,59 @@ func Open(dir string) (*DB, error) {
 	q.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 
-	sdb, err := sql.Open("sqlite", dsn)
+	db := &DB{path: path, dsn: dsn}
+	sdb, fi, err := db.open()
 	if err != nil {
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, err
 	}
-	db := &DB{sql: sdb, path: path}
+	db.sql, db.file = sdb, fi
+	return db, nil
+}
+
+// open opens the database file (creating it and its schema as needed) and
+// returns it with the file's identity.
+func (db *DB) open() (*sql.DB, os.FileInfo, error) {
+	sdb, err := sql.Open("sqlite", db.dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: open %s: %w", db.path, err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), migrateWait+4*busyTimeout)
 	defer cancel()
-	if err := db.migrate(ctx); err != nil {
+	if err := migrate(ctx, sdb, db.path); err != nil {
 		sdb.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, classify(err))
+		return nil, nil, fmt.Errorf("store: open %s: %w", db.path, classify(err))
 	}
-	return db, nil
+	fi, err := os.Stat(db.path)
+	if err != nil {
+		sdb.Close()
+		return nil, nil, fmt.Errorf("store: open %s: %w", db.path, err)
+	}
+	return sdb, fi, nil
+}
+
+// Replaced reports whether the database file is no longer the one opened:
+// deleted, or another file put in its place. SQLite goes on writing to the
+// file it has open, which is then lost with everything written to it.
+func (db *DB) Replaced() bool {
+	fi, err := os.Stat(db.path)
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return err != nil || !os.SameFile(fi, db.file)
+}
+
+// Reopen opens the file now at the database's path, creating it when it is
+// gone, and closes the one open before: after Replaced, what is written
+// goes where the next process will find it.
+func (db *DB) Reopen() error {
+	sdb, fi, err := db.open()
+	if err != nil {
+		return err
+	}
+	db.mu.Lock()
+	old := db.sql
+	db.sql, db.file = sdb, fi
+	db.mu.Unlock()
+	return old.Close()
 }
 
 // Path returns the database file's path.
@@ -158,7 +211,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
 func (db *DB) Close() error {
-	if err := db.sql.Close(); err != nil {
+	if err := db.pool().Close(); err != nil {
 		return fmt.Errorf("store: close %s: %w", db.path, err)
 	}
 	return nil
@@ -296,15 +349,15 @@ func migrations() []string {
 
 // migrate applies the missing schema steps in one write transaction, so two
 // processes opening a new database at once do not both create it.
-func (db *DB) migrate(ctx context.Context) error {
+func migrate(ctx context.Context, sdb *sql.DB, path string) error {
 	steps := migrations()
 	var version int
-	if err := db.sql.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != len(steps) {
+	if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != len(steps) {
 		// Migrating (a new database, or an older one): one process at a time,
 		// across processes (a lock file beside the database), with a bound of
 		// its own: the others wait for it rather than fail on a database busy
 		// for as long as a schema takes to build on a loaded machine.
-		release, err := pathlock.New(filepath.Dir(db.path)).Lock(ctx, db.path, migrateWait)
+		release, err := pathlock.New(filepath.Dir(path)).Lock(ctx, path, migrateWait)
 		if err != nil {
 			return fmt.Errorf("wait for another process's schema upgrade: %w", err)
 		}
@@ -312,7 +365,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	}
 	// Up to date or not, a write transaction: it finds a database another
 	// process holds locked now, not at the first write behind the answer.
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := inTx(ctx, sdb, func(tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
 			return fmt.Errorf("read schema version: %w", err)
@@ -341,7 +394,11 @@ func (db *DB) migrate(ctx context.Context) error {
 // inTx runs fn in a write transaction and commits it, or rolls it back if
 // fn fails.
 func (db *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
+	return inTx(ctx, db.pool(), fn)
+}
+
+func inTx(ctx context.Context, sdb *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := sdb.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

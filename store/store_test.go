@@ -108,12 +108,12 @@ func TestOpenSettings(t *testing.T) {
 	ctx := context.Background()
 	// Pin two connections at once so the settings are checked on a pooled
 	// connection too, not only the first.
-	c1, err := db.sql.Conn(ctx)
+	c1, err := db.pool().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c1.Close()
-	c2, err := db.sql.Conn(ctx)
+	c2, err := db.pool().Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestMigrationIdempotent(t *testing.T) {
 
 	db = openTest(t, dir)
 	var version int
-	db.sql.QueryRow("PRAGMA user_version").Scan(&version)
+	db.pool().QueryRow("PRAGMA user_version").Scan(&version)
 	if version != len(migrations()) {
 		t.Errorf("user_version = %d", version)
 	}
@@ -292,16 +292,16 @@ func TestUpgradeKeepsEntries(t *testing.T) {
 	db := openTest(t, dir)
 	// Rebuild the database as version 2 wrote it.
 	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "DROP TABLE approvals", "DROP TABLE history_chain", "DROP TABLE history_data", "DROP TABLE history_versions", "DROP TABLE history_blobs", "DROP TABLE history_total", "PRAGMA user_version = 0"} {
-		if _, err := db.sql.Exec(q); err != nil {
+		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, q := range migrations()[:2] {
-		if _, err := db.sql.Exec(q); err != nil {
+		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.sql.Exec(`PRAGMA user_version = 2;
+	if _, err := db.pool().Exec(`PRAGMA user_version = 2;
 		INSERT INTO ledger_entries (session, doc, file_hash, total_lines, data, updated_at)
 		VALUES ('s', 'a.go', 'sha256:00', 3, '{}', 1)`); err != nil {
 		t.Fatal(err)
@@ -322,16 +322,16 @@ func TestUpgradeMovesLineHashes(t *testing.T) {
 	dir := t.TempDir()
 	db := openTest(t, dir)
 	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "DROP TABLE approvals", "DROP TABLE history_chain", "DROP TABLE history_data", "DROP TABLE history_versions", "DROP TABLE history_blobs", "DROP TABLE history_total", "PRAGMA user_version = 0"} {
-		if _, err := db.sql.Exec(q); err != nil {
+		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, q := range migrations()[:3] {
-		if _, err := db.sql.Exec(q); err != nil {
+		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.sql.Exec(`PRAGMA user_version = 3;
+	if _, err := db.pool().Exec(`PRAGMA user_version = 3;
 		INSERT INTO ledger_entries (session, doc, file_hash, total_lines, data, updated_at, line_hashes)
 		VALUES ('s', 'a.go', 'sha256:00', 1, '{}', 1, x'010203'), ('t', 'a.go', 'sha256:00', 1, '{}', 1, x'010203')`); err != nil {
 		t.Fatal(err)
@@ -348,7 +348,7 @@ func TestUpgradeMovesLineHashes(t *testing.T) {
 func TestOpenNewerSchema(t *testing.T) {
 	dir := t.TempDir()
 	db := openTest(t, dir)
-	if _, err := db.sql.Exec("PRAGMA user_version = 99"); err != nil {
+	if _, err := db.pool().Exec("PRAGMA user_version = 99"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -490,7 +490,7 @@ func TestRecoverAndLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	conn, err := db.sql.Conn(t.Context())
+	conn, err := db.pool().Conn(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/sightline-lsp/sightline/handlers"
 )
@@ -26,17 +27,27 @@ func approvalFlag(fs *flag.FlagSet) *bool {
 type cliApprover struct {
 	stderr io.Writer
 	yes    bool
+	// wait bounds a question: nobody answering is a refusal, not a command
+	// that never ends (an agent running it cannot answer).
+	wait time.Duration
+	// tty opens where the answer is typed.
+	tty func() (io.ReadCloser, error)
 }
+
+// approvalWait is how long a question on the terminal waits for its answer.
+const approvalWait = 60 * time.Second
 
 func newApprover(yes *bool, stdin io.Reader, stderr io.Writer) handlers.Approver {
 	if yes != nil && *yes {
 		return cliApprover{stderr: stderr, yes: true}
 	}
 	if isTTY(stdin) {
-		return cliApprover{stderr: stderr}
+		return cliApprover{stderr: stderr, wait: approvalWait, tty: openTTY}
 	}
 	return nil
 }
+
+func openTTY() (io.ReadCloser, error) { return os.Open("/dev/tty") }
 
 // isTTY reports whether r is a character device (a terminal).
 func isTTY(r io.Reader) bool {
@@ -52,7 +63,7 @@ func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handle
 	if a.yes {
 		return handlers.AllowOnce, nil
 	}
-	tty, err := os.Open("/dev/tty")
+	tty, err := a.tty()
 	if err != nil {
 		return handlers.Deny, fmt.Errorf("no terminal to ask on: %w", err)
 	}
@@ -67,9 +78,14 @@ func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handle
 		line, _ := bufio.NewReader(tty).ReadString('\n')
 		answer <- strings.ToLower(strings.TrimSpace(line))
 	}()
+	timer := time.NewTimer(a.wait)
+	defer timer.Stop()
 	select {
 	case <-ctx.Done():
 		return handlers.Deny, errors.New("interrupted")
+	case <-timer.C:
+		fmt.Fprintf(a.stderr, "\nsightline: no answer within %v: refused.\n", a.wait)
+		return handlers.Deny, fmt.Errorf("nobody answered on the terminal within %v (run the command again and answer, or pass --yes to approve this one call)", a.wait)
 	case a := <-answer:
 		switch a {
 		case "o", "once", "y", "yes":

@@ -23,11 +23,11 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline audit [--limit N] [--session S] [--path P] [--json]")
 		return exitUsage
 	}
-	env, local, done, ok := databaseCommand(ctx, "audit", stderr)
+	env, ok := databaseCommand(ctx, "audit", stderr)
 	if !ok {
 		return exitUsage
 	}
-	defer done()
+	defer env.Close(context.WithoutCancel(ctx))
 	p := handlers.AuditParams{Limit: *limit, Session: *session}
 	if *path != "" {
 		key, err := env.resolve(*path)
@@ -35,9 +35,9 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintf(stderr, "sightline audit: %v\n", result.Message(err))
 			return exitUsage
 		}
-		p.Path = local.WS.Rel(key)
+		p.Path = env.Rel(key)
 	}
-	res, err := local.Audit(ctx, p)
+	res, err := env.Audit(ctx, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline audit: %v\n", err)
 		return exitUsage
@@ -87,11 +87,11 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "usage: sightline approvals [--session S] [--revoke PATH] [--json]")
 		return exitUsage
 	}
-	env, local, done, ok := databaseCommand(ctx, "approvals", stderr)
+	env, ok := databaseCommand(ctx, "approvals", stderr)
 	if !ok {
 		return exitUsage
 	}
-	defer done()
+	defer env.Close(context.WithoutCancel(ctx))
 	p := handlers.ApprovalsParams{Session: *session}
 	if *revoke != "" {
 		key, err := env.resolve(*revoke)
@@ -99,9 +99,9 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			fmt.Fprintf(stderr, "sightline approvals: %v\n", result.Message(err))
 			return exitUsage
 		}
-		p.Revoke = filepath.ToSlash(local.WS.Rel(key))
+		p.Revoke = filepath.ToSlash(env.Rel(key))
 	}
-	res, err := local.Approvals(ctx, p)
+	res, err := env.Approvals(ctx, p)
 	out := output{"approvals", stdout, stderr, *asJSON, false}
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		if res.Message != "" {
@@ -129,18 +129,17 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json]")
 		return exitUsage
 	}
-	_, local, done, ok := databaseCommand(ctx, "session", stderr)
+	env, ok := databaseCommand(ctx, "session", stderr)
 	if !ok {
 		return exitUsage
 	}
-	defer done()
+	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
-		local.LoadSession(ctx, *session)
-		res, _ := local.Reset(ctx, handlers.ResetParams{Caller: handlers.Caller{Session: *session}})
-		return out.answer(res, res, nil, nil, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
+		res, err := env.Reset(ctx, handlers.ResetParams{Caller: handlers.Caller{Session: *session}})
+		return out.answer(res, res, err, nil, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
 	}
-	res, err := local.Sessions(ctx)
+	res, err := env.Sessions(ctx)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		if len(res.Sessions) == 0 {
 			fmt.Fprintln(w, "No sessions.")
@@ -151,20 +150,14 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	})
 }
 
-// databaseCommand opens the workspace for a command that reads its state
-// database (audit, approvals, sessions): those are the database's whether or
-// not a language server runs, so they are read here, not through the bridge.
-func databaseCommand(ctx context.Context, name string, stderr io.Writer) (*cliEnv, *handlers.Env, func(), bool) {
+// databaseCommand opens the workspace for a command on its state (audit,
+// approvals, sessions): a running server's, whose memory is ahead of the
+// database (and whose editor a reset must reach), else the database's.
+func databaseCommand(ctx context.Context, name string, stderr io.Writer) (*cliEnv, bool) {
 	env, err := openEnv(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
-		return nil, nil, nil, false
+		return nil, false
 	}
-	local, err := env.Local(ctx)
-	if err != nil {
-		env.Close(context.WithoutCancel(ctx))
-		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
-		return nil, nil, nil, false
-	}
-	return env, local, func() { env.Close(context.WithoutCancel(ctx)) }, true
+	return env, true
 }

@@ -70,6 +70,11 @@ func TestCLIBrokenStateDatabase(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Fatalf("human read: stderr %q lacks %q", errOut, want)
 		}
+		// A refused edit that says "see warnings" prints them.
+		_, errOut, code := c.run(edit, "edit", "a.txt", "--edits", "-")
+		if code != 1 || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, want) {
+			t.Fatalf("human edit refusal: %d, stderr %q lacks the warning naming %q", code, errOut, want)
+		}
 	}
 
 	t.Run("state folder unwritable", func(t *testing.T) {
@@ -77,6 +82,13 @@ func TestCLIBrokenStateDatabase(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "state-is-a-file")
 		os.WriteFile(file, []byte("x"), 0o644)
 		check(t, c.withEnv("XDG_STATE_HOME="+file), file)
+		// MCP prints them in a refusal too.
+		s := mcpSession(t, c.withEnv("XDG_STATE_HOME="+file))
+		text, isErr := callText(t, s, "sightline_edit", map[string]any{"path": "a.txt", "edits": []map[string]any{
+			{"type": "replace_line", "ref": "2:" + hashOfLine("two"), "new_content": "dos"}}})
+		if !isErr || !strings.Contains(text, "warning: ") || !strings.Contains(text, file) {
+			t.Fatalf("MCP edit refusal must print its warnings: %s", text)
+		}
 	})
 
 	t.Run("locked by another process", func(t *testing.T) {

@@ -167,6 +167,13 @@ func lostUpdates(t *testing.T, withServer bool) {
 // (or the test kills it), and waits for its socket.
 func startServer(t *testing.T, c *cli) *exec.Cmd {
 	t.Helper()
+	return startServerCaps(t, c, "{}")
+}
+
+// startServerCaps is startServer with the client capabilities caps; the
+// server's requests to the client go unanswered.
+func startServerCaps(t *testing.T, c *cli, caps string) *exec.Cmd {
+	t.Helper()
 	state := stateDirOf(t, c)
 	sockDir, err := bridge.Dir(state)
 	if err != nil {
@@ -181,7 +188,7 @@ func startServer(t *testing.T, c *cli) *exec.Cmd {
 	}
 	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
 	go io.Copy(io.Discard, stdout)
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, uri.File(c.dir))
+	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":%s}}`, uri.File(c.dir), caps)
 	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(init), init)
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if len(bridge.Sockets(sockDir)) > 0 {

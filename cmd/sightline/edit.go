@@ -61,16 +61,13 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		DryRun:       *dryRun,
 		FullRefresh:  *full,
 	})
-	return out.answer(res, res.Outcome, err, func(w io.Writer) {
+	return out.answer(res, withWarnings(res.Outcome, res.Warnings), err, func(w io.Writer) {
 		for _, l := range res.FreshRefs {
 			fmt.Fprintln(w, l)
 		}
 		io.WriteString(w, res.Expanded)
 	}, func(w io.Writer) {
 		fmt.Fprintln(w, res.Message)
-		for _, warn := range res.Warnings {
-			fmt.Fprintln(w, "warning:", warn)
-		}
 		io.WriteString(w, res.Diff)
 		if res.Applied && res.WindowRange != nil {
 			// The window counts as read (PROTOCOL section 5): show it, with the

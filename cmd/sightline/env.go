@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -46,6 +47,9 @@ type cliEnv struct {
 // resolve turns a PATH argument (relative to the working directory, or
 // absolute) into a document key; outside the workspace it is denied.
 func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
+	if backend.NamesFolder(arg) {
+		return e.Resolve(arg) // refused as naming a folder, which Join would hide
+	}
 	p := arg
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.wd, p)
@@ -165,7 +169,7 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 	}
 	if !o.json {
 		// Warnings go to stderr, so stdout stays the answer (file text for
-		// a read). An edit's are printed with its answer.
+		// a read), whether the call succeeded or was refused.
 		for _, w := range out.Warnings {
 			fmt.Fprintln(o.stderr, "warning:", w)
 		}
@@ -174,6 +178,18 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 		return exitRefused
 	}
 	return exitOK
+}
+
+// withWarnings is o carrying a result's own warnings too (an edit's and a
+// rollback's result keep theirs beside the outcome's), so that the one
+// rendering of an answer prints them all.
+func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
+	for _, w := range ws {
+		if !slices.Contains(o.Warnings, w) {
+			o.Warnings = append(o.Warnings, w)
+		}
+	}
+	return o
 }
 
 // refuse answers with a refusal that happened before the handler ran (a path

@@ -129,15 +129,12 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return out.refuse(err, func(o handlers.Outcome) any { return handlers.RollbackResult{Outcome: o} })
 	}
 	res, err := env.Rollback(ctx, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
-	return out.answer(res, res.Outcome, err, func(w io.Writer) {
+	return out.answer(res, withWarnings(res.Outcome, res.Warnings), err, func(w io.Writer) {
 		if res.Expanded != "" {
 			io.WriteString(w, res.Expanded)
 		}
 	}, func(w io.Writer) {
 		fmt.Fprintln(w, res.Message)
-		for _, warn := range res.Warnings {
-			fmt.Fprintln(w, "warning:", warn)
-		}
 		io.WriteString(w, res.Diff)
 	})
 }

@@ -41,19 +41,14 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 	}()
 	srv := mcptools.New(mcptools.Options{Backend: b, Session: *session, Version: versionString()})
-	// The SDK's stdio transport is os.Stdin/os.Stdout; tests pass other
-	// streams.
-	var t mcp.Transport = &mcp.StdioTransport{}
-	if stdin != os.Stdin || stdout != os.Stdout {
-		t = &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	}
+	// A line the SDK cannot decode would end the session: the filter
+	// answers those itself, and bounds a line (the filter's limit, above the
+	// SDK's default, lets the largest write through).
+	in, out := mcptools.Filter(stdin, stdout, mcptools.MaxLine)
+	t := &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: -1}
 	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "sightline mcp: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
