@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -27,8 +28,11 @@ import (
 // .gitignore on the way down, .git/info/exclude, and never .git itself),
 // with what an agent needs to choose what to read: size, modification time,
 // tags, sensitivity and the session's ledger state. File hashes are lazy:
-// computed when asked for, and remembered by size, modification time and
-// inode, so a second listing hashes only what changed.
+// computed when asked for, and remembered by size, modification and change
+// times and inode, so a second listing hashes only what changed. What the
+// policy hides stays hidden: a link is listed only as the file inside the
+// workspace it names, a denied file (or a link to one) not at all, and a
+// sensitive file without its hash (a hash lets a short secret be guessed).
 
 // FilesParams are the params of sightline/files.
 type FilesParams struct {
@@ -64,14 +68,15 @@ type hashCache struct {
 }
 
 type cachedHash struct {
-	size, mtime int64
-	ino         uint64
-	hash        string
+	size, mtime, ctime int64
+	ino                uint64
+	hash               string
 }
 
 type walked struct {
 	rel  string
 	info os.FileInfo
+	link bool // a symbolic link: listed as the file it names, if any
 }
 
 // Files lists the workspace's files.
@@ -91,6 +96,7 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 	pol := e.Policy()
 	session := p.SessionOr()
 	res = FilesResult{Outcome: Outcome{OK: true}, Files: []FileEntry{}}
+	unhashed := 0
 	for _, root := range e.WS.Roots() {
 		listed, cached := e.trees.get(root, pol)
 		if !cached {
@@ -108,9 +114,16 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 			ent := l.entry
 			ent.Tags = slices.Clone(l.entry.Tags)
 			ent.State = string(e.Ledger.Summarize(session, ledger.DocKey(l.key)).State)
-			ent.FileHash = e.fileHash(l.abs, l.info, p.Hash)
+			if ent.Sensitive {
+				unhashed++
+			} else {
+				ent.FileHash = e.fileHash(l.abs, l.info, p.Hash)
+			}
 			res.Files = append(res.Files, ent)
 		}
+	}
+	if unhashed > 0 && p.Hash {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d sensitive file(s) are listed without their hash: a hash lets a short secret be guessed. Read one (with the user's approval) to see its hash.", unhashed))
 	}
 	return res, nil
 }
@@ -125,7 +138,10 @@ type listed struct {
 }
 
 // describe turns a walk into the listing under pol: denied files left out,
-// sensitive ones marked, paths named as answers name them.
+// sensitive ones marked, paths named as answers name them. A link is
+// resolved through the confined root (as a read would: links outside the
+// workspace, dangling ones and those to a denied file are left out) and
+// shown as the regular file it names, as sensitive as that file.
 func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed {
 	out := make([]listed, 0, len(files))
 	for _, f := range files {
@@ -135,6 +151,20 @@ func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed
 		}
 		abs := filepath.Join(root, filepath.FromSlash(f.rel))
 		k := workspace.FromPath(abs)
+		if f.link {
+			cr, rel, err := e.WS.Locate(k)
+			if err != nil {
+				continue
+			}
+			t, err := cr.Resolve(rel, confine.Read)
+			if err != nil || !t.Exists || !t.Info.Mode().IsRegular() {
+				continue
+			}
+			if v = policy.Worse(v, pol.Check(filepath.ToSlash(t.Rel))); v.Kind == policy.Denied {
+				continue
+			}
+			f.info = t.Info
+		}
 		out = append(out, listed{walked: f, abs: abs, key: k, entry: FileEntry{
 			Path: e.WS.Rel(k), Size: f.info.Size(), Mtime: f.info.ModTime(),
 			Tags: tagsOf(f.rel), Sensitive: v.Kind == policy.Sensitive,
@@ -144,14 +174,16 @@ func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed
 }
 
 // fileHash returns the remembered hash of a file whose size, modification
-// time and inode are unchanged, or computes it when compute is set.
+// and change times and inode are unchanged, or computes it when compute is
+// set. A hash is remembered only when the file's stat held while it was
+// read and its last change is older than the clock's resolution (racyAge):
+// a change within the same tick would leave the stat as it was.
 func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
-	c := cachedHash{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	c.ino = inode(fi)
+	c := hashKey(fi)
 	e.hashes.mu.Lock()
 	got, ok := e.hashes.m[abs]
 	e.hashes.mu.Unlock()
-	if ok && got.size == c.size && got.mtime == c.mtime && got.ino == c.ino {
+	if ok && c.size >= 0 && got.size == c.size && got.mtime == c.mtime && got.ctime == c.ctime && got.ino == c.ino {
 		return got.hash
 	}
 	if !compute {
@@ -168,7 +200,7 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	if err != nil {
 		return ""
 	}
-	f, _, err := root.OpenRead(t)
+	f, before, err := root.OpenRead(t)
 	if err != nil {
 		return ""
 	}
@@ -177,7 +209,19 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	if _, err := io.Copy(h, f); err != nil {
 		return ""
 	}
-	c.hash = hashline.FileHashOf(h.Sum(nil))
+	hash := hashline.FileHashOf(h.Sum(nil))
+	after, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	c = hashKey(before)
+	if c.size < 0 || c != hashKey(after) {
+		return "" // changed while it was read: the bytes hashed are no one state's
+	}
+	if changed := time.Unix(0, max(c.ctime, c.mtime)); time.Since(changed) <= racyAge {
+		return hash // not remembered: a change within this tick would not show
+	}
+	c.hash = hash
 	e.hashes.mu.Lock()
 	if e.hashes.m == nil {
 		e.hashes.m = map[string]cachedHash{}
@@ -187,11 +231,9 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	return c.hash
 }
 
-// walkTree lists the regular files under root that git would not ignore,
-// sorted by path. Folders are read in parallel; symbolic links are listed
-// only when they name a regular file inside the tree's reach (their target
-// is checked when read, through the confined root), never followed into
-// folders.
+// walkTree lists the regular files and symbolic links under root that git
+// would not ignore, sorted by path. Folders are read in parallel; links are
+// never followed here (describe resolves them through the confined root).
 func walkTree(ctx context.Context, root string) ([]walked, error) {
 	base := readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)
 	var (
@@ -246,16 +288,11 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 			if err != nil {
 				continue // vanished meanwhile
 			}
-			if fi.Mode()&os.ModeSymlink != 0 {
-				st, err := os.Stat(filepath.Join(abs, name))
-				if err != nil || !st.Mode().IsRegular() {
-					continue
-				}
-				fi = st
-			} else if !fi.Mode().IsRegular() {
+			link := fi.Mode()&os.ModeSymlink != 0
+			if !link && !fi.Mode().IsRegular() {
 				continue
 			}
-			local = append(local, walked{rel: strings.Join(segs, "/"), info: fi})
+			local = append(local, walked{rel: strings.Join(segs, "/"), info: fi, link: link})
 		}
 		<-sem
 		mu.Lock()
@@ -353,4 +390,14 @@ func tagsOf(rel string) []string {
 		tags = []string{}
 	}
 	return tags
+}
+
+// hashKey is what a remembered hash is keyed by (size -1: the platform
+// gives no change time, so nothing is remembered).
+func hashKey(fi os.FileInfo) cachedHash {
+	size, mtime, ino, ctime, ok := statOf(fi)
+	if !ok {
+		return cachedHash{size: -1}
+	}
+	return cachedHash{size: size, mtime: mtime, ctime: ctime, ino: ino}
 }
