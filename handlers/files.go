@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -100,7 +101,11 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 	for _, root := range e.WS.Roots() {
 		listed, cached := e.trees.get(root, pol)
 		if !cached {
-			files, err := walkTree(ctx, root)
+			cr, _, err := e.WS.Locate(workspace.FromPath(root))
+			if err != nil {
+				return res, err
+			}
+			files, err := walkTree(ctx, cr)
 			if err != nil {
 				return res, err
 			}
@@ -231,11 +236,13 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	return c.hash
 }
 
-// walkTree lists the regular files and symbolic links under root that git
-// would not ignore, sorted by path. Folders are read in parallel; links are
-// never followed here (describe resolves them through the confined root).
-func walkTree(ctx context.Context, root string) ([]walked, error) {
-	base := readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)
+// walkTree lists the regular files and symbolic links under the confined
+// root that git would not ignore, sorted by path. Folders are read in
+// parallel, each through a descriptor reached without following any link
+// (confine.Root.ReadDir), so a folder swapped for a link lists nothing
+// behind it; links are never followed here (describe resolves them).
+func walkTree(ctx context.Context, root *confine.Root) ([]walked, error) {
+	base := readIgnore(root, ".git/info/exclude", nil)
 	var (
 		mu    sync.Mutex
 		out   []walked
@@ -250,8 +257,8 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 			return
 		}
 		sem <- struct{}{}
-		abs := filepath.Join(append([]string{root}, dir...)...)
-		ents, err := os.ReadDir(abs)
+		rel := path.Join(append([]string{"."}, dir...)...)
+		ents, err := root.ReadDir(filepath.FromSlash(rel))
 		if err != nil {
 			<-sem
 			if len(dir) == 0 {
@@ -261,19 +268,19 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 			}
 			return
 		}
-		for _, de := range ents {
-			if de.Name() == ".gitignore" {
-				patterns = readIgnore(filepath.Join(abs, ".gitignore"), dir, patterns...)
+		for _, fi := range ents {
+			if fi.Name() == ".gitignore" {
+				patterns = readIgnore(root, path.Join(rel, ".gitignore"), dir, patterns...)
 				break
 			}
 		}
 		m := gitignore.NewMatcher(patterns)
 		var local []walked
 		var subdirs [][]string
-		for _, de := range ents {
-			name := de.Name()
+		for _, fi := range ents {
+			name := fi.Name()
 			segs := append(slices.Clip(dir), name)
-			isDir := de.IsDir()
+			isDir := fi.IsDir()
 			if isDir && (name == ".git" || name == ".hg" || name == ".svn") {
 				continue
 			}
@@ -283,10 +290,6 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 			if isDir {
 				subdirs = append(subdirs, segs)
 				continue
-			}
-			fi, err := de.Info()
-			if err != nil {
-				continue // vanished meanwhile
 			}
 			link := fi.Mode()&os.ModeSymlink != 0
 			if !link && !fi.Mode().IsRegular() {
@@ -316,16 +319,20 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 	return out, nil
 }
 
-// readIgnore appends the patterns of an ignore file (for the folder domain)
-// to inherited ones, in order: a later pattern wins, as in git.
-func readIgnore(file string, domain []string, inherited ...gitignore.Pattern) []gitignore.Pattern {
-	f, err := os.Open(file)
+// readIgnore appends the patterns of an ignore file (rel, read through the
+// confined root; for the folder domain) to inherited ones, in order: a
+// later pattern wins, as in git.
+func readIgnore(root *confine.Root, rel string, domain []string, inherited ...gitignore.Pattern) []gitignore.Pattern {
+	t, err := root.Resolve(filepath.FromSlash(rel), confine.Read)
 	if err != nil {
 		return inherited
 	}
-	defer f.Close()
+	data, _, err := root.ReadFile(t, maxIgnoreFile)
+	if err != nil {
+		return inherited
+	}
 	out := slices.Clone(inherited)
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		l := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
@@ -335,6 +342,9 @@ func readIgnore(file string, domain []string, inherited ...gitignore.Pattern) []
 	}
 	return out
 }
+
+// maxIgnoreFile bounds an ignore file read (git's own are far smaller).
+const maxIgnoreFile = 4 << 20
 
 var codeExt = map[string]bool{
 	".go": true, ".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".tsx": true, ".jsx": true,
