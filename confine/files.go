@@ -41,6 +41,23 @@ func (r *Root) OpenRead(t Target) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
+// ReadDir lists the folder rel (as Resolve names it: no links) with each
+// entry's own state (a link's, not its target's), reaching the folder
+// without following any link and taking every state relative to its
+// descriptor: a folder swapped for a link lists nothing behind the link.
+func (r *Root) ReadDir(rel string) ([]fs.FileInfo, error) {
+	d, err := r.openDir(rel)
+	if err != nil {
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	defer d.close()
+	infos, err := d.f.Readdir(-1) // fstatat on the folder's descriptor, where the platform has it
+	if err != nil {
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	return infos, nil
+}
+
 // ReadFile returns t's bytes, refusing files over max bytes (too_large).
 func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
 	f, fi, err := r.OpenRead(t)

@@ -2,8 +2,10 @@ package handlers
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -27,8 +29,11 @@ import (
 // .gitignore on the way down, .git/info/exclude, and never .git itself),
 // with what an agent needs to choose what to read: size, modification time,
 // tags, sensitivity and the session's ledger state. File hashes are lazy:
-// computed when asked for, and remembered by size, modification time and
-// inode, so a second listing hashes only what changed.
+// computed when asked for, and remembered by size, modification and change
+// times and inode, so a second listing hashes only what changed. What the
+// policy hides stays hidden: a link is listed only as the file inside the
+// workspace it names, a denied file (or a link to one) not at all, and a
+// sensitive file without its hash (a hash lets a short secret be guessed).
 
 // FilesParams are the params of sightline/files.
 type FilesParams struct {
@@ -64,14 +69,15 @@ type hashCache struct {
 }
 
 type cachedHash struct {
-	size, mtime int64
-	ino         uint64
-	hash        string
+	size, mtime, ctime int64
+	ino                uint64
+	hash               string
 }
 
 type walked struct {
 	rel  string
 	info os.FileInfo
+	link bool // a symbolic link: listed as the file it names, if any
 }
 
 // Files lists the workspace's files.
@@ -91,10 +97,15 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 	pol := e.Policy()
 	session := p.SessionOr()
 	res = FilesResult{Outcome: Outcome{OK: true}, Files: []FileEntry{}}
+	unhashed := 0
 	for _, root := range e.WS.Roots() {
 		listed, cached := e.trees.get(root, pol)
 		if !cached {
-			files, err := walkTree(ctx, root)
+			cr, _, err := e.WS.Locate(workspace.FromPath(root))
+			if err != nil {
+				return res, err
+			}
+			files, err := walkTree(ctx, cr)
 			if err != nil {
 				return res, err
 			}
@@ -108,9 +119,16 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 			ent := l.entry
 			ent.Tags = slices.Clone(l.entry.Tags)
 			ent.State = string(e.Ledger.Summarize(session, ledger.DocKey(l.key)).State)
-			ent.FileHash = e.fileHash(l.abs, l.info, p.Hash)
+			if ent.Sensitive {
+				unhashed++
+			} else {
+				ent.FileHash = e.fileHash(l.abs, l.info, p.Hash)
+			}
 			res.Files = append(res.Files, ent)
 		}
+	}
+	if unhashed > 0 && p.Hash {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d sensitive file(s) are listed without their hash: a hash lets a short secret be guessed. Read one (with the user's approval) to see its hash.", unhashed))
 	}
 	return res, nil
 }
@@ -125,7 +143,10 @@ type listed struct {
 }
 
 // describe turns a walk into the listing under pol: denied files left out,
-// sensitive ones marked, paths named as answers name them.
+// sensitive ones marked, paths named as answers name them. A link is
+// resolved through the confined root (as a read would: links outside the
+// workspace, dangling ones and those to a denied file are left out) and
+// shown as the regular file it names, as sensitive as that file.
 func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed {
 	out := make([]listed, 0, len(files))
 	for _, f := range files {
@@ -135,6 +156,20 @@ func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed
 		}
 		abs := filepath.Join(root, filepath.FromSlash(f.rel))
 		k := workspace.FromPath(abs)
+		if f.link {
+			cr, rel, err := e.WS.Locate(k)
+			if err != nil {
+				continue
+			}
+			t, err := cr.Resolve(rel, confine.Read)
+			if err != nil || !t.Exists || !t.Info.Mode().IsRegular() {
+				continue
+			}
+			if v = policy.Worse(v, pol.Check(filepath.ToSlash(t.Rel))); v.Kind == policy.Denied {
+				continue
+			}
+			f.info = t.Info
+		}
 		out = append(out, listed{walked: f, abs: abs, key: k, entry: FileEntry{
 			Path: e.WS.Rel(k), Size: f.info.Size(), Mtime: f.info.ModTime(),
 			Tags: tagsOf(f.rel), Sensitive: v.Kind == policy.Sensitive,
@@ -144,14 +179,16 @@ func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed
 }
 
 // fileHash returns the remembered hash of a file whose size, modification
-// time and inode are unchanged, or computes it when compute is set.
+// and change times and inode are unchanged, or computes it when compute is
+// set. A hash is remembered only when the file's stat held while it was
+// read and its last change is older than the clock's resolution (racyAge):
+// a change within the same tick would leave the stat as it was.
 func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
-	c := cachedHash{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	c.ino = inode(fi)
+	c := hashKey(fi)
 	e.hashes.mu.Lock()
 	got, ok := e.hashes.m[abs]
 	e.hashes.mu.Unlock()
-	if ok && got.size == c.size && got.mtime == c.mtime && got.ino == c.ino {
+	if ok && c.size >= 0 && got.size == c.size && got.mtime == c.mtime && got.ctime == c.ctime && got.ino == c.ino {
 		return got.hash
 	}
 	if !compute {
@@ -168,7 +205,7 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	if err != nil {
 		return ""
 	}
-	f, _, err := root.OpenRead(t)
+	f, before, err := root.OpenRead(t)
 	if err != nil {
 		return ""
 	}
@@ -177,7 +214,19 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	if _, err := io.Copy(h, f); err != nil {
 		return ""
 	}
-	c.hash = hashline.FileHashOf(h.Sum(nil))
+	hash := hashline.FileHashOf(h.Sum(nil))
+	after, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	c = hashKey(before)
+	if c.size < 0 || c != hashKey(after) {
+		return "" // changed while it was read: the bytes hashed are no one state's
+	}
+	if changed := time.Unix(0, max(c.ctime, c.mtime)); time.Since(changed) <= racyAge {
+		return hash // not remembered: a change within this tick would not show
+	}
+	c.hash = hash
 	e.hashes.mu.Lock()
 	if e.hashes.m == nil {
 		e.hashes.m = map[string]cachedHash{}
@@ -187,13 +236,13 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	return c.hash
 }
 
-// walkTree lists the regular files under root that git would not ignore,
-// sorted by path. Folders are read in parallel; symbolic links are listed
-// only when they name a regular file inside the tree's reach (their target
-// is checked when read, through the confined root), never followed into
-// folders.
-func walkTree(ctx context.Context, root string) ([]walked, error) {
-	base := readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)
+// walkTree lists the regular files and symbolic links under the confined
+// root that git would not ignore, sorted by path. Folders are read in
+// parallel, each through a descriptor reached without following any link
+// (confine.Root.ReadDir), so a folder swapped for a link lists nothing
+// behind it; links are never followed here (describe resolves them).
+func walkTree(ctx context.Context, root *confine.Root) ([]walked, error) {
+	base := readIgnore(root, ".git/info/exclude", nil)
 	var (
 		mu    sync.Mutex
 		out   []walked
@@ -208,8 +257,8 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 			return
 		}
 		sem <- struct{}{}
-		abs := filepath.Join(append([]string{root}, dir...)...)
-		ents, err := os.ReadDir(abs)
+		rel := path.Join(append([]string{"."}, dir...)...)
+		ents, err := root.ReadDir(filepath.FromSlash(rel))
 		if err != nil {
 			<-sem
 			if len(dir) == 0 {
@@ -219,19 +268,19 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 			}
 			return
 		}
-		for _, de := range ents {
-			if de.Name() == ".gitignore" {
-				patterns = readIgnore(filepath.Join(abs, ".gitignore"), dir, patterns...)
+		for _, fi := range ents {
+			if fi.Name() == ".gitignore" {
+				patterns = readIgnore(root, path.Join(rel, ".gitignore"), dir, patterns...)
 				break
 			}
 		}
 		m := gitignore.NewMatcher(patterns)
 		var local []walked
 		var subdirs [][]string
-		for _, de := range ents {
-			name := de.Name()
+		for _, fi := range ents {
+			name := fi.Name()
 			segs := append(slices.Clip(dir), name)
-			isDir := de.IsDir()
+			isDir := fi.IsDir()
 			if isDir && (name == ".git" || name == ".hg" || name == ".svn") {
 				continue
 			}
@@ -242,20 +291,11 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 				subdirs = append(subdirs, segs)
 				continue
 			}
-			fi, err := de.Info()
-			if err != nil {
-				continue // vanished meanwhile
-			}
-			if fi.Mode()&os.ModeSymlink != 0 {
-				st, err := os.Stat(filepath.Join(abs, name))
-				if err != nil || !st.Mode().IsRegular() {
-					continue
-				}
-				fi = st
-			} else if !fi.Mode().IsRegular() {
+			link := fi.Mode()&os.ModeSymlink != 0
+			if !link && !fi.Mode().IsRegular() {
 				continue
 			}
-			local = append(local, walked{rel: strings.Join(segs, "/"), info: fi})
+			local = append(local, walked{rel: strings.Join(segs, "/"), info: fi, link: link})
 		}
 		<-sem
 		mu.Lock()
@@ -279,16 +319,20 @@ func walkTree(ctx context.Context, root string) ([]walked, error) {
 	return out, nil
 }
 
-// readIgnore appends the patterns of an ignore file (for the folder domain)
-// to inherited ones, in order: a later pattern wins, as in git.
-func readIgnore(file string, domain []string, inherited ...gitignore.Pattern) []gitignore.Pattern {
-	f, err := os.Open(file)
+// readIgnore appends the patterns of an ignore file (rel, read through the
+// confined root; for the folder domain) to inherited ones, in order: a
+// later pattern wins, as in git.
+func readIgnore(root *confine.Root, rel string, domain []string, inherited ...gitignore.Pattern) []gitignore.Pattern {
+	t, err := root.Resolve(filepath.FromSlash(rel), confine.Read)
 	if err != nil {
 		return inherited
 	}
-	defer f.Close()
+	data, _, err := root.ReadFile(t, maxIgnoreFile)
+	if err != nil {
+		return inherited
+	}
 	out := slices.Clone(inherited)
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		l := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
@@ -298,6 +342,9 @@ func readIgnore(file string, domain []string, inherited ...gitignore.Pattern) []
 	}
 	return out
 }
+
+// maxIgnoreFile bounds an ignore file read (git's own are far smaller).
+const maxIgnoreFile = 4 << 20
 
 var codeExt = map[string]bool{
 	".go": true, ".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".tsx": true, ".jsx": true,
@@ -353,4 +400,14 @@ func tagsOf(rel string) []string {
 		tags = []string{}
 	}
 	return tags
+}
+
+// hashKey is what a remembered hash is keyed by (size -1: the platform
+// gives no change time, so nothing is remembered).
+func hashKey(fi os.FileInfo) cachedHash {
+	size, mtime, ino, ctime, ok := statOf(fi)
+	if !ok {
+		return cachedHash{size: -1}
+	}
+	return cachedHash{size: size, mtime: mtime, ctime: ctime, ino: ino}
 }

@@ -80,7 +80,7 @@ func (e *Env) verdict(k workspace.Key, write bool) (policy.Verdict, string) {
 	rel = filepath.ToSlash(rel)
 	v := pol.Check(rel)
 	real := rel
-	if t, err := root.Resolve(rel, confine.Read); err == nil && t.Rel != "" && filepath.ToSlash(t.Rel) != rel {
+	if t, _ := root.Resolve(rel, confine.Read); t.Rel != "" && filepath.ToSlash(t.Rel) != rel { // a refusal still names what it reached
 		real = filepath.ToSlash(t.Rel)
 		v = policy.Worse(v, pol.Check(real))
 	}

@@ -140,6 +140,7 @@ func Open(dir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
+	private(path)
 	// Connection settings go in the DSN so every pooled connection gets them,
 	// not only the first. The path is URI-escaped: a '?' or '#' in it would
 	// otherwise cut the DSN short.
@@ -204,6 +205,22 @@ func (db *DB) Reopen() error {
 	db.sql, db.file = sdb, fi
 	db.mu.Unlock()
 	return old.Close()
+}
+
+// private makes the database file the user's alone before SQLite opens it:
+// it keeps file texts (secrets among them), and SQLite gives the -wal and
+// -shm files it makes the database's mode. A file there already is
+// narrowed too (an older sightline made it readable by all). Best effort:
+// what cannot be done here, SQLite's open reports.
+func private(path string) {
+	if f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
+	for _, name := range []string{path, path + "-wal", path + "-shm"} {
+		if fi, err := os.Stat(name); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			_ = os.Chmod(name, fi.Mode().Perm()&^0o077) // another owner's file stays as it is
+		}
+	}
 }
 
 // Path returns the database file's path.
