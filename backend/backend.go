@@ -69,6 +69,11 @@ func (b *Backend) Root() string { return b.ws.Root() }
 // document URI, refusing paths outside the workspace (denied).
 func (b *Backend) Resolve(path string) (workspace.Key, error) { return b.ws.Resolve(path) }
 
+// Key turns a path relative to the workspace root (or absolute) into a
+// document URI without judging it: the call's admission step refuses (and
+// audits) what is outside the workspace.
+func (b *Backend) Key(path string) workspace.Key { return b.ws.KeyOf(path) }
+
 // Rel names a document relative to the workspace root.
 func (b *Backend) Rel(k workspace.Key) string { return b.ws.Rel(k) }
 
