@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/uri"
 )
@@ -124,5 +125,28 @@ func TestAdmissionBridgedGitConfigBuffer(t *testing.T) {
 	}
 	if out, errs, code := c.run("", "summary", ".git/config"); code != 1 || strings.Contains(out+errs, "BUFFERSECRET") {
 		t.Fatalf("summary .git/config through the bridge: %d %q %q", code, out, errs)
+	}
+}
+
+// TestAdmissionBridgedRefusalIsAudited: through a running server, a path
+// outside the workspace is refused by the server's admission step, which
+// audits it.
+func TestAdmissionBridgedRefusalIsAudited(t *testing.T) {
+	c := newCLI(t, map[string]string{"a.txt": "a\n"})
+	startEditor(t, c)
+	if out, errs, code := c.run("", "read", "/etc/passwd"); code != 1 || !strings.HasPrefix(errs, "denied: ") || strings.Contains(out, "root:") {
+		t.Fatalf("read /etc/passwd through the bridge: %d %q %q", code, out, errs)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for _, r := range auditRows(t, c) {
+			if r["method"] == "sightline/read" && r["path"] == "/etc/passwd" && r["error"] == "denied" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no denied audit row for /etc/passwd read through the server")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
