@@ -32,6 +32,17 @@ func TestAdmissionRefusalsAreAudited(t *testing.T) {
 			t.Fatalf("%v: %d %q %q", args, code, out, errs)
 		}
 	}
+	for _, blocks := range []string{
+		"../x\n<<<< EDIT\nSECRET\n==== REPLACE\npwned\n>>>> EDIT END\n",
+		"../y\n<<<< EDIT\n==== REPLACE\npwned\n>>>> EDIT END\n",
+	} {
+		if out, errs, code := c.run(blocks, "apply"); code != 1 || !strings.Contains(out+errs, "outside the workspace") {
+			t.Fatalf("apply %q: %d %q %q", blocks, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(c.dir), "y")); err == nil {
+		t.Fatal("a create block made ../y")
+	}
 	s := mcpSession(t, c)
 	if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "../x"}); !isErr || !strings.HasPrefix(text, "denied: ") || strings.Contains(text, "SECRET") {
 		t.Fatalf("MCP read ../x: %v %q", isErr, text)
@@ -52,6 +63,8 @@ func TestAdmissionRefusalsAreAudited(t *testing.T) {
 		{"sightline/summary", outside, ""},
 		{"sightline/ledger", outside, ""},
 		{"sightline/edit", outside, ""},
+		{"sightline/applyBlocks", outside, ""},
+		{"sightline/applyBlocks", filepath.Join(filepath.Dir(c.dir), "y"), ""},
 		{"sightline/read", outside, "mcp"},
 		{"sightline/write", outside, "mcp"},
 	}
