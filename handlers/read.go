@@ -239,12 +239,13 @@ func normalize(uri string) (workspace.Key, error) {
 }
 
 // pathOf names a client URI in answers and the audit: relative to the
-// workspace root inside it, else absolute (or the URI itself).
+// workspace root inside it, else absolute; "" for a URI that names nothing
+// (it may hold a NUL byte, never echoed raw).
 func (e *Env) pathOf(uri string) string {
 	if k, err := workspace.Normalize(uri); err == nil {
 		return e.WS.Rel(k)
 	}
-	return uri
+	return ""
 }
 
 // load returns a document's text: the editor's buffer when it has the
