@@ -86,6 +86,11 @@ func NamesFolder(path string) bool {
 	return len(path) > 1 && os.IsPathSeparator(path[len(path)-1])
 }
 
+// Key turns a path relative to the workspace root (or absolute) into a
+// document URI without judging it: the call's admission step refuses (and
+// audits) what is outside the workspace.
+func (b *Backend) Key(path string) workspace.Key { return b.ws.KeyOf(path) }
+
 // Rel names a document relative to the workspace root.
 func (b *Backend) Rel(k workspace.Key) string { return b.ws.Rel(k) }
 

@@ -154,18 +154,29 @@ func (e *Env) ApplyBlocks(ctx context.Context, p BlocksParams) (BlocksResult, er
 	return res, nil
 }
 
-func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
+func (b *Blocks) apply(ctx context.Context, blk editblock.Block) (r BlockResult) {
 	e := b.e
 	start := time.Now()
-	r := BlockResult{Index: blk.Index, Path: blk.Path}
+	r = BlockResult{Index: blk.Index, Path: blk.Path}
+	var out writeOut
+	if !b.dryRun {
+		// Every block is audited however it ended: refused by the admission
+		// step, a create, or through the write transaction.
+		defer func() {
+			o := Outcome{OK: r.Status == "applied"}
+			if !o.OK {
+				o.Error = r.Error
+			}
+			e.audit(ctx, "sightline/applyBlocks", b.caller, r.Path, o, out.before.FileHashIfKnown(), out.after.FileHashIfKnown(), out.verdict.Name, time.Since(start), []byte(blk.Path))
+		}()
+	}
 	fail := func(err error) BlockResult {
 		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
 		return r
 	}
-	k, err := e.WS.Resolve(blk.Path)
-	if err != nil {
-		return fail(err)
-	}
+	// The path is the admission step's to judge (in the transaction, or
+	// create's), like any door's.
+	k := e.WS.KeyOf(blk.Path)
 	r.Path = e.WS.Rel(k)
 	if blk.IsCreate() {
 		unlock := e.locks.lock(k)
@@ -176,7 +187,8 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		return fail(err)
 	}
 	var m editblock.Match
-	out, err := e.transact(ctx, writeReq{caller: b.caller, method: "sightline/applyBlocks", uri: string(k), dryRun: b.dryRun, scratch: b.scratch[k],
+	var err error
+	out, err = e.transact(ctx, writeReq{caller: b.caller, method: "sightline/applyBlocks", uri: string(k), dryRun: b.dryRun, scratch: b.scratch[k],
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			var diag *editblock.Diagnostic
 			m, diag = editblock.MatchBlock(d.Snap, blk, d.Snap.Dominant())
@@ -186,13 +198,6 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 			}
 			return m.Plan, []ledger.Range{{Start: m.Start, End: m.End}}, nil
 		}})
-	if !b.dryRun {
-		o := Outcome{OK: err == nil}
-		if err != nil {
-			o = Refusal(err)
-		}
-		e.audit(ctx, "sightline/applyBlocks", b.caller, r.Path, o, out.before.FileHashIfKnown(), out.after.FileHashIfKnown(), out.verdict.Name, time.Since(start), []byte(blk.Path))
-	}
 	if err != nil {
 		if result.KindOf(err) == result.Binary {
 			r.Status, r.Message, r.Error = "skipped", result.Message(err), result.Binary

@@ -91,6 +91,16 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	if len(p.Edits) == 0 || string(p.Edits) == "null" {
 		return res, result.Errorf(result.InvalidParams, "edits is required: a JSON array of edit operations")
 	}
+	res.URI, res.Path = p.TextDocument.URI, e.pathOf(p.TextDocument.URI)
+	// A path refused by name is answered (and audited) as such whatever else
+	// is wrong with the call: an escape attempt is the row an auditor wants.
+	if k, err := normalize(p.TextDocument.URI); err == nil {
+		err = e.denied(k)
+		if err != nil {
+			res.Outcome, err = refusalOr(err)
+			return res, err
+		}
+	}
 	edits, err := hashline.DecodeEdits(p.Edits)
 	if err != nil {
 		res.Outcome = Refusal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -68,9 +69,15 @@ func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResul
 		if p.TextDocument.URI == "" {
 			return res, result.Errorf(result.InvalidParams, "textDocument.uri is required when textDocument is given")
 		}
+		start := time.Now()
 		d, err := e.document(p.TextDocument.URI)
 		if err != nil {
 			res.Outcome, err = refusalOr(err)
+			if err == nil {
+				// A report shows no text, but the refusal is an admission
+				// verdict, and every verdict is audited.
+				e.audit(ctx, "sightline/ledger", p.Caller, e.pathOf(p.TextDocument.URI), res.Outcome, "", "", "", time.Since(start), nil)
+			}
 			return res, err
 		}
 		res.Documents = append(res.Documents, *e.docLedger(session, d))

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -28,8 +29,14 @@ type Shower interface {
 
 // Open asks the editor to show a document: only a language server connected
 // to an editor that can show documents has one to ask.
-func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (OpenResult, error) {
-	res := OpenResult{}
+func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult, err error) {
+	start := time.Now()
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/open", p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
+		}
+	}()
+	res.Path = e.pathOf(p.TextDocument.URI)
 	d, err := e.document(p.TextDocument.URI)
 	if err != nil {
 		res.Outcome, err = refusalOr(err)

@@ -18,10 +18,24 @@ import (
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// The path policy (allow, deny, sensitive globs) is applied where every
-// front door passes: document() refuses denied paths for every call, and
-// admit, called by the read path, summaries, the write transaction and
-// create, asks for approval of sensitive ones.
+// The admission step: every call about a document passes it before the
+// document's text is shown or written, whichever door the call came through
+// (LSP, the bridge, the CLI, MCP) and wherever the text comes from (the disk
+// or an editor buffer). In order:
+//
+//  1. resolve: the URI becomes a key (a NUL byte is refused);
+//  2. confinement: a file lies inside the workspace, as written and through
+//     its symbolic links;
+//  3. the .git rules: .git's config and hooks are never read, version
+//     control folders never written (confine.Resolve, on the path as named
+//     and the file it reaches);
+//  4. the path policy on both names: deny, then sensitive and its approvals;
+//  5. once the file is open, the file itself: one with several hard links is
+//     not known by its name, so it is sensitive (see admitFile).
+//
+// A refusal comes back as an error of an agent-facing kind, and every
+// handler audits its outcome, refusals included; doors pass every path on
+// and refuse none themselves (workspace.KeyOf).
 
 // Decision is a user's answer to an approval request.
 type Decision int
@@ -64,39 +78,60 @@ func compiledPolicy(c config.Config, log *zap.Logger) *policy.Policy {
 // Policy returns the effective path policy.
 func (e *Env) Policy() *policy.Policy { return e.settings.policy() }
 
-// verdict applies the policy to a document: the path as named and, when it
-// leads through symbolic links, the file it reaches (a link named notes.txt
-// must not open .env). A write of a root's .sightline.json needs approval
-// whatever the rules say: it could loosen what the agent may do.
-func (e *Env) verdict(k workspace.Key, write bool) (policy.Verdict, string) {
-	if _, ok := k.Path(); !ok {
-		return policy.Verdict{}, string(k) // an editor buffer without a file
+// check runs the admission steps that go by name (confinement, the .git
+// rules, the policy) and returns the policy's verdict and the path to name
+// in answers. A denied path is an error; a sensitive one is the caller's to
+// approve. A write of a root's .sightline.json needs approval whatever the
+// rules say: it could loosen what the agent may do.
+func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error) {
+	rel := e.WS.Rel(k)
+	path, ok := k.Path()
+	if !ok {
+		return policy.Verdict{}, rel, nil // an editor buffer without a file
 	}
-	root, rel, err := e.WS.Locate(k)
+	root, in, err := e.WS.Locate(k)
 	if err != nil {
-		return policy.Verdict{}, e.WS.Rel(k) // document() answers
+		return policy.Verdict{}, rel, err
 	}
-	pol := e.Policy()
-	rel = filepath.ToSlash(rel)
-	v := pol.Check(rel)
-	real := rel
-	if t, _ := root.Resolve(rel, confine.Read); t.Rel != "" && filepath.ToSlash(t.Rel) != rel { // a refusal still names what it reached
+	if !e.WS.Inside(path) {
+		return policy.Verdict{}, rel, result.Errorf(result.Denied, "%s leads outside the workspace (%s) through a symbolic link.", rel, e.WS.Root())
+	}
+	intent := confine.Read
+	if write {
+		intent = confine.Write
+	}
+	named := filepath.ToSlash(in)
+	real := named
+	// The same rules whether the text comes from the disk or a buffer: an
+	// editor's .git/config is .git/config.
+	t, err := root.Resolve(in, intent)
+	switch {
+	case result.KindOf(err) == result.Denied:
+		return policy.Verdict{}, rel, err
+	case t.Rel != "": // a refusal for another reason still names what it reached
 		real = filepath.ToSlash(t.Rel)
+	}
+	// Other failures (a missing folder, a name too long) are the load's to
+	// answer; the rules below hold for the name all the same.
+	pol := e.Policy()
+	v := pol.Check(named)
+	if real != named {
 		v = policy.Worse(v, pol.Check(real))
 	}
-	if write && (rel == config.FileName || real == config.FileName) {
+	if write && (named == config.FileName || real == config.FileName) {
 		v = policy.Worse(v, policy.Verdict{Kind: policy.Sensitive, Rule: config.FileName, Source: "built-in"})
 	}
-	return v, e.WS.Rel(k)
+	if v.Kind == policy.Denied {
+		return v, rel, deniedErr(rel, v)
+	}
+	return v, rel, nil
 }
 
-// denied refuses a path the policy denies.
+// denied refuses a path the admission rules refuse by name, approvals
+// aside: for calls that show no text.
 func (e *Env) denied(k workspace.Key) error {
-	v, rel := e.verdict(k, false)
-	if v.Kind != policy.Denied {
-		return nil
-	}
-	return deniedErr(rel, v)
+	_, _, err := e.check(k, false)
+	return err
 }
 
 func deniedErr(rel string, v policy.Verdict) error {
@@ -131,17 +166,68 @@ type approvalMemory struct {
 	list []store.Approval
 }
 
-// admit applies the policy to a call: a denied path is refused, a sensitive
-// one needs an approval (remembered for the session, granted for this call,
-// or asked for now).
+// admit runs the admission steps that go by name for a call: refused
+// paths are refused, a sensitive one needs an approval (remembered for the
+// session, granted for this call, or asked for now).
 func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) error {
-	v, rel := e.verdict(k, write)
-	switch v.Kind {
-	case policy.Allowed:
-		return nil
-	case policy.Denied:
-		return deniedErr(rel, v)
+	v, rel, err := e.check(k, write)
+	if err != nil || v.Kind == policy.Allowed {
+		return err
 	}
+	return e.approve(ctx, c, k, rel, v.Describe(), write)
+}
+
+// admitDoc is the whole admission step of a call about one document: the
+// checks by name, the document's text (the editor's buffer, else the
+// disk), then the checks by the file itself.
+func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (workspace.Doc, error) {
+	k, err := normalize(uri)
+	if err != nil {
+		return workspace.Doc{}, err
+	}
+	if err := e.admit(ctx, c, k, write); err != nil {
+		return workspace.Doc{}, err
+	}
+	d, err := e.load(k)
+	if err != nil {
+		return workspace.Doc{}, err
+	}
+	if err := e.admitFile(ctx, c, d, write); err != nil {
+		return workspace.Doc{}, err
+	}
+	return d, nil
+}
+
+// admitFile decides by the file a document's text comes from, not its name:
+// a file with several hard links may be .env, or a key outside the
+// workspace, under an innocent name, and nothing short of a walk of every
+// file system finds its other names. So it is sensitive: the user approves
+// it, told why. Writing one on disk is refused as the write itself would
+// refuse it, before anything of it is shown. The link count is the opened
+// descriptor's (Get's); an editor buffer's file is opened to be judged.
+func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, write bool) error {
+	n := d.Links
+	if d.Open {
+		fi, err := e.WS.FileInfo(d.Key)
+		if err != nil {
+			return nil // no file (yet) behind the buffer: nothing to tell by
+		}
+		n = confine.Links(fi)
+	}
+	if n <= 1 {
+		return nil
+	}
+	rel := e.WS.Rel(d.Key)
+	if write && !d.Open {
+		return result.Errorf(result.Denied, "%s has %d hard links; sightline replaces a file by renaming a new copy over it, which would leave the other links with the old text, so it does not write it. Break the link (cp, then mv) or edit it with another tool.", rel, n)
+	}
+	why := fmt.Sprintf("it has %d hard links, so its name does not say which file it is: it may be a secret such as .env, or a file outside the workspace", n)
+	return e.approve(ctx, c, d.Key, rel, why, write)
+}
+
+// approve asks for the approval a sensitive document needs; why says what
+// makes it sensitive.
+func (e *Env) approve(ctx context.Context, c Caller, k workspace.Key, rel, why string, write bool) error {
 	g := grantsOf(ctx)
 	if g != nil {
 		g.mu.Lock()
@@ -163,11 +249,11 @@ func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) 
 	}
 	if e.approver == nil {
 		return result.Errorf(result.ApprovalRefused,
-			"%s is sensitive (%s): it needs the user's approval to %s, and there is no one to ask here. The user can approve it on the command line with --yes or in an editor; do not look for a way around this.", rel, v.Describe(), op)
+			"%s is sensitive (%s): it needs the user's approval to %s, and there is no one to ask here. The user can approve it on the command line with --yes or in an editor; do not look for a way around this.", rel, why, op)
 	}
-	d, err := e.approver.Approve(ctx, Approval{Session: session, Agent: c.Agent, Path: rel, Op: op, Rule: v.Describe()})
+	d, err := e.approver.Approve(ctx, Approval{Session: session, Agent: c.Agent, Path: rel, Op: op, Rule: why})
 	if err != nil {
-		return result.Errorf(result.ApprovalRefused, "%s is sensitive (%s) and the user's approval to %s it was not given: %v.", rel, v.Describe(), op, err)
+		return result.Errorf(result.ApprovalRefused, "%s is sensitive (%s) and the user's approval to %s it was not given: %v.", rel, why, op, err)
 	}
 	switch d {
 	case AllowOnce:
@@ -178,12 +264,12 @@ func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) 
 		}
 		return nil
 	case AllowSession:
-		if err := e.remember(ctx, store.Approval{Session: session, Path: rel, Rule: v.Describe(), Agent: c.Agent}); err != nil {
+		if err := e.remember(ctx, store.Approval{Session: session, Path: rel, Rule: why, Agent: c.Agent}); err != nil {
 			e.Log.Warn("remember approval", zap.Error(err))
 		}
 		return nil
 	}
-	return result.Errorf(result.ApprovalRefused, "The user refused access to %s (%s). Do not retry; ask the user what to do instead.", rel, v.Describe())
+	return result.Errorf(result.ApprovalRefused, "The user refused access to %s (%s). Do not retry; ask the user what to do instead.", rel, why)
 }
 
 func (e *Env) approved(ctx context.Context, session, rel string) (bool, error) {

@@ -72,12 +72,8 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 	rel := ""
 	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {
 		rel = e.WS.Rel(k)
-		if err := e.admit(withGrants(ctx), p.Caller, k, false); err != nil {
-			o, err := refusalOr(err)
-			return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: rel}, err
-		}
 	}
-	d, err = e.document(p.TextDocument.URI)
+	d, err = e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
 		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: rel}, err
@@ -219,24 +215,42 @@ func (e *Env) notice(d workspace.Doc, cut ledger.Range, budget int) string {
 	return "[" + what + "]"
 }
 
-// document returns a document for a client URI, refusing files outside the
-// workspace unless the editor has them open.
+// document returns a document for a client URI after the admission
+// checks by name, approvals aside (admitDoc is the whole step).
 func (e *Env) document(uri string) (workspace.Doc, error) {
-	k, err := workspace.Normalize(uri)
+	k, err := normalize(uri)
 	if err != nil {
-		if result.KindOf(err) != "" {
-			return workspace.Doc{}, err // denied (a NUL byte)
-		}
-		return workspace.Doc{}, result.Wrap(result.InvalidParams, err, err.Error())
-	}
-	// Confinement first, open buffer or not: an editor buffer of a file
-	// outside the workspace is outside it too.
-	if p, ok := k.Path(); ok && !e.WS.Inside(p) {
-		return workspace.Doc{}, result.Errorf(result.Denied, "%s is outside the workspace (%s).", p, e.WS.Root())
+		return workspace.Doc{}, err
 	}
 	if err := e.denied(k); err != nil {
 		return workspace.Doc{}, err
 	}
+	return e.load(k)
+}
+
+// normalize turns a client URI into a key: a NUL byte is denied, anything
+// else that names no document is invalid.
+func normalize(uri string) (workspace.Key, error) {
+	k, err := workspace.Normalize(uri)
+	if err != nil && result.KindOf(err) == "" {
+		return "", result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	return k, err
+}
+
+// pathOf names a client URI in answers and the audit: relative to the
+// workspace root inside it, else absolute; "" for a URI that names nothing
+// (it may hold a NUL byte, never echoed raw).
+func (e *Env) pathOf(uri string) string {
+	if k, err := workspace.Normalize(uri); err == nil {
+		return e.WS.Rel(k)
+	}
+	return ""
+}
+
+// load returns a document's text: the editor's buffer when it has the
+// document open, else the disk.
+func (e *Env) load(k workspace.Key) (workspace.Doc, error) {
 	if d, ok := e.WS.Known(k); ok && d.Open {
 		return d, nil
 	}

@@ -68,12 +68,9 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	if err != nil {
 		return no()
 	}
-	if path, ok := k.Path(); !ok || !e.WS.Inside(path) {
-		return no()
-	}
-	// The path policy and approvals are Read's: a path that is anything but
-	// plainly allowed takes that path, which asks or refuses.
-	if v, _ := e.verdict(k, false); v.Kind != policy.Allowed {
+	// The admission step is Read's: a path that is anything but plainly
+	// allowed takes that path, which refuses (audited) or asks.
+	if v, _, err := e.check(k, false); err != nil || v.Kind != policy.Allowed {
 		return no()
 	}
 	if _, known := e.WS.Known(k); known {
@@ -94,7 +91,8 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 		return no()
 	}
 	defer f.Close()
-	if fi.Size() > e.WS.MaxFileSize() {
+	// A file with several hard links is judged by Read (admitFile).
+	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
 		return no()
 	}
 	st := store.FileStat{Doc: string(k)}

@@ -62,12 +62,8 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 	}()
 	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {
 		res.Path = e.WS.Rel(k)
-		if err := e.admit(withGrants(ctx), p.Caller, k, false); err != nil {
-			res.Outcome, err = refusalOr(err)
-			return res, err
-		}
 	}
-	d, err := e.document(p.TextDocument.URI)
+	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err

@@ -121,14 +121,9 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if err := e.mayWrite(req.uri); err != nil {
 		return out, err
 	}
-	// The path policy, before anything is read: denied, or sensitive and
-	// not approved, the write goes no further.
-	if k, err := workspace.Normalize(req.uri); err == nil {
-		if err := e.admit(ctx, req.caller, k, true); err != nil {
-			return out, err
-		}
-	}
-	d, err := e.document(req.uri)
+	// The admission step, before anything is shown: refused, or sensitive
+	// and not approved, the write goes no further.
+	d, err := e.admitDoc(ctx, req.caller, req.uri, true)
 	if err != nil {
 		return out, err
 	}

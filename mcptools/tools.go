@@ -145,18 +145,15 @@ func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
 	return o
 }
 
-// resolve turns a tool path (relative to the workspace root, or absolute
-// inside it) into a URI; outside the workspace it is refused.
+// resolve turns a tool path (relative to the workspace root, or absolute)
+// into a URI. Only a missing path is refused here; what the path names is
+// the call's admission step to judge (and audit), outside the workspace
+// included.
 func (t *tools) resolve(path string) (workspace.Key, *mcp.CallToolResult) {
 	if strings.TrimSpace(path) == "" {
 		return "", toolError("invalid_params: path is required: a file path relative to the workspace root.")
 	}
-	k, err := t.b.Resolve(filepath.FromSlash(path))
-	if err != nil {
-		o := handlers.Refusal(err)
-		return "", toolError(fmt.Sprintf("%s: %s\n", o.Error, o.Message))
-	}
-	return k, nil
+	return t.b.Key(filepath.FromSlash(path)), nil
 }
 
 func (t *tools) caller(session string) handlers.Caller {

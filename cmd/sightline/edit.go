@@ -49,10 +49,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"edit", stdout, stderr, *asJSON, *pretty}
-	key, err := env.resolve(pos[0])
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.EditResult{Outcome: o} })
-	}
+	key := env.key(pos[0])
 	res, err := env.Edit(ctx, handlers.EditParams{
 		Caller:       handlers.Caller{Session: *session, Agent: *agent},
 		TextDocument: handlers.TextDocument{URI: string(key)},

@@ -44,6 +44,17 @@ type cliEnv struct {
 	stderr io.Writer
 }
 
+// key turns a PATH argument (relative to the working directory, or
+// absolute) into a document key, judging nothing: the call's admission step
+// refuses, and audits, a path outside the workspace.
+func (e *cliEnv) key(arg string) workspace.Key {
+	p := arg
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.wd, p)
+	}
+	return e.Key(p)
+}
+
 // resolve turns a PATH argument (relative to the working directory, or
 // absolute) into a document key; outside the workspace it is denied.
 func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
@@ -192,9 +203,3 @@ func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
 	return o
 }
 
-// refuse answers with a refusal that happened before the handler ran (a path
-// outside the workspace); empty is the command's result type with o set.
-func (o output) refuse(err error, empty func(handlers.Outcome) any) int {
-	ref := handlers.Refusal(err)
-	return o.answer(empty(ref), ref, nil, nil, nil)
-}

@@ -42,10 +42,7 @@ func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	defer done()
 	out := output{"history", stdout, stderr, *asJSON, false}
-	key, err := env.resolve(path)
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.HistoryResult{Outcome: o} })
-	}
+	key := env.key(path)
 	res, err := env.History(ctx, handlers.HistoryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}})
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		if len(res.Versions) == 0 {
@@ -87,10 +84,7 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	defer done()
 	out := output{"diff", stdout, stderr, *asJSON, false}
-	key, err := env.resolve(path)
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.DiffResult{Outcome: o} })
-	}
+	key := env.key(path)
 	res, err := env.Diff(ctx, handlers.DiffParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, From: *from, To: *to})
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		if res.Diff == "" {
@@ -124,10 +118,7 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	defer done()
 	out := output{"rollback", stdout, stderr, *asJSON, false}
-	key, err := env.resolve(path)
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.RollbackResult{Outcome: o} })
-	}
+	key := env.key(path)
 	res, err := env.Rollback(ctx, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
 	return out.answer(res, withWarnings(res.Outcome, res.Warnings), err, func(w io.Writer) {
 		if res.Expanded != "" {

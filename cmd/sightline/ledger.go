@@ -28,10 +28,7 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	out := output{"ledger", stdout, stderr, *asJSON, *pretty}
 	p := handlers.LedgerParams{Caller: handlers.Caller{Session: *session}}
 	if len(pos) == 1 {
-		key, err := env.resolve(pos[0])
-		if err != nil {
-			return out.refuse(err, func(o handlers.Outcome) any { return handlers.LedgerResult{Outcome: o} })
-		}
+		key := env.key(pos[0])
 		p.TextDocument = &handlers.TextDocument{URI: string(key)}
 	}
 	res, err := env.Ledger(ctx, p)

@@ -31,10 +31,7 @@ func runOpen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"open", stdout, stderr, *asJSON, false}
-	key, err := env.resolve(path)
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.OpenResult{Outcome: o} })
-	}
+	key := env.key(path)
 	p := handlers.OpenParams{TextDocument: handlers.TextDocument{URI: string(key)}}
 	if rng != nil {
 		p.Line = rng.Start

@@ -44,10 +44,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"read", stdout, stderr, *asJSON, *pretty}
-	key, err := env.resolve(path)
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.ReadResult{Outcome: o} })
-	}
+	key := env.key(path)
 	p := handlers.ReadParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Range: rng}
 	if *raw {
 		f := false

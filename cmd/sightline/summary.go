@@ -32,10 +32,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"summary", stdout, stderr, *asJSON, *pretty}
-	key, err := env.resolve(pos[0])
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.SummaryResult{Outcome: o} })
-	}
+	key := env.key(pos[0])
 	p := handlers.SummaryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, MaxChars: *maxChars}
 	var res handlers.SummaryResult
 	if *engine != "" {

@@ -37,10 +37,7 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"write", stdout, stderr, *asJSON, *pretty}
-	key, err := env.resolve(pos[0])
-	if err != nil {
-		return out.refuse(err, func(o handlers.Outcome) any { return handlers.WriteResult{Outcome: o} })
-	}
+	key := env.key(pos[0])
 	c := string(content)
 	p := handlers.WriteParams{
 		Caller:          handlers.Caller{Session: *session, Agent: *agent},
