@@ -37,7 +37,11 @@ func asUser(t *testing.T, bin, dir string, uid, gid uint32, stdin string, args .
 	state := filepath.Join(filepath.Dir(dir), "state")
 	os.MkdirAll(state, 0o777)
 	os.Chmod(state, 0o777)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "HOME="+state)
+	// The users share one state folder, and so its socket folder, which
+	// belongs to whoever made it first: no editor runs here, which
+	// SIGHTLINE_NO_BRIDGE=1 says (else the other users' writes are refused,
+	// as no server of theirs could be reached).
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "HOME="+state, "SIGHTLINE_NO_BRIDGE=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
