@@ -83,14 +83,7 @@ func (s *spawned) stop(tb testing.TB) {
 	}
 }
 
-func benchBinary(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "sightline")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+func benchBinary(b *testing.B) string { return buildBinary(b) }
 
 // BenchmarkStartToInitialize: process start until the initialize answer
 // arrives (target ≤ 30 ms).

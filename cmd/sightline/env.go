@@ -202,4 +202,3 @@ func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
 	}
 	return o
 }
-

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -20,21 +19,6 @@ func requireOrSkip(t *testing.T, what string) {
 		t.Fatalf("%s is required (SIGHTLINE_REQUIRE_REAL_CLIENTS is set) but missing", what)
 	}
 	t.Skipf("%s not installed", what)
-}
-
-// buildBinary builds cmd/sightline once per test binary run.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "sightline")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // realWorkspace makes a workspace holding demo.py, a real file (CPython's sched.py).
