@@ -56,8 +56,12 @@ type Doc struct {
 	hash  *lazyHash
 }
 
-// FileHash is "sha256:" + hex SHA-256 of the document's exact bytes.
+// FileHash is "sha256:" + hex SHA-256 of the document's exact bytes; ""
+// for no document (a load that failed).
 func (d Doc) FileHash() string {
+	if d.Snap == nil {
+		return ""
+	}
 	if d.hash == nil {
 		return hashSnapshot(d.Snap)
 	}
