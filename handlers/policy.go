@@ -206,6 +206,21 @@ func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (w
 // refuse it, before anything of it is shown. The link count is the opened
 // descriptor's (Get's); an editor buffer's file is opened to be judged.
 func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, write bool) error {
+	if !d.Open && d.Real != "" {
+		// The file the text was read from, as that read resolved it: a
+		// folder swapped for a link after the name was judged leads the read
+		// to a file the name was not (the deny rules the read's own
+		// resolution applies; what needs approval is judged here).
+		if v := e.Policy().Check(filepath.ToSlash(d.Real)); v.Kind != policy.Allowed {
+			rel := e.WS.Rel(d.Key)
+			if v.Kind == policy.Denied {
+				return deniedErr(rel, v)
+			}
+			if err := e.approve(ctx, c, d.Key, rel, v.Describe(), write); err != nil {
+				return err
+			}
+		}
+	}
 	n := d.Links
 	if d.Open {
 		fi, err := e.WS.FileInfo(d.Key)

@@ -388,7 +388,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
-	d := e.WS.Created(k, content, fi)
+	d := e.WS.Created(k, content, fi, t.Rel)
 	e.record(ctx, "sightline/write", p.Caller, k, written{after: d})
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(session, doc)

@@ -53,7 +53,12 @@ type Doc struct {
 	// the descriptor it was read through (Get); 0 for an editor buffer. A
 	// file with several links is not known by its name alone.
 	Links uint64
-	hash  *lazyHash
+	// Real is the file the text was read from, relative to its root with
+	// every link resolved, as the read resolved it (Get); "" for an editor
+	// buffer. Admission judges it: a folder swapped for a link after the
+	// name was judged cannot lead the read to a file the name was not.
+	Real string
+	hash *lazyHash
 }
 
 // FileHash is "sha256:" + hex SHA-256 of the document's exact bytes; ""
@@ -991,7 +996,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		}
 		w.mu.Unlock()
 		if still && !d.Open {
-			d.Links = confine.Links(fi)
+			d.Links, d.Real = confine.Links(fi), t.Rel
 			return d, nil
 		}
 		if still {
@@ -1028,21 +1033,21 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if binary {
 		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
 	}
-	return w.install(k, path, text, snap, hash, fi), nil
+	return w.install(k, path, text, snap, hash, fi, t.Rel), nil
 }
 
 // Created records a file sightline just created with text (fi: its stat,
 // from the created file's descriptor), as Get would have read it, without
 // looking its name up again: the name may lead elsewhere by now.
-func (w *Workspace) Created(k Key, text string, fi os.FileInfo) Doc {
+func (w *Workspace) Created(k Key, text string, fi os.FileInfo, real string) Doc {
 	path, _ := k.Path()
-	return w.install(k, path, text, textdoc.New(text), &lazyHash{}, fi)
+	return w.install(k, path, text, textdoc.New(text), &lazyHash{}, fi, real)
 }
 
 // install makes text (snap), read from the file fi describes, the
 // document of k (unless an editor opened it meanwhile: then the editor's
 // is returned).
-func (w *Workspace) install(k Key, path, text string, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo) Doc {
+func (w *Workspace) install(k Key, path, text string, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo, real string) Doc {
 	w.mu.Lock()
 	e, known := w.docs[k]
 	if known && e.doc.Open { // opened while we read the disk
@@ -1073,7 +1078,9 @@ func (w *Workspace) install(k Key, path, text string, snap *textdoc.Snapshot, ha
 	}
 	w.emit(ev)
 	w.mu.Unlock()
-	d.Links = confine.Links(fi)
+	if !d.Open {
+		d.Links, d.Real = confine.Links(fi), real
+	}
 	return d
 }
 

@@ -92,10 +92,12 @@ func TestFolderSwapRace(t *testing.T) {
 		"d/hooks/keep":      "keep\n",
 		"secrets/plan.txt":  secret,
 		"s/plan.txt":        "public plan\n",
-		".sightline.json":   `{"guard":"off","policy":{"deny":["secrets/**"]}}`,
+		"private/plan.txt":  "PRIVATE-PLAN-MARKER\n",
+		"p/plan.txt":        "public plan\n",
+		".sightline.json":   `{"guard":"off","policy":{"deny":["secrets/**"],"sensitive":["private/**"]}}`,
 	})
 	ws := c.dir
-	for link, dest := range map[string]string{"elink": ".git", "dlink": ".git", "slink": "secrets"} {
+	for link, dest := range map[string]string{"elink": ".git", "dlink": ".git", "slink": "secrets", "plink": "private"} {
 		if err := os.Symlink(dest, filepath.Join(ws, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -201,6 +203,15 @@ func TestFolderSwapRace(t *testing.T) {
 		race(t, "s", "slink", func(i int) error {
 			if _, out := answer("", "read", "s/plan.txt"); strings.Contains(out, "SECRET-PLAN-MARKER") {
 				return fmt.Errorf("read a denied file: %s", out)
+			}
+			return nil
+		})
+	})
+	t.Run("sensitive read", func(t *testing.T) {
+		// Nobody approves here: a sensitive file must never be shown.
+		race(t, "p", "plink", func(i int) error {
+			if _, out := answer("", "read", "p/plan.txt"); strings.Contains(out, "PRIVATE-PLAN-MARKER") {
+				return fmt.Errorf("read a sensitive file without approval: %s", out)
 			}
 			return nil
 		})
