@@ -34,18 +34,28 @@ type FileID struct {
 	Ctime int64  `json:"ctime"`
 }
 
-func idOf(fi fs.FileInfo) FileID {
+// IDOf is the state a file's information describes.
+func IDOf(fi fs.FileInfo) FileID {
 	s := statIDOf(fi)
 	return FileID{Dev: s.dev, Ino: s.ino, Size: s.size, Mtime: s.mtime, Ctime: s.ctime}
 }
 
-// ID returns the state of the file at rel (not following a link there).
-func (r *Root) ID(rel string) (FileID, error) {
+// Lstat describes the file at rel (not following a link there).
+func (r *Root) Lstat(rel string) (fs.FileInfo, error) {
 	fi, err := r.r.Lstat(rel)
 	if err != nil {
-		return FileID{}, r.fault(err, filepath.ToSlash(rel))
+		return nil, r.fault(err, filepath.ToSlash(rel))
 	}
-	return idOf(fi), nil
+	return fi, nil
+}
+
+// ID returns the state of the file at rel (not following a link there).
+func (r *Root) ID(rel string) (FileID, error) {
+	fi, err := r.Lstat(rel)
+	if err != nil {
+		return FileID{}, err
+	}
+	return IDOf(fi), nil
 }
 
 // IsLink reports whether the last component of rel is a symbolic link
