@@ -81,12 +81,20 @@ type Staged struct {
 	Made []string
 }
 
-// Stage writes a new text for t (resolved with Write) to a temp file in t's
+// StageName is a new name for a staged temp file (see Stage).
+func StageName() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return tempPrefix + hex.EncodeToString(b[:]) + stageSuffix
+}
+
+// Stage writes a new text for t (resolved with Write) to a new temp file
+// named temp (StageName: the caller journals the name first) in t's
 // folder, making missing folders. like, when t exists, is the file it will
 // replace: the temp file gets its owner and mode (refused as Replace
 // refuses: read-only, several hard links, not a regular file). mode, when
 // not 0, is the mode the new text gets instead.
-func (r *Root) Stage(t Target, write func(io.Writer) error, like fs.FileInfo, mode fs.FileMode) (*Staged, error) {
+func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs.FileInfo, mode fs.FileMode) (*Staged, error) {
 	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
 	var made []string
 	if like == nil {
@@ -113,20 +121,11 @@ func (r *Root) Stage(t Target, write func(io.Writer) error, like fs.FileInfo, mo
 			return fail(err)
 		}
 	}
-	var tf *os.File
-	var tn string
-	for range 8 {
-		var b [4]byte
-		rand.Read(b[:])
-		tn = tempPrefix + hex.EncodeToString(b[:]) + stageSuffix
-		tf, err = f.d.OpenFile(tn, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+	tf, err := f.d.OpenFile(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fail(r.fault(err, t.Name))
 	}
+	tn := temp
 	s.Temp = filepath.Join(dir, tn)
 	defer tf.Close()
 	if like != nil {
@@ -242,5 +241,13 @@ func (r *Root) syncDir(rel string) {
 	if d, err := r.r.Open(rel); err == nil {
 		_ = d.Sync()
 		d.Close()
+	}
+}
+
+// RemoveDir removes the folder at rel if it is an empty folder (a journal's
+// roll back of a folder staging made).
+func (r *Root) RemoveDir(rel string) {
+	if fi, err := r.r.Lstat(rel); err == nil && fi.IsDir() {
+		r.r.Remove(rel)
 	}
 }

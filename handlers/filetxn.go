@@ -76,7 +76,7 @@ type fileWrite struct {
 
 // journalOp is one step of a journal, in the order they run.
 type journalOp struct {
-	Op   string         `json:"op"`   // put (over old), place (new name), remove (old)
+	Op   string         `json:"op"`   // put (over old), place (new name), remove (old), dir (made)
 	Path string         `json:"path"` // the file's absolute path
 	Temp string         `json:"temp,omitempty"`
 	Old  confine.FileID `json:"old"`
@@ -89,6 +89,9 @@ type stagedFile struct {
 	from   confine.Target // the existing file (modify, delete, rename)
 	to     confine.Target // where the new text goes (modify, create, rename)
 	old    confine.FileID
+	like   fs.FileInfo // the old file
+	temp   string      // the staged temp file's name
+	dirs   []string    // folders staging makes (innermost first)
 	staged *confine.Staged
 }
 
@@ -158,21 +161,27 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 		}
 	}
 	for _, f := range files {
-		if err := e.stage(f); err != nil {
-			discard()
+		if err := e.check(f); err != nil {
 			return nil, err
 		}
 	}
+	// The journal names every temp file and folder before any is made: a
+	// crash while staging leaves nothing the next start does not remove.
 	id, ops := e.journalOps(files)
 	if len(files) > 0 {
 		releaseTxn, err := e.paths.Lock(ctx, "journal:"+id, 0)
 		if err != nil {
-			discard()
 			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
 		}
 		defer releaseTxn()
 		if err := e.putJournal(ctx, id, store.JournalStaged, ops); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		if err := e.stage(f); err != nil {
 			discard()
+			e.dropJournal(ctx, id, true)
 			return nil, err
 		}
 	}
@@ -287,10 +296,12 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 	return files, release, nil
 }
 
-// stage checks a file under its lock and writes its new text beside it.
-func (e *Env) stage(f *stagedFile) error {
+// check checks a file under its lock: an old file still holds the text the
+// write was planned against (its bytes, then its identity kept for the
+// last check), a new name is free. It names the temp file and the folders
+// staging will make.
+func (e *Env) check(f *stagedFile) error {
 	w := f.w
-	var like fs.FileInfo
 	if w.op != opCreate {
 		fi, err := f.root.Lstat(f.from.Rel)
 		if err != nil {
@@ -299,7 +310,7 @@ func (e *Env) stage(f *stagedFile) error {
 		if !fi.Mode().IsRegular() {
 			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
 		}
-		f.old = confine.IDOf(fi)
+		f.old, f.like = confine.IDOf(fi), fi
 		data, _, err := f.root.ReadFile(f.from, MaxWriteSize*4)
 		if err != nil {
 			return err
@@ -313,26 +324,41 @@ func (e *Env) stage(f *stagedFile) error {
 		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
 			return result.Errorf(result.FileChanged, "%s changed on disk while the write was being prepared; nothing was written. Read it again and retry.", w.rel)
 		}
-		like = fi
 	}
 	if w.op == opDelete {
 		return nil
 	}
+	f.temp = confine.StageName()
 	if w.op == opCreate || w.op == opRename {
 		if f.to.Exists {
 			return result.Errorf(result.Exists, "%s already exists; nothing was written.", f.to.Name)
 		}
-		mode := w.mode
-		if mode == 0 && like != nil {
-			mode = like.Mode().Perm()
+		for dir := filepath.Dir(f.to.Rel); dir != "." && dir != string(filepath.Separator); dir = filepath.Dir(dir) {
+			if _, err := f.root.Lstat(dir); result.KindOf(err) != result.NotFound {
+				break
+			}
+			f.dirs = append(f.dirs, dir)
 		}
-		like = nil
-		s, err := f.root.Stage(f.to, snapWriter(w.next), nil, mode)
-		f.staged = s
-		return err
 	}
-	s, err := f.root.Stage(f.to, snapWriter(w.next), like, w.mode)
-	f.staged = s
+	return nil
+}
+
+// stage writes a checked file's new text beside it.
+func (e *Env) stage(f *stagedFile) error {
+	w := f.w
+	var err error
+	switch w.op {
+	case opDelete:
+		return nil
+	case opCreate, opRename:
+		mode := w.mode
+		if mode == 0 && f.like != nil {
+			mode = f.like.Mode().Perm()
+		}
+		f.staged, err = f.root.Stage(f.to, f.temp, snapWriter(w.next), nil, mode)
+	default:
+		f.staged, err = f.root.Stage(f.to, f.temp, snapWriter(w.next), f.like, w.mode)
+	}
 	return err
 }
 
@@ -381,9 +407,11 @@ func (e *Env) journalOps(files []*stagedFile) (string, []journalOp) {
 	var ops []journalOp
 	abs := func(f *stagedFile, rel string) string { return filepath.Join(f.root.Dir(), rel) }
 	for _, f := range files {
-		var temp string
-		if f.staged != nil {
-			temp = filepath.Base(f.staged.Temp)
+		temp := f.temp
+		// A "dir" step names a folder staging makes: removed (if empty)
+		// when the write is undone.
+		for _, d := range f.dirs {
+			ops = append(ops, journalOp{Op: "dir", Path: abs(f, d)})
 		}
 		switch f.w.op {
 		case opModify:
@@ -615,16 +643,25 @@ func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
 		}
 		defer unlock()
 	}
+	if j.State != store.JournalCommitted {
+		// Undone: the temp files, then the folders made for them.
+		for _, s := range steps {
+			if s.op.Temp != "" {
+				s.root.DiscardTemp(filepath.Join(filepath.Dir(s.rel), s.op.Temp))
+			}
+		}
+		for _, s := range steps {
+			if s.op.Op == "dir" {
+				s.root.RemoveDir(s.rel)
+			}
+		}
+		e.dropJournal(ctx, j.ID, true)
+		return
+	}
 	for _, s := range steps {
 		temp := ""
 		if s.op.Temp != "" {
 			temp = filepath.Join(filepath.Dir(s.rel), s.op.Temp)
-		}
-		if j.State != store.JournalCommitted {
-			if temp != "" {
-				s.root.DiscardTemp(temp)
-			}
-			continue
 		}
 		var err error
 		switch s.op.Op {
