@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,29 +157,30 @@ func TestCLIApplyStage(t *testing.T) {
 	}
 }
 
-// TestCLIApplyStreams: a block is applied as soon as its end marker arrives,
-// while the model output is still streaming in.
+// TestCLIApplyStreams: a block is checked as soon as its end marker
+// arrives, while the model output is still streaming in; the blocks are
+// written together when it ends.
 func TestCLIApplyStreams(t *testing.T) {
 	c := newCLI(t, map[string]string{"s.txt": "one\n"})
 	c.run("", "read", "s.txt")
 	cmd := exec.Command(c.bin, "apply")
 	cmd.Dir, cmd.Env = c.dir, c.env
 	in, _ := cmd.StdinPipe()
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &lockedBuffer{}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	in.Write([]byte("Working on it.\n\ns.txt\n<<<< EDIT\none\n==== REPLACE\nONE\n>>>> EDIT END\n\nNow thinking about the next change...\n"))
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) == "ONE\n" {
-			break
-		}
+	for !strings.Contains(out.String(), "[validated] s.txt") {
 		if time.Now().After(deadline) {
-			t.Fatal("the first block was not applied while the output was still open")
+			t.Fatal("the first block was not checked while the output was still open")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "one\n" {
+		t.Fatalf("written before the output ended: %q", b)
 	}
 	in.Write([]byte("s.txt\n<<<< EDIT\nONE\n==== REPLACE\nONE\nTWO\n>>>> EDIT END\n"))
 	in.Close()
@@ -188,6 +190,24 @@ func TestCLIApplyStreams(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "ONE\nTWO\n" {
 		t.Fatalf("after the stream: %q", b)
 	}
+}
+
+// lockedBuffer is a buffer a process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestCLIPathsFromSubfolder: a PATH is relative to the working directory like
