@@ -326,7 +326,8 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	}
 	if err != nil {
 		if result.KindOf(err) == result.Binary {
-			r.Status, r.Message, r.Error = "skipped", result.Message(err), result.Binary
+			r = fail(err)
+			r.Status = "skipped"
 			return r
 		}
 		r.Expanded = out.verdict.Expanded

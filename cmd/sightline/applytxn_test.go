@@ -8,11 +8,19 @@ import (
 	"testing"
 )
 
-// TestCLIApplyUnnamedBlock: a block whose file cannot be found (prose
+// TestCLIApplyAllOrNone: what makes an edit-block output refused whole,
+// and where --stage runs git (one binary for both).
+func TestCLIApplyAllOrNone(t *testing.T) {
+	base := newCLI(t, nil)
+	t.Run("unnamed block", func(t *testing.T) { applyUnnamedBlock(t, base) })
+	t.Run("stage", func(t *testing.T) { applyStageNestedRepo(t, base) })
+}
+
+// applyUnnamedBlock: a block whose file cannot be found (prose
 // between two blocks of one file) makes the whole output refused: not ok,
 // the block named, and no block written.
-func TestCLIApplyUnnamedBlock(t *testing.T) {
-	c := newCLI(t, map[string]string{"a.txt": "one\ntwo\n"})
+func applyUnnamedBlock(t *testing.T, base *cli) {
+	c := base.fresh(t, map[string]string{"a.txt": "one\ntwo\n"})
 	c.run("", "read", "a.txt")
 	out := "a.txt\n<<<< EDIT\none\n==== REPLACE\nONE\n>>>> EDIT END\n\nAnd then the second line:\n\n<<<< EDIT\ntwo\n==== REPLACE\nTWO\n>>>> EDIT END\n"
 	stdout, stderr, code := c.run(out, "apply")
@@ -24,14 +32,14 @@ func TestCLIApplyUnnamedBlock(t *testing.T) {
 	}
 }
 
-// TestCLIApplyStageNestedRepo: --stage stages in the workspace's own
+// applyStageNestedRepo: --stage stages in the workspace's own
 // repository, with hooks and the file system monitor off; a file inside a
 // nested repository is written, not staged, and the answer says so.
-func TestCLIApplyStageNestedRepo(t *testing.T) {
+func applyStageNestedRepo(t *testing.T, base *cli) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	c := newCLI(t, nil)
+	c := base.fresh(t, nil)
 	os.RemoveAll(filepath.Join(c.dir, ".git"))
 	git := func(dir string, args ...string) {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {

@@ -92,10 +92,18 @@ func TestCLIReadEditApplyWrite(t *testing.T) {
 		t.Fatalf("edit: %d %s", code, out)
 	}
 
-	// Edit blocks from standard input; exit 1 when one fails.
-	blocks := "src/a.go\n<<<< EDIT\npackage b\n==== REPLACE\npackage c\n>>>> EDIT END\nsrc/a.go\n<<<< EDIT\nnope\n==== REPLACE\nyes\n>>>> EDIT END\n"
-	out, _, code = c.run(blocks, "apply")
-	if code != 1 || !strings.Contains(out, "[applied] src/a.go") || !strings.Contains(out, "[failed] src/a.go") {
+	// Edit blocks from standard input; exit 1 when one fails, and then
+	// none is written.
+	good := "src/a.go\n<<<< EDIT\npackage b\n==== REPLACE\npackage c\n>>>> EDIT END\n"
+	out, _, code = c.run(good+"src/a.go\n<<<< EDIT\nnope\n==== REPLACE\nyes\n>>>> EDIT END\n", "apply")
+	if code != 1 || !strings.Contains(out, "[skipped] src/a.go") || !strings.Contains(out, "[failed] src/a.go") {
+		t.Fatalf("apply: %d %s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "src/a.go")); !strings.HasPrefix(string(b), "package b\n") {
+		t.Fatalf("after a refused apply: %q", b)
+	}
+	out, _, code = c.run(good, "apply")
+	if code != 0 || !strings.Contains(out, "[applied] src/a.go") {
 		t.Fatalf("apply: %d %s", code, out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "src/a.go")); !strings.HasPrefix(string(b), "package c\n") {

@@ -7,10 +7,25 @@ import (
 	"testing"
 )
 
-// TestPatchDeleteMatchesFile: a deletion's removed lines must be the file:
+// TestPatchWholeOrNothing: the rules a patch is checked by before anything
+// is written, each in a workspace of its own (one binary for all).
+func TestPatchWholeOrNothing(t *testing.T) {
+	base := newCLI(t, nil)
+	for name, f := range map[string]func(*testing.T, *cli){
+		"deletion":      patchDeleteMatchesFile,
+		"links":         patchLinkDeleteRename,
+		"all or none":   patchAllOrNone,
+		"modes, binary": patchModeAndBinary,
+		"empty":         patchEmptyRefused,
+	} {
+		t.Run(name, func(t *testing.T) { f(t, base) })
+	}
+}
+
+// patchDeleteMatchesFile: a deletion's removed lines must be the file:
 // other lines are refused and the file stays; its own lines delete it.
-func TestPatchDeleteMatchesFile(t *testing.T) {
-	c := newCLI(t, map[string]string{"keep.txt": "keep\nthis\nimportant\n"})
+func patchDeleteMatchesFile(t *testing.T, base *cli) {
+	c := base.fresh(t, map[string]string{"keep.txt": "keep\nthis\nimportant\n"})
 	c.run("", "read", "keep.txt")
 	lie := "--- a/keep.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-totally\n-different\n"
 	if out, errOut, code := c.run(lie, "patch"); code != 1 || !strings.Contains(out+errOut, "no_match") {
@@ -32,11 +47,11 @@ func TestPatchDeleteMatchesFile(t *testing.T) {
 	}
 }
 
-// TestPatchLinkDeleteRename: deleting or renaming a symbolic link by patch
+// patchLinkDeleteRename: deleting or renaming a symbolic link by patch
 // is refused; the file it points to stays where it is.
-func TestPatchLinkDeleteRename(t *testing.T) {
+func patchLinkDeleteRename(t *testing.T, base *cli) {
 	body := "package src\n"
-	c := newCLI(t, map[string]string{"src/important.go": body, "docs/x": ""})
+	c := base.fresh(t, map[string]string{"src/important.go": body, "docs/x": ""})
 	if err := os.Symlink("../src/important.go", filepath.Join(c.dir, "docs/readme.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +74,11 @@ func TestPatchLinkDeleteRename(t *testing.T) {
 	}
 }
 
-// TestPatchAllOrNone: a patch one of whose files breaks a rule found only
+// patchAllOrNone: a patch one of whose files breaks a rule found only
 // when it is written (a rename into .git, into a folder that is a file, two
 // sections of one file that conflict) is refused whole: no file changes,
 // and the answer names the rule.
-func TestPatchAllOrNone(t *testing.T) {
+func patchAllOrNone(t *testing.T, base *cli) {
 	a, b := "alpha\n", "one\ntwo\nthree\n"
 	modB := "--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"
 	renameA := func(to string) string {
@@ -77,7 +92,7 @@ func TestPatchAllOrNone(t *testing.T) {
 		{"two conflicting sections", modB + modA + modA, "hunk 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newCLI(t, map[string]string{"a.txt": a, "b.txt": b, "f.txt": "file\n"})
+			c := base.fresh(t, map[string]string{"a.txt": a, "b.txt": b, "f.txt": "file\n"})
 			os.MkdirAll(filepath.Join(c.dir, ".git/info"), 0o755)
 			c.run("", "read", "a.txt")
 			c.run("", "read", "b.txt")
@@ -96,7 +111,7 @@ func TestPatchAllOrNone(t *testing.T) {
 		})
 	}
 	// Two sections of one file that follow each other apply in sequence.
-	c := newCLI(t, map[string]string{"b.txt": b})
+	c := base.fresh(t, map[string]string{"b.txt": b})
 	c.run("", "read", "b.txt")
 	seq := modB + "--- a/b.txt\n+++ b/b.txt\n@@ -1,3 +1,3 @@\n one\n TWO\n-three\n+THREE\n"
 	if out, errOut, code := c.run(seq, "patch"); code != 0 {
@@ -107,10 +122,10 @@ func TestPatchAllOrNone(t *testing.T) {
 	}
 }
 
-// TestPatchModeAndBinary: a mode change is applied with the file's text
+// patchModeAndBinary: a mode change is applied with the file's text
 // (or alone), in the same write; a binary patch is refused as binary.
-func TestPatchModeAndBinary(t *testing.T) {
-	c := newCLI(t, map[string]string{"run.sh": "echo hi\n", "x.sh": "a\n"})
+func patchModeAndBinary(t *testing.T, base *cli) {
+	c := base.fresh(t, map[string]string{"run.sh": "echo hi\n", "x.sh": "a\n"})
 	c.run("", "read", "x.sh")
 	p := "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n" +
 		"diff --git a/x.sh b/x.sh\nold mode 100644\nnew mode 100755\n--- a/x.sh\n+++ b/x.sh\n@@ -1 +1 @@\n-a\n+b\n" +
@@ -133,12 +148,26 @@ func TestPatchModeAndBinary(t *testing.T) {
 	}
 }
 
-// TestPatchEmptyRefused: a patch that changes no file is refused, not
+// patchEmptyRefused: a patch that changes no file is refused, not
 // answered "applied to 0 files".
-func TestPatchEmptyRefused(t *testing.T) {
-	c := newCLI(t, nil)
+func patchEmptyRefused(t *testing.T, base *cli) {
+	c := base.fresh(t, nil)
 	out, errOut, code := c.run("*** Begin Patch\n*** End Patch\n", "patch")
 	if code == 0 || !strings.Contains(out+errOut, "no file") {
 		t.Fatalf("empty patch: %d\n%s%s", code, out, errOut)
 	}
+}
+
+// fresh is a new workspace holding files, run by the same binary.
+func (c *cli) fresh(t *testing.T, files map[string]string) *cli {
+	d := *c
+	d.t, d.dir, d.cwd = t, t.TempDir(), ""
+	os.Mkdir(filepath.Join(d.dir, ".git"), 0o755)
+	for name, text := range files {
+		p := filepath.Join(d.dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	d.env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	return &d
 }
