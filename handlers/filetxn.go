@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -169,7 +170,7 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 	// crash while staging leaves nothing the next start does not remove.
 	id, ops := e.journalOps(files)
 	if len(files) > 0 {
-		releaseTxn, err := e.paths.Lock(ctx, "journal:"+id, 0)
+		releaseTxn, err := e.lockJournal(ctx, id)
 		if err != nil {
 			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
 		}
@@ -199,11 +200,11 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 	// the one checked, every new name still free.
 	for _, f := range files {
 		if err := f.recheck(); err != nil {
-			if len(open) > 0 {
-				warnings = append(warnings, "The open documents were changed in the editor already.")
-			}
 			undo()
-			return warnings, err
+			if len(open) > 0 {
+				err = result.Errorf(result.KindOf(err), "%s But the editor had applied the edit of the open documents already: undo it there if it should not stay.", result.Message(err))
+			}
+			return nil, err
 		}
 	}
 	if len(files) > 0 {
@@ -595,13 +596,32 @@ func (e *Env) recoverWrites(ctx context.Context) {
 		return
 	}
 	for _, j := range js {
-		release, err := e.paths.Lock(ctx, "journal:"+j.ID, 0)
+		release, err := e.lockJournal(ctx, j.ID)
 		if err != nil {
 			continue // its writer is still at it
 		}
-		e.recoverOne(ctx, j)
+		// Read again under the lock: a writer that finished meanwhile
+		// dropped its journal before it let the lock go.
+		if now, err := e.db.DB().Journals(ctx); err == nil && slices.ContainsFunc(now, func(x store.Journal) bool { return x.ID == j.ID && x.State == j.State }) {
+			e.recoverOne(ctx, j)
+		}
 		release()
 	}
+}
+
+// lockJournal takes the lock a journal's writer holds while it lives; the
+// lock file goes with the lock (each journal has its own: nobody waits on
+// it, a recovery only tries it once).
+func (e *Env) lockJournal(ctx context.Context, id string) (func(), error) {
+	key := "journal:" + id
+	release, err := e.paths.Lock(ctx, key, 0)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		os.Remove(e.paths.File(key))
+		release()
+	}, nil
 }
 
 func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
