@@ -21,6 +21,7 @@ import (
 // them can be replayed after a crash (roll forward) or its temp files
 // discarded (roll back). Staged temp files are named .sightline-XXXXXXXX.txn:
 // the cleaner of abandoned .tmp files leaves them to the journal's recovery.
+// Every step reaches its folder as every operation does, following no link.
 
 const stageSuffix = ".txn"
 
@@ -34,51 +35,70 @@ type FileID struct {
 	Ctime int64  `json:"ctime"`
 }
 
-// IDOf is the state a file's information describes.
-func IDOf(fi fs.FileInfo) FileID {
-	s := statIDOf(fi)
+func idFrom(s statID) FileID {
 	return FileID{Dev: s.dev, Ino: s.ino, Size: s.size, Mtime: s.mtime, Ctime: s.ctime}
 }
 
-// Lstat describes the file at rel (not following a link there).
-func (r *Root) Lstat(rel string) (fs.FileInfo, error) {
-	fi, err := r.r.Lstat(rel)
+// IDOf is the state a file's information describes.
+func IDOf(fi fs.FileInfo) FileID { return idFrom(statIDOf(fi)) }
+
+// Info describes the file at rel (checked), opened following no link: a
+// link there, or a folder on the way swapped for one, is an error.
+func (r *Root) Info(rel string) (fs.FileInfo, error) {
+	f, err := r.openFile(rel, openReadFlags)
+	if err != nil {
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, r.fault(err, filepath.ToSlash(rel))
 	}
 	return fi, nil
 }
 
-// ID returns the state of the file at rel (not following a link there).
+// ID returns the state of the entry at rel (a link itself, not its target).
 func (r *Root) ID(rel string) (FileID, error) {
-	fi, err := r.Lstat(rel)
+	name := filepath.ToSlash(rel)
+	f, err := r.folder(filepath.Dir(rel), name)
 	if err != nil {
 		return FileID{}, err
 	}
-	return IDOf(fi), nil
+	defer f.close()
+	id, err := f.d.statID(filepath.Base(rel))
+	if err != nil {
+		return FileID{}, r.fault(err, name)
+	}
+	return idFrom(id), nil
 }
 
-// IsLink reports whether the last component of rel is a symbolic link
-// (the folders before it are followed, inside the root).
-func (r *Root) IsLink(rel string) (bool, error) {
-	fi, err := r.r.Lstat(rel)
-	if errors.Is(err, fs.ErrNotExist) {
+// Exists reports whether there is an entry at rel (a dangling link counts);
+// a folder on the way that is missing means no.
+func (r *Root) Exists(rel string) (bool, error) {
+	name := filepath.ToSlash(rel)
+	f, err := r.folder(filepath.Dir(rel), name)
+	if result.KindOf(err) == result.NotFound {
 		return false, nil
 	}
 	if err != nil {
-		return false, r.fault(err, filepath.ToSlash(rel))
+		return false, err
 	}
-	return fi.Mode()&fs.ModeSymlink != 0, nil
+	defer f.close()
+	there, err := f.d.exists(filepath.Base(rel))
+	if err != nil {
+		return false, r.fault(err, name)
+	}
+	return there, nil
 }
 
-// Staged is a new text written and synced beside its target, not yet in
-// place.
-type Staged struct {
-	Target Target
-	// Temp is the temp file's path relative to the root; Made the folders
-	// made for it (outermost first), removed again if it is discarded.
-	Temp string
-	Made []string
+// IsLink reports whether the last component of rel is a symbolic link (the
+// folders before it are resolved as Resolve does).
+func (r *Root) IsLink(rel string) (bool, error) {
+	t, err := r.ResolveEntry(rel, Read)
+	if err != nil {
+		return false, err
+	}
+	return t.Exists && t.Info != nil && t.Info.Mode()&fs.ModeSymlink != 0, nil
 }
 
 // StageName is a new name for a staged temp file (see Stage).
@@ -88,63 +108,77 @@ func StageName() string {
 	return tempPrefix + hex.EncodeToString(b[:]) + stageSuffix
 }
 
+// Staged is a new text written and synced beside its target, not yet in
+// place. Close it when the write is done.
+type Staged struct {
+	Target Target
+	// Temp is the temp file's path relative to the root.
+	Temp string
+	f    *folder
+	undo func() // removes the folders made for it
+}
+
+// Close releases the folders the stage holds open.
+func (s *Staged) Close() {
+	if s.f != nil {
+		s.f.close()
+		s.f = nil
+	}
+}
+
 // Stage writes a new text for t (resolved with Write) to a new temp file
-// named temp (StageName: the caller journals the name first) in t's
-// folder, making missing folders. like, when t exists, is the file it will
-// replace: the temp file gets its owner and mode (refused as Replace
-// refuses: read-only, several hard links, not a regular file). mode, when
-// not 0, is the mode the new text gets instead.
+// named temp (StageName: the caller journals the name first) in t's folder.
+// like, when t exists, is the file it will replace: the temp file gets its
+// owner and mode (refused as Replace refuses: read-only, several hard
+// links, not a regular file), or mode when that is not 0. A new file (like
+// nil) gets mode less the umask, and its missing folders are made.
 func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs.FileInfo, mode fs.FileMode) (*Staged, error) {
 	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
-	var made []string
+	s := &Staged{Target: t, undo: func() {}}
+	var err error
 	if like == nil {
-		var err error
-		if made, err = r.mkdirs(dir, t.Name); err != nil {
-			return nil, err
-		}
+		s.f, s.undo, err = r.mkdirs(dir, t.Name)
+	} else {
+		s.f, err = r.folder(dir, t.Name)
 	}
-	s := &Staged{Target: t, Made: made}
-	fail := func(err error) (*Staged, error) {
-		r.Discard(s)
+	if err != nil {
 		return nil, err
 	}
-	f, err := r.folder(dir)
-	if err != nil {
-		return fail(err)
+	fail := func(err error) (*Staged, error) {
+		r.Discard(s)
+		s.Close()
+		return nil, err
 	}
-	defer f.close()
+	perm := mode
 	if like != nil {
 		if !like.Mode().IsRegular() {
 			return fail(result.Errorf(result.Denied, "%s is not a regular file (%v); sightline writes regular files only.", t.Name, like.Mode().Type()))
 		}
-		if err := writable(f.d, base, like, t.Name); err != nil {
+		if err := writable(s.f.d, base, like, t.Name); err != nil {
 			return fail(err)
 		}
+		if perm == 0 {
+			perm = like.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		}
+	} else if perm == 0 {
+		perm = 0o666
 	}
-	tf, err := f.d.OpenFile(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	tf, err := s.f.d.open(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fail(r.fault(err, t.Name))
 	}
-	tn := temp
-	s.Temp = filepath.Join(dir, tn)
+	s.Temp = filepath.Join(dir, temp)
 	defer tf.Close()
+	steps := []func() error{}
 	if like != nil {
+		// Owner first: chown clears the set-id bits, chmod sets them back.
 		if err := keepOwner(tf, like); err != nil {
 			return fail(result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s belongs to another owner (%s), which sightline cannot give the new copy it renames into place (%s); it was not written.", t.Name, ownerOf(like), reason(err))))
 		}
+		steps = append(steps, func() error { return tf.Chmod(perm) })
 	}
-	perm := mode
-	if perm == 0 && like != nil {
-		perm = like.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	}
-	if perm == 0 {
-		perm = 0o644
-	}
-	for _, step := range []func() error{
-		func() error { return tf.Chmod(perm) },
-		func() error { return write(tf) },
-		tf.Sync,
-	} {
+	steps = append(steps, func() error { return write(tf) }, tf.Sync)
+	for _, step := range steps {
 		if err := step(); err != nil {
 			return fail(r.fault(err, t.Name))
 		}
@@ -152,102 +186,132 @@ func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs
 	return s, nil
 }
 
-// Discard removes a staged temp file and the folders made for it (those
-// still empty).
+// Discard removes a staged temp file and the folders made for it.
 func (r *Root) Discard(s *Staged) {
+	if s.f == nil {
+		return
+	}
 	if s.Temp != "" {
-		r.r.Remove(s.Temp)
+		s.f.d.remove(filepath.Base(s.Temp))
 	}
-	for i := len(s.Made) - 1; i >= 0; i-- {
-		r.r.Remove(s.Made[i])
-	}
+	s.undo()
 }
 
-// Put moves the temp file over target, if target is still the file old
-// names (ErrChanged if not). Done already (no temp file): nil.
+// Put moves the temp file over target (both in one folder), if target is
+// still the file old names (ErrChanged if not). Done already (no temp
+// file): nil.
 func (r *Root) Put(temp, target string, old FileID) error {
-	if _, err := r.r.Lstat(temp); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	now, err := r.ID(target)
+	name := filepath.ToSlash(target)
+	f, err := r.folder(filepath.Dir(target), name)
 	if err != nil {
 		return err
 	}
-	if now != old {
+	defer f.close()
+	tb, base := filepath.Base(temp), filepath.Base(target)
+	there, err := f.d.exists(tb)
+	if err != nil {
+		return r.fault(err, name)
+	}
+	if !there {
+		return nil
+	}
+	now, err := f.d.statID(base)
+	if err != nil {
+		return r.fault(err, name)
+	}
+	if idFrom(now) != old {
 		return ErrChanged
 	}
-	if err := r.r.Rename(temp, target); err != nil {
-		return r.fault(err, filepath.ToSlash(target))
+	if err := f.d.rename(tb, f.d, base); err != nil {
+		return r.fault(err, name)
 	}
-	r.syncDir(filepath.Dir(target))
+	f.sync()
 	return nil
 }
 
-// Place moves the temp file to target, which must not exist (exists).
-// Done already (no temp file, or target is it): nil.
+// Place gives the temp file the name target (in its folder), which must
+// not exist (exists). Done already (no temp file): nil.
 func (r *Root) Place(temp, target string) error {
-	tfi, err := r.r.Lstat(temp)
+	name := filepath.ToSlash(target)
+	f, err := r.folder(filepath.Dir(target), name)
+	if err != nil {
+		return err
+	}
+	defer f.close()
+	tb, base := filepath.Base(temp), filepath.Base(target)
+	tid, err := f.d.statID(tb)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return r.fault(err, filepath.ToSlash(temp))
+		return r.fault(err, name)
 	}
-	if fi, err := r.r.Lstat(target); err == nil && !os.SameFile(fi, tfi) {
-		return result.Errorf(result.Exists, "%s already exists.", filepath.ToSlash(target))
+	if err := f.d.link(tb, base); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return r.fault(err, name)
+		}
+		// A crash between the link and the removal of the temp name leaves
+		// both names on the one file: done but for the removal.
+		now, err := f.d.statID(base)
+		if err != nil || !tid.ok || now.dev != tid.dev || now.ino != tid.ino {
+			return result.Errorf(result.Exists, "%s already exists.", name)
+		}
 	}
-	if err := r.r.Link(temp, target); err != nil && !errors.Is(err, fs.ErrExist) {
-		return r.fault(err, filepath.ToSlash(target))
+	if err := f.d.remove(tb); err != nil {
+		return r.fault(err, name)
 	}
-	if fi, err := r.r.Lstat(target); err != nil || !os.SameFile(fi, tfi) {
-		return result.Errorf(result.Exists, "%s already exists.", filepath.ToSlash(target))
-	}
-	if err := r.r.Remove(temp); err != nil {
-		return r.fault(err, filepath.ToSlash(target))
-	}
-	r.syncDir(filepath.Dir(target))
+	f.sync()
 	return nil
 }
 
 // RemoveID removes target if it is still the file old names (ErrChanged if
 // not). Done already (no file): nil.
 func (r *Root) RemoveID(target string, old FileID) error {
-	now, err := r.ID(target)
+	name := filepath.ToSlash(target)
+	f, err := r.folder(filepath.Dir(target), name)
 	if result.KindOf(err) == result.NotFound {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if now != old {
+	defer f.close()
+	base := filepath.Base(target)
+	now, err := f.d.statID(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return r.fault(err, name)
+	}
+	if idFrom(now) != old {
 		return ErrChanged
 	}
-	if err := r.r.Remove(target); err != nil {
-		return r.fault(err, filepath.ToSlash(target))
+	if err := f.d.remove(base); err != nil {
+		return r.fault(err, name)
 	}
-	r.syncDir(filepath.Dir(target))
+	f.sync()
 	return nil
 }
 
 // DiscardTemp removes a staged temp file by name (a journal's roll back);
 // anything but a staged temp file is left alone.
 func (r *Root) DiscardTemp(temp string) {
-	if base := filepath.Base(temp); strings.HasPrefix(base, tempPrefix) && strings.HasSuffix(base, stageSuffix) {
-		r.r.Remove(temp)
+	base := filepath.Base(temp)
+	if !strings.HasPrefix(base, tempPrefix) || !strings.HasSuffix(base, stageSuffix) {
+		return
+	}
+	if f, err := r.folder(filepath.Dir(temp), filepath.ToSlash(temp)); err == nil {
+		f.d.remove(base)
+		f.close()
 	}
 }
 
-func (r *Root) syncDir(rel string) {
-	if d, err := r.r.Open(rel); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-}
-
-// RemoveDir removes the folder at rel if it is an empty folder (a journal's
-// roll back of a folder staging made).
+// RemoveDir removes the folder at rel if it is empty (a journal's roll back
+// of a folder staging made).
 func (r *Root) RemoveDir(rel string) {
-	if fi, err := r.r.Lstat(rel); err == nil && fi.IsDir() {
-		r.r.Remove(rel)
+	if f, err := r.folder(filepath.Dir(rel), filepath.ToSlash(rel)); err == nil {
+		f.d.rmdir(filepath.Base(rel))
+		f.close()
 	}
 }

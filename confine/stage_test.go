@@ -15,7 +15,7 @@ import (
 func TestStagedSteps(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644)
-	r, err := Open(dir)
+	r, err := Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestStagedSteps(t *testing.T) {
 		return func(w io.Writer) error { _, err := io.Copy(w, bytes.NewBufferString(s)); return err }
 	}
 	ta, _ := r.Resolve("a.txt", Write)
-	fi, _ := r.Lstat("a.txt")
+	fi, _ := r.Info("a.txt")
 	old := IDOf(fi)
 	s, err := r.Stage(ta, StageName(), text("new\n"), fi, 0)
 	if err != nil {
@@ -35,11 +35,12 @@ func TestStagedSteps(t *testing.T) {
 	if err := r.Put(s.Temp, "a.txt", old); !errors.Is(err, ErrChanged) {
 		t.Fatalf("put over a changed file: %v", err)
 	}
-	fi, _ = r.Lstat("a.txt")
-	if err := r.Put(s.Temp, "a.txt", IDOf(fi)); err != nil {
+	id, _ := r.ID("a.txt")
+	if err := r.Put(s.Temp, "a.txt", id); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Put(s.Temp, "a.txt", IDOf(fi)); err != nil { // replayed: done already
+	s.Close()
+	if err := r.Put(s.Temp, "a.txt", id); err != nil { // replayed: done already
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "new\n" {
@@ -51,21 +52,23 @@ func TestStagedSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Discard(s)
+	s.Close()
 	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
 		t.Fatalf("a discarded stage left its folders: %v", err)
 	}
 	s, _ = r.Stage(tn, StageName(), text("n\n"), nil, 0o755)
+	s.Close()
 	for range 2 {
 		if err := r.Place(s.Temp, tn.Rel); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "x/y/n.txt")); err != nil || fi.Mode().Perm() != 0o755 {
+	if fi, err := os.Stat(filepath.Join(dir, "x/y/n.txt")); err != nil || fi.Mode().Perm()&0o100 == 0 {
 		t.Fatalf("placed: %v %v", fi, err)
 	}
-	fi, _ = r.Lstat("a.txt")
+	id, _ = r.ID("a.txt")
 	for range 2 {
-		if err := r.RemoveID("a.txt", IDOf(fi)); err != nil {
+		if err := r.RemoveID("a.txt", id); err != nil {
 			t.Fatal(err)
 		}
 	}

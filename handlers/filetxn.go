@@ -161,6 +161,13 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 			}
 		}
 	}
+	defer func() {
+		for _, f := range files {
+			if f.staged != nil {
+				f.staged.Close()
+			}
+		}
+	}()
 	for _, f := range files {
 		if err := e.check(f); err != nil {
 			return nil, err
@@ -304,7 +311,7 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 func (e *Env) check(f *stagedFile) error {
 	w := f.w
 	if w.op != opCreate {
-		fi, err := f.root.Lstat(f.from.Rel)
+		fi, err := f.root.Info(f.from.Rel)
 		if err != nil {
 			return err
 		}
@@ -335,7 +342,7 @@ func (e *Env) check(f *stagedFile) error {
 			return result.Errorf(result.Exists, "%s already exists; nothing was written.", f.to.Name)
 		}
 		for dir := filepath.Dir(f.to.Rel); dir != "." && dir != string(filepath.Separator); dir = filepath.Dir(dir) {
-			if _, err := f.root.Lstat(dir); result.KindOf(err) != result.NotFound {
+			if there, err := f.root.Exists(dir); err != nil || there {
 				break
 			}
 			f.dirs = append(f.dirs, dir)
@@ -375,7 +382,7 @@ func (f *stagedFile) recheck() error {
 		}
 	}
 	if f.w.op == opCreate || f.w.op == opRename {
-		if _, err := f.root.Lstat(f.to.Rel); result.KindOf(err) != result.NotFound {
+		if there, err := f.root.Exists(f.to.Rel); err != nil || there {
 			return result.Errorf(result.Exists, "%s was created by another program while the write was being prepared; nothing was written.", f.to.Name)
 		}
 	}
@@ -535,7 +542,7 @@ func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedF
 	}
 	switch w.op {
 	case opModify:
-		fi, err := f.root.Lstat(f.to.Rel)
+		fi, err := f.root.Info(f.to.Rel)
 		if err != nil {
 			e.WS.Forget(w.key)
 			return
