@@ -179,7 +179,7 @@ func (r *BlockRun) Close() (handlers.BlocksResult, error) {
 	if err := r.ensureLocal(); err != nil {
 		return handlers.BlocksResult{}, err
 	}
-	return r.local.Close(), nil
+	return r.local.Close(r.ctx), nil
 }
 
 func (r *BlockRun) ensureLocal() error {

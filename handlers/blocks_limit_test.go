@@ -33,7 +33,7 @@ func TestUnterminatedBlockIsCapped(t *testing.T) {
 			peak = max(peak, m.HeapAlloc)
 		}
 	}
-	res := run.Close()
+	res := run.Close(context.Background())
 	if res.OK || res.Error != "too_large" || len(res.Blocks) != 1 || !strings.Contains(res.Blocks[0].Message, "EDIT END") {
 		t.Fatalf("unterminated 100 MB block: %+v", res)
 	}

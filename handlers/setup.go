@@ -99,6 +99,9 @@ func Setup(ctx context.Context, o Options) *Env {
 	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
+	// Before any call: a multi-file write a dead process left half done is
+	// finished or undone.
+	env.recoverWrites(ctx)
 	env.rotate(ctx)
 	return env
 }

@@ -31,6 +31,9 @@ type File struct {
 	// path after a rename, or "".
 	Path, NewPath string
 	Hunks         []Hunk
+	// Mode is the file's new git mode (0o100644, 0o100755) when the patch
+	// sets one (`new mode`, `new file mode`), else 0.
+	Mode uint32
 	// Line is the 1-based line of the patch where this file's header begins.
 	Line int
 }
@@ -59,6 +62,9 @@ type Hunk struct {
 type Error struct {
 	Line int
 	Msg  string
+	// Binary says the patch changes a binary file (GIT binary patch), which
+	// is not a text patch at all.
+	Binary bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("patch line %d: %s", e.Line, e.Msg) }
@@ -92,6 +98,7 @@ type Parser struct {
 	renameFrom     string
 	renameTo       string
 	gitKind        Kind
+	files          int // files returned so far
 }
 
 // NewParser starts a patch.
@@ -113,6 +120,7 @@ func (p *Parser) Write(chunk []byte) []File {
 	}
 	// Keep only the unfinished line, in a buffer of its own.
 	p.pending = append([]byte(nil), rest...)
+	p.files += len(done)
 	return done
 }
 
@@ -137,6 +145,9 @@ func (p *Parser) Close() ([]File, error) {
 	if p.format == "" {
 		return nil, &Error{Line: max(p.line, 1), Msg: "no patch found: expected a unified diff (--- a/file, +++ b/file, @@ hunks) or *** Begin Patch"}
 	}
+	if p.files+len(done) == 0 {
+		return nil, &Error{Line: max(p.line, 1), Msg: "the patch changes no file: there is nothing to apply"}
+	}
 	return done, nil
 }
 
@@ -157,7 +168,7 @@ func (p *Parser) finish() []File {
 	if p.err != nil {
 		return nil
 	}
-	if f.Kind == Modify && len(f.Hunks) == 0 && f.NewPath == "" {
+	if f.Kind == Modify && len(f.Hunks) == 0 && f.NewPath == "" && f.Mode == 0 {
 		p.fail(f.Line, fmt.Sprintf("the patch of %s has no hunks", f.Path))
 		return nil
 	}
@@ -313,6 +324,21 @@ func (p *Parser) feedUnified(l string) []File {
 		if p.cur != nil {
 			p.cur.Kind = Add
 			p.cur.Path = p.gitNew
+			p.cur.Mode = p.mode(strings.TrimPrefix(l, "new file mode"))
+		}
+		return nil
+	case strings.HasPrefix(l, "new mode "):
+		if p.cur != nil {
+			p.cur.Mode = p.mode(strings.TrimPrefix(l, "new mode "))
+		}
+		return nil
+	case strings.HasPrefix(l, "GIT binary patch"), strings.HasPrefix(l, "Binary files ") && strings.HasSuffix(l, " differ"):
+		name := p.gitNew
+		if p.cur != nil && p.cur.Path != "" {
+			name = p.cur.Path
+		}
+		if p.err == nil {
+			p.err = &Error{Line: p.line, Msg: fmt.Sprintf("the patch of %s is a binary patch; sightline applies text patches only", name), Binary: true}
 		}
 		return nil
 	case strings.HasPrefix(l, "deleted file mode"):
@@ -428,6 +454,16 @@ func (p *Parser) noEOL() {
 	default:
 		p.hunk.OldNoEOL, p.hunk.NewNoEOL = true, true
 	}
+}
+
+// mode parses a git file mode (octal, as "100755").
+func (p *Parser) mode(s string) uint32 {
+	m, err := strconv.ParseUint(strings.TrimSpace(s), 8, 32)
+	if err != nil {
+		p.fail(p.line, fmt.Sprintf("a file mode is octal, as 100644, got %q", clip(strings.TrimSpace(s))))
+		return 0
+	}
+	return uint32(m)
 }
 
 // hunkHeader parses "@@ -l,s +l,s @@ ...".

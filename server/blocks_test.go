@@ -12,7 +12,8 @@ import (
 
 // TestApplyBlocks: model output with prose, a fence, an edit to an open
 // buffer (through the editor), an edit to a closed file (atomically on
-// disk), a create, a near miss and a truncated last block.
+// disk), a create, a near miss and a truncated last block: nothing is
+// written (all or none); without the last two, all of it is.
 func TestApplyBlocks(t *testing.T) {
 	files := map[string]string{
 		"src/open.py":   "def a():\n    return 1\n",
@@ -23,10 +24,11 @@ func TestApplyBlocks(t *testing.T) {
 	e.Open(uo, "python", files["src/open.py"])
 	read(t, e, uo, nil, nil)
 	read(t, e, uc, nil, nil)
-	out := "I'll fix both functions.\n\n" +
+	good := "I'll fix both functions.\n\n" +
 		"src/open.py\n<<<< EDIT\ndef a():\n    return 1\n==== REPLACE\ndef a():\n    return 2\n>>>> EDIT END\n\n" +
 		"Now the Go file:\n\n```go\nsrc/closed.go\n<<<< EDIT\nfunc F() {\n\treturn\n==== REPLACE\nfunc F() {\n\treturn // done\n>>>> EDIT END\n```\n\n" +
-		"src/new/util.py\n<<<< EDIT\n==== REPLACE\nX = 1\n>>>> EDIT END\n\n" +
+		"src/new/util.py\n<<<< EDIT\n==== REPLACE\nX = 1\n>>>> EDIT END\n\n"
+	out := good +
 		"src/closed.go\n<<<< EDIT\nfunc G() {\n==== REPLACE\nfunc G() {}\n>>>> EDIT END\n\n" +
 		"src/open.py\n<<<< EDIT\ndef a():\n"
 	var res handlers.BlocksResult
@@ -37,7 +39,29 @@ func TestApplyBlocks(t *testing.T) {
 	for _, b := range res.Blocks {
 		got = append(got, b.Status)
 	}
-	if strings.Join(got, " ") != "applied applied applied failed skipped" || res.OK {
+	if strings.Join(got, " ") != "skipped skipped skipped failed skipped" || res.OK || !strings.Contains(res.Message, "Block 4 (src/closed.go)") {
+		t.Fatalf("statuses %v ok=%v %q: %+v", got, res.OK, res.Message, res.Blocks)
+	}
+	if d := res.Blocks[3].Diagnostic; d == nil || d.Kind != "not_found" && d.Kind != "near_match" {
+		t.Fatalf("failed block diagnostic: %+v", res.Blocks[3])
+	}
+	if e.Buffer(uo) != files["src/open.py"] {
+		t.Fatalf("open buffer changed by a refused output: %q", e.Buffer(uo))
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "src/closed.go")); string(b) != files["src/closed.go"] {
+		t.Fatalf("closed file written by a refused output: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(root, "src/new")); err == nil {
+		t.Fatal("created folder left by a refused output")
+	}
+	if err := e.Call("sightline/applyBlocks", map[string]any{"text": good}, &res); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, b := range res.Blocks {
+		got = append(got, b.Status)
+	}
+	if strings.Join(got, " ") != "applied applied applied" || !res.OK {
 		t.Fatalf("statuses %v ok=%v: %+v", got, res.OK, res.Blocks)
 	}
 	if e.Buffer(uo) != "def a():\n    return 2\n" {
@@ -51,9 +75,6 @@ func TestApplyBlocks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "src/new/util.py")); string(b) != "X = 1\n" {
 		t.Fatalf("created file: %q", b)
-	}
-	if d := res.Blocks[3].Diagnostic; d == nil || d.Kind != "not_found" && d.Kind != "near_match" {
-		t.Fatalf("failed block diagnostic: %+v", res.Blocks[3])
 	}
 	for _, b := range res.Blocks[:3] {
 		if b.Diff == "" {

@@ -162,7 +162,7 @@ func (r *blockRuns) feed(ctx context.Context, env *handlers.Env, p bridge.Blocks
 		out = run.Write(ctx, []byte(p.Chunk))
 	}
 	if p.Close {
-		res := run.Close()
+		res := run.Close(ctx)
 		return encoded(res)
 	}
 	if out == nil {

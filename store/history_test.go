@@ -156,7 +156,7 @@ func TestUpgradeKeepsHistory(t *testing.T) {
 	}
 	for _, q := range []string{"DROP TABLE history_chain", "DROP TABLE history_data",
 		"DROP TRIGGER history_total_insert", "DROP TRIGGER history_total_delete", "DROP TRIGGER history_total_update",
-		"DROP TABLE history_total", "PRAGMA user_version = 5"} {
+		"DROP TABLE history_total", "DROP TABLE write_journal", "PRAGMA user_version = 5"} {
 		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}

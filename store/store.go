@@ -361,6 +361,15 @@ func migrations() []string {
 		CREATE TRIGGER history_total_update AFTER UPDATE OF stored ON history_blobs BEGIN
 			UPDATE history_total SET stored = stored - OLD.stored + NEW.stored WHERE id = 1;
 		END;`,
+		// 8: the journal of multi-file writes in progress: what each one
+		// moves into place, so a write cut short by a crash is finished or
+		// undone when the next process opens the database.
+		`CREATE TABLE write_journal (
+			id      TEXT    PRIMARY KEY,
+			state   TEXT    NOT NULL, -- staged: undo on recovery; committed: finish
+			ops     BLOB    NOT NULL, -- JSON, the writer's own format
+			created INTEGER NOT NULL  -- unix milliseconds
+		) WITHOUT ROWID;`,
 	}
 }
 

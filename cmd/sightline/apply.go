@@ -10,8 +10,9 @@ import (
 	"github.com/sightline-lsp/sightline/handlers"
 )
 
-// runApply reads model output from standard input as a stream and applies
-// each edit block as soon as its ">>>> EDIT END" arrives. Unlike a PATH
+// runApply reads model output from standard input as a stream, checks each
+// edit block as soon as its ">>>> EDIT END" arrives, and writes them all
+// when the output ends, all or none. Unlike a PATH
 // argument, a block's path is relative to the workspace root, not the working
 // directory: models write paths as the repository names them.
 func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -36,6 +37,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer env.Close(context.WithoutCancel(ctx))
 	run := env.NewBlocks(ctx, handlers.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
 	buf := make([]byte, 32<<10)
+	shown := map[int]string{} // the status each block was printed with
 	for {
 		n, err := stdin.Read(buf)
 		if n > 0 {
@@ -47,6 +49,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			for _, r := range rs {
 				if !*asJSON {
 					printBlock(stdout, r)
+					shown[r.Index] = r.Status
 				}
 			}
 		}
@@ -69,10 +72,15 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return exitUsage
 		}
 	} else {
+		// The blocks are written when the output ends: each block's final
+		// status, where it is not the one printed as it arrived.
 		for _, r := range res.Blocks {
-			if r.Status == "skipped" {
+			if shown[r.Index] != r.Status {
 				printBlock(stdout, r)
 			}
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintln(stderr, "warning:", w)
 		}
 		fmt.Fprintln(stdout, res.Message)
 	}

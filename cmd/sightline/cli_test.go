@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,10 +92,18 @@ func TestCLIReadEditApplyWrite(t *testing.T) {
 		t.Fatalf("edit: %d %s", code, out)
 	}
 
-	// Edit blocks from standard input; exit 1 when one fails.
-	blocks := "src/a.go\n<<<< EDIT\npackage b\n==== REPLACE\npackage c\n>>>> EDIT END\nsrc/a.go\n<<<< EDIT\nnope\n==== REPLACE\nyes\n>>>> EDIT END\n"
-	out, _, code = c.run(blocks, "apply")
-	if code != 1 || !strings.Contains(out, "[applied] src/a.go") || !strings.Contains(out, "[failed] src/a.go") {
+	// Edit blocks from standard input; exit 1 when one fails, and then
+	// none is written.
+	good := "src/a.go\n<<<< EDIT\npackage b\n==== REPLACE\npackage c\n>>>> EDIT END\n"
+	out, _, code = c.run(good+"src/a.go\n<<<< EDIT\nnope\n==== REPLACE\nyes\n>>>> EDIT END\n", "apply")
+	if code != 1 || !strings.Contains(out, "[skipped] src/a.go") || !strings.Contains(out, "[failed] src/a.go") {
+		t.Fatalf("apply: %d %s", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "src/a.go")); !strings.HasPrefix(string(b), "package b\n") {
+		t.Fatalf("after a refused apply: %q", b)
+	}
+	out, _, code = c.run(good, "apply")
+	if code != 0 || !strings.Contains(out, "[applied] src/a.go") {
 		t.Fatalf("apply: %d %s", code, out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "src/a.go")); !strings.HasPrefix(string(b), "package c\n") {
@@ -156,29 +165,30 @@ func TestCLIApplyStage(t *testing.T) {
 	}
 }
 
-// TestCLIApplyStreams: a block is applied as soon as its end marker arrives,
-// while the model output is still streaming in.
+// TestCLIApplyStreams: a block is checked as soon as its end marker
+// arrives, while the model output is still streaming in; the blocks are
+// written together when it ends.
 func TestCLIApplyStreams(t *testing.T) {
 	c := newCLI(t, map[string]string{"s.txt": "one\n"})
 	c.run("", "read", "s.txt")
 	cmd := exec.Command(c.bin, "apply")
 	cmd.Dir, cmd.Env = c.dir, c.env
 	in, _ := cmd.StdinPipe()
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &lockedBuffer{}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	in.Write([]byte("Working on it.\n\ns.txt\n<<<< EDIT\none\n==== REPLACE\nONE\n>>>> EDIT END\n\nNow thinking about the next change...\n"))
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) == "ONE\n" {
-			break
-		}
+	for !strings.Contains(out.String(), "[validated] s.txt") {
 		if time.Now().After(deadline) {
-			t.Fatal("the first block was not applied while the output was still open")
+			t.Fatal("the first block was not checked while the output was still open")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "one\n" {
+		t.Fatalf("written before the output ended: %q", b)
 	}
 	in.Write([]byte("s.txt\n<<<< EDIT\nONE\n==== REPLACE\nONE\nTWO\n>>>> EDIT END\n"))
 	in.Close()
@@ -188,6 +198,24 @@ func TestCLIApplyStreams(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "s.txt")); string(b) != "ONE\nTWO\n" {
 		t.Fatalf("after the stream: %q", b)
 	}
+}
+
+// lockedBuffer is a buffer a process writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestCLIPathsFromSubfolder: a PATH is relative to the working directory like
