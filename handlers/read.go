@@ -231,7 +231,7 @@ func (e *Env) document(uri string) (workspace.Doc, error) {
 // normalize turns a client URI into a key: a NUL byte is denied, anything
 // else that names no document is invalid.
 func normalize(uri string) (workspace.Key, error) {
-	k, err := workspace.Normalize(uri)
+	k, err := workspace.DocKey(uri)
 	if err != nil && result.KindOf(err) == "" {
 		return "", result.Wrap(result.InvalidParams, err, err.Error())
 	}

@@ -51,6 +51,9 @@ func (e *cliEnv) key(arg string) workspace.Key {
 	p := arg
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.wd, p)
+		if backend.NamesFolder(arg) {
+			p += string(filepath.Separator) // a folder, for admission to refuse
+		}
 	}
 	return e.Key(p)
 }
