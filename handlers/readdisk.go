@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -83,6 +84,12 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	}
 	t, err := root.Resolve(rel, confine.Read)
 	if err != nil {
+		return no()
+	}
+	// Judged again by the name this resolution reached (the one opened
+	// below): a folder swapped for a link since the check by name may lead
+	// to a file that needs approval, which Read asks for.
+	if e.Policy().Check(filepath.ToSlash(t.Rel)).Kind != policy.Allowed {
 		return no()
 	}
 	t.Name = e.WS.Rel(k)
