@@ -284,7 +284,9 @@ func (e *Env) ApplyBlocks(ctx context.Context, p BlocksParams) (BlocksResult, er
 func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	e := b.e
 	start := time.Now()
-	r := BlockResult{Index: blk.Index, Path: blk.Path}
+	// Named as the admission step names it (relative inside the workspace,
+	// absolute outside), in the answer and the audit row alike.
+	r := BlockResult{Index: blk.Index, Path: e.WS.Rel(e.WS.KeyOf(blk.Path))}
 	fail := func(err error) BlockResult {
 		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
 		if !b.dryRun {
