@@ -134,6 +134,17 @@ func (o *Outcome) addWarning(w string) {
 	}
 }
 
+// WithWarnings is o carrying ws too, each once: an edit's and a rollback's
+// result keep warnings of their own beside the outcome's, and the one
+// rendering of an answer prints them all, on success and refusal alike.
+func (o Outcome) WithWarnings(ws []string) Outcome {
+	o.Warnings = slices.Clone(o.Warnings)
+	for _, w := range ws {
+		o.addWarning(w)
+	}
+	return o
+}
+
 // annotate adds the warnings every answer carries: the ledger's database
 // is unavailable (reads are not saved), and the documents the answer is about
 // are out of sync with the editor.

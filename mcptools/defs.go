@@ -223,7 +223,7 @@ func (t *tools) edit(ctx context.Context, in editIn) (*mcp.CallToolResult, error
 		return bad, nil
 	}
 	res, err := t.b.Edit(ctx, handlers.EditParams{Caller: t.caller(in.Session), TextDocument: handlers.TextDocument{URI: string(k)}, Edits: in.Edits, FileHash: in.FileHash, DryRun: in.DryRun})
-	return t.answer(withWarnings(res.Outcome, res.Warnings), err, func(b *strings.Builder) {
+	return t.answer(res.Outcome.WithWarnings(res.Warnings), err, func(b *strings.Builder) {
 		if len(res.FreshRefs) > 0 {
 			fmt.Fprintln(b, "fresh refs (now counted as read):")
 			for _, l := range res.FreshRefs {

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,18 +130,6 @@ func (t *tools) answer(out handlers.Outcome, err error, refusal, ok func(*string
 	}
 	ok(&b)
 	return text(b.String())
-}
-
-// withWarnings is o carrying a result's own warnings too (an edit's and a
-// rollback's result keep theirs beside the outcome's), so that answer
-// prints them all, on success and refusal alike.
-func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
-	for _, w := range ws {
-		if !slices.Contains(o.Warnings, w) {
-			o.Warnings = append(o.Warnings, w)
-		}
-	}
-	return o
 }
 
 // resolve turns a tool path (relative to the workspace root, or absolute)

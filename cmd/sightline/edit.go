@@ -58,7 +58,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		DryRun:       *dryRun,
 		FullRefresh:  *full,
 	})
-	return out.answer(res, withWarnings(res.Outcome, res.Warnings), err, func(w io.Writer) {
+	return out.answer(res, res.Outcome.WithWarnings(res.Warnings), err, func(w io.Writer) {
 		for _, l := range res.FreshRefs {
 			fmt.Fprintln(w, l)
 		}

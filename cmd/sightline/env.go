@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -192,16 +191,4 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 		return exitRefused
 	}
 	return exitOK
-}
-
-// withWarnings is o carrying a result's own warnings too (an edit's and a
-// rollback's result keep theirs beside the outcome's), so that the one
-// rendering of an answer prints them all.
-func withWarnings(o handlers.Outcome, ws []string) handlers.Outcome {
-	for _, w := range ws {
-		if !slices.Contains(o.Warnings, w) {
-			o.Warnings = append(o.Warnings, w)
-		}
-	}
-	return o
 }

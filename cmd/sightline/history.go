@@ -120,7 +120,7 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	out := output{"rollback", stdout, stderr, *asJSON, false}
 	key := env.key(path)
 	res, err := env.Rollback(ctx, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
-	return out.answer(res, withWarnings(res.Outcome, res.Warnings), err, func(w io.Writer) {
+	return out.answer(res, res.Outcome.WithWarnings(res.Warnings), err, func(w io.Writer) {
 		if res.Expanded != "" {
 			io.WriteString(w, res.Expanded)
 		}

@@ -57,7 +57,7 @@ func commands() []command {
 		{"mcp", "mcp [--session S] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP},
 		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit},
-		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output, each as soon as it completes;\n      a block's path is relative to the workspace root, as models write it", runApply},
+		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output: each checked as it completes, all\n      written together at the end, or none; a block's path is relative to the workspace root, as models write it", runApply},
 		{"open", "open PATH[:LINE] [--json]", "show a document in the running editor (through its language server)", runOpen},
 		{"patch", "patch [--dry-run] [--json] [--session S] < PATCH", "apply a unified diff or a V4A patch: every file exactly, or none", runPatch},
 		{"write", "write PATH --mode create|edit|append|overwrite [--old-text T] [--expected-version H] [--dry-run] [--json] < content", "str_replace-style writes, guarded like edits", runWrite},
