@@ -199,6 +199,28 @@ func TestFolderSwapRace(t *testing.T) {
 			return nil
 		})
 	})
+	t.Run("patch create", func(t *testing.T) {
+		// The multi-file write transaction stages and places through the
+		// same descriptors.
+		d := openDir("d")
+		race(t, "d", "dlink", func(i int) error {
+			name := fmt.Sprintf("p%d", i)
+			text := fmt.Sprintf("patched %d\n", i)
+			patch := "*** Begin Patch\n*** Add File: d/hooks/" + name + "\n+" + strings.TrimSuffix(text, "\n") + "\n*** End Patch\n"
+			ok, out := answer(patch, "patch")
+			got, made := readAt(d, "hooks/"+name)
+			err := gitUnchanged()
+			switch {
+			case err != nil:
+				return fmt.Errorf("%v (answer %s)", err, out)
+			case ok && got != text:
+				return fmt.Errorf("answered ok, but d/hooks/%s holds %q (answer %s)", name, got, out)
+			case !ok && made:
+				return fmt.Errorf("refused, but d/hooks/%s was created (answer %s)", name, out)
+			}
+			return nil
+		})
+	})
 	t.Run("denied read", func(t *testing.T) {
 		race(t, "s", "slink", func(i int) error {
 			if _, out := answer("", "read", "s/plan.txt"); strings.Contains(out, "SECRET-PLAN-MARKER") {
