@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -94,10 +95,11 @@ func TestFolderSwapRace(t *testing.T) {
 		"s/plan.txt":        "public plan\n",
 		"private/plan.txt":  "PRIVATE-PLAN-MARKER\n",
 		"p/plan.txt":        "public plan\n",
+		"r/config":          "start\n",
 		".sightline.json":   `{"guard":"off","policy":{"deny":["secrets/**"],"sensitive":["private/**"]}}`,
 	})
 	ws := c.dir
-	for link, dest := range map[string]string{"elink": ".git", "dlink": ".git", "slink": "secrets", "plink": "private"} {
+	for link, dest := range map[string]string{"elink": ".git", "dlink": ".git", "slink": "secrets", "plink": "private", "rlink": ".git"} {
 		if err := os.Symlink(dest, filepath.Join(ws, link)); err != nil {
 			t.Fatal(err)
 		}
@@ -218,6 +220,59 @@ func TestFolderSwapRace(t *testing.T) {
 			case !ok && made:
 				return fmt.Errorf("refused, but d/hooks/%s was created (answer %s)", name, out)
 			}
+			return nil
+		})
+	})
+	t.Run("rollback", func(t *testing.T) {
+		// Two kept versions of r/config, made before the race; the race
+		// rolls back to one, then the other.
+		texts := []string{"one\n", "two\n"}
+		for _, text := range texts {
+			if ok, out := answer(text, "write", "r/config", "--mode", "overwrite"); !ok {
+				t.Fatalf("write r/config: %s", out)
+			}
+		}
+		_, hist := answer("", "history", "r/config")
+		var h struct {
+			Versions []struct {
+				ID       int64  `json:"id"`
+				FileHash string `json:"fileHash"`
+			} `json:"versions"`
+		}
+		json.Unmarshal([]byte(hist), &h)
+		ids := make([]string, len(texts))
+		for i, text := range texts {
+			want := fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(text)))
+			for _, v := range h.Versions {
+				if v.FileHash == want {
+					ids[i] = fmt.Sprint(v.ID)
+				}
+			}
+			if ids[i] == "" {
+				t.Fatalf("no kept version of %q in %s", text, hist)
+			}
+		}
+		r := openDir("r")
+		last := texts[1]
+		applied := 0
+		defer func() { t.Logf("%d rollbacks applied", applied) }()
+		race(t, "r", "rlink", func(i int) error {
+			want := texts[i%2]
+			ok, out := answer("", "rollback", "r/config", ids[i%2])
+			if ok {
+				applied++
+			}
+			got, _ := readAt(r, "config")
+			err := gitUnchanged()
+			switch {
+			case err != nil:
+				return fmt.Errorf("%v (answer %s)", err, out)
+			case ok && got != want:
+				return fmt.Errorf("answered ok, but r/config holds %q, not %q (answer %s)", got, want, out)
+			case !ok && got != last:
+				return fmt.Errorf("refused, but r/config changed to %q (answer %s)", got, out)
+			}
+			last = got
 			return nil
 		})
 	})
