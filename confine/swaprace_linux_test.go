@@ -6,11 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/sightline-lsp/sightline/internal/swaptest"
 )
 
 // TestFolderSwapRaceInProcess races every operation of the root against a
@@ -39,16 +38,7 @@ func folderSwapRace(t *testing.T, noOpenat2 bool) {
 	r.base.noOpenat2.Store(noOpenat2) // where the kernel has no openat2
 	e, _ := os.Open(filepath.Join(ws, "e"))
 	defer e.Close()
-	top, _ := os.Open(ws)
-	defer top.Close()
-	var stop atomic.Bool
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for !stop.Load() {
-			unix.Renameat2(int(top.Fd()), "e", int(top.Fd()), "elink", unix.RENAME_EXCHANGE)
-		}
-	}()
+	stop := swaptest.Start(t, ws, "e", "elink")
 	inE := func(name string) string {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/self/fd/%d/%s", e.Fd(), name))
 		return string(b)
@@ -109,9 +99,8 @@ func folderSwapRace(t *testing.T, noOpenat2 bool) {
 			os.WriteFile(filepath.Join(ws, ".git/hooks/keep"), nil, 0o644)
 		}
 	}
-	stop.Store(true)
-	<-done
-	t.Logf("%d tries, %d escapes (openat2 used: %v)", tries, escapes, !r.base.noOpenat2.Load())
+	swaps := stop()
+	t.Logf("%d tries, %d escapes, %d swaps (openat2 used: %v)", tries, escapes, swaps, !r.base.noOpenat2.Load())
 	if escapes > 0 {
 		t.Errorf("%d escapes in %d tries", escapes, tries)
 	}

@@ -5,15 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
+
+	"github.com/sightline-lsp/sightline/internal/swaptest"
 )
 
 // TestFilesSwapRace: while a folder is swapped for a link to a folder
@@ -26,16 +25,7 @@ func TestFilesSwapRace(t *testing.T) {
 	writeTree(t, outside, map[string]string{"outside-secret-name.txt": "x\n"})
 	os.Symlink(outside, filepath.Join(root, "dlink"))
 	env := NewEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), config.Default(), nil)
-	top, _ := os.Open(root)
-	defer top.Close()
-	var stop atomic.Bool
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for !stop.Load() {
-			unix.Renameat2(int(top.Fd()), "d", int(top.Fd()), "dlink", unix.RENAME_EXCHANGE)
-		}
-	}()
+	stop := swaptest.Start(t, root, "d", "dlink")
 	tries, escapes := 0, 0
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && tries < 5000; tries++ {
 		res, err := env.Files(context.Background(), FilesParams{})
@@ -50,7 +40,6 @@ func TestFilesSwapRace(t *testing.T) {
 			}
 		}
 	}
-	stop.Store(true)
-	<-done
-	t.Logf("%d listings, %d escapes", tries, escapes)
+	swaps := stop()
+	t.Logf("%d listings, %d escapes (%d swaps)", tries, escapes, swaps)
 }

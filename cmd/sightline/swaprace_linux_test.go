@@ -7,47 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// swapper exchanges a and b (a folder and a symbolic link, both in dir) with
-// renameat2(RENAME_EXCHANGE) in a tight loop until stopped: the kernel
-// swaps them atomically, as an attacker's process would.
-func swapper(t *testing.T, dir, a, b string) (stop func() int64) {
-	t.Helper()
-	d, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fd := int(d.Fd())
-	var done atomic.Bool
-	var swaps atomic.Int64
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		for !done.Load() {
-			if err := unix.Renameat2(fd, a, fd, b, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2(RENAME_EXCHANGE): %v", err)
-				return
-			}
-			swaps.Add(1)
-		}
-	}()
-	return func() int64 {
-		done.Store(true)
-		<-finished
-		// Leave the folder under its own name.
-		if fi, err := os.Lstat(filepath.Join(dir, a)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			unix.Renameat2(fd, a, fd, b, unix.RENAME_EXCHANGE)
-		}
-		d.Close()
-		return swaps.Load()
-	}
-}
+	"github.com/sightline-lsp/sightline/internal/swaptest"
+)
 
 // readAt reads name relative to the open folder dir: the folder itself,
 // whatever it is called at the moment.
@@ -134,8 +100,24 @@ func TestFolderSwapRace(t *testing.T) {
 		json.Unmarshal([]byte(out), &r)
 		return r.OK, out
 	}
+	// landed checks one write's answer against the folder it named, reached
+	// by that folder's own descriptor: .git untouched; answered ok, name
+	// holds want; refused, name is as it was (was; absent when !existed).
+	landed := func(dir *os.File, name string, ok bool, out, want, was string, existed bool) (string, error) {
+		got, exists := readAt(dir, name)
+		if err := gitUnchanged(); err != nil {
+			return got, fmt.Errorf("%v (answer %s)", err, out)
+		}
+		switch {
+		case ok && got != want:
+			return got, fmt.Errorf("answered ok, but %s holds %q, not %q (answer %s)", name, got, want, out)
+		case !ok && (exists != existed || got != was):
+			return got, fmt.Errorf("refused, but %s changed to %q (answer %s)", name, got, out)
+		}
+		return got, nil
+	}
 	race := func(t *testing.T, folder, link string, try func(i int) error) {
-		stop := swapper(t, ws, folder, link)
+		stop := swaptest.Start(t, ws, folder, link)
 		deadline := time.Now().Add(raceTime)
 		tries, escapes := 0, 0
 		for i := 0; i < raceTries && time.Now().Before(deadline); i++ {
@@ -160,18 +142,11 @@ func TestFolderSwapRace(t *testing.T) {
 		race(t, "e", "elink", func(i int) error {
 			text := fmt.Sprintf("write %d\n", i)
 			ok, out := answer(text, "write", "e/config", "--mode", "overwrite")
-			got, _ := readAt(e, "config")
-			err := gitUnchanged()
-			switch {
-			case err != nil:
-				return fmt.Errorf("%v (answer %s)", err, out)
-			case ok && got != text:
-				return fmt.Errorf("answered ok, but e/config holds %q (answer %s)", got, out)
-			case !ok && got != last:
-				return fmt.Errorf("refused, but e/config changed to %q (answer %s)", got, out)
+			got, err := landed(e, "config", ok, out, text, last, true)
+			if err == nil {
+				last = got
 			}
-			last = got
-			return nil
+			return err
 		})
 	})
 	t.Run("read", func(t *testing.T) {
@@ -188,17 +163,8 @@ func TestFolderSwapRace(t *testing.T) {
 			name := fmt.Sprintf("x%d", i)
 			text := fmt.Sprintf("create %d\n", i)
 			ok, out := answer(text, "write", "d/hooks/"+name, "--mode", "create")
-			got, made := readAt(d, "hooks/"+name)
-			err := gitUnchanged()
-			switch {
-			case err != nil:
-				return fmt.Errorf("%v (answer %s)", err, out)
-			case ok && got != text:
-				return fmt.Errorf("answered ok, but d/hooks/%s holds %q (answer %s)", name, got, out)
-			case !ok && made:
-				return fmt.Errorf("refused, but d/hooks/%s was created (answer %s)", name, out)
-			}
-			return nil
+			_, err := landed(d, "hooks/"+name, ok, out, text, "", false)
+			return err
 		})
 	})
 	t.Run("patch create", func(t *testing.T) {
@@ -210,17 +176,8 @@ func TestFolderSwapRace(t *testing.T) {
 			text := fmt.Sprintf("patched %d\n", i)
 			patch := "*** Begin Patch\n*** Add File: d/hooks/" + name + "\n+" + strings.TrimSuffix(text, "\n") + "\n*** End Patch\n"
 			ok, out := answer(patch, "patch")
-			got, made := readAt(d, "hooks/"+name)
-			err := gitUnchanged()
-			switch {
-			case err != nil:
-				return fmt.Errorf("%v (answer %s)", err, out)
-			case ok && got != text:
-				return fmt.Errorf("answered ok, but d/hooks/%s holds %q (answer %s)", name, got, out)
-			case !ok && made:
-				return fmt.Errorf("refused, but d/hooks/%s was created (answer %s)", name, out)
-			}
-			return nil
+			_, err := landed(d, "hooks/"+name, ok, out, text, "", false)
+			return err
 		})
 	})
 	t.Run("rollback", func(t *testing.T) {
@@ -262,18 +219,11 @@ func TestFolderSwapRace(t *testing.T) {
 			if ok {
 				applied++
 			}
-			got, _ := readAt(r, "config")
-			err := gitUnchanged()
-			switch {
-			case err != nil:
-				return fmt.Errorf("%v (answer %s)", err, out)
-			case ok && got != want:
-				return fmt.Errorf("answered ok, but r/config holds %q, not %q (answer %s)", got, want, out)
-			case !ok && got != last:
-				return fmt.Errorf("refused, but r/config changed to %q (answer %s)", got, out)
+			got, err := landed(r, "config", ok, out, want, last, true)
+			if err == nil {
+				last = got
 			}
-			last = got
-			return nil
+			return err
 		})
 	})
 	t.Run("denied read", func(t *testing.T) {
