@@ -85,24 +85,27 @@ func filterLines(r *bufio.Reader, good io.Writer, bad io.Writer, maxLine int) er
 	}
 }
 
-// pass sends msg on when the SDK will take it, else answers it.
+// pass sends msg on when the SDK will take it, else answers it. A good
+// message is decoded once here; the checks that name what is wrong run only
+// for a bad one.
 func pass(msg []byte, good, bad io.Writer) error {
+	if msg[0] == '{' {
+		if _, err := jsonrpc.DecodeMessage(msg); err == nil {
+			_, err := good.Write(append(msg, '\n'))
+			return err
+		} else if json.Valid(msg) {
+			return answerError(bad, idOf(msg), codeInvalidRequest, fmt.Sprintf("Invalid request: %v", err))
+		}
+	}
 	if !json.Valid(msg) {
 		// Not JSON at all, or nested deeper than a decoder goes.
 		return answerError(bad, nil, codeParseError, "Parse error: the line is not valid JSON (or is nested too deeply); send one JSON-RPC 2.0 message a line")
 	}
-	if msg[0] != '{' {
-		what := "a JSON value that is not an object"
-		if msg[0] == '[' {
-			what = "a batch (an array), which this server does not take"
-		}
-		return answerError(bad, nil, codeInvalidRequest, "Invalid request: "+what+"; send one JSON-RPC 2.0 message object a line")
+	what := "a JSON value that is not an object"
+	if msg[0] == '[' {
+		what = "a batch (an array), which this server does not take"
 	}
-	if _, err := jsonrpc.DecodeMessage(msg); err != nil {
-		return answerError(bad, idOf(msg), codeInvalidRequest, fmt.Sprintf("Invalid request: %v", err))
-	}
-	_, err := good.Write(append(msg, '\n'))
-	return err
+	return answerError(bad, nil, codeInvalidRequest, "Invalid request: "+what+"; send one JSON-RPC 2.0 message object a line")
 }
 
 // idOf is the id of an invalid message when it is a valid one (a number or

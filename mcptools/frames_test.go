@@ -26,3 +26,17 @@ func TestFilterOverlongLine(t *testing.T) {
 		t.Fatalf("answers: %s", answers.String())
 	}
 }
+
+// BenchmarkPassLargeWrite: the filter's checks of one message, the largest
+// sightline_write the protocol takes (16 MiB of content in one line).
+func BenchmarkPassLargeWrite(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sightline_write","arguments":{"path":"big.txt","mode":"create","content":"` +
+		strings.Repeat(`line of text \"quoted\"\n`, (16<<20)/24) + `"}}}`)
+	msg = append(msg, '\n')[:len(msg)] // room for the newline pass appends
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if err := pass(msg, io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
