@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -75,15 +74,10 @@ func (b *Backend) Root() string { return b.ws.Root() }
 // ending in a separator, which name a folder (cleaning the path would make
 // "newdir/" a file named newdir).
 func (b *Backend) Resolve(path string) (workspace.Key, error) {
-	if NamesFolder(path) {
-		return "", result.Errorf(result.InvalidParams, "%s ends in a separator, so it names a folder; sightline reads and writes files: name a file in it (%sname.txt).", path, path)
+	if workspace.NamesFolder(path) {
+		return "", workspace.FolderError(path)
 	}
 	return b.ws.Resolve(path)
-}
-
-// NamesFolder reports whether a path argument ends in a separator.
-func NamesFolder(path string) bool {
-	return len(path) > 1 && os.IsPathSeparator(path[len(path)-1])
 }
 
 // Key turns a path relative to the workspace root (or absolute) into a

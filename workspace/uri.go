@@ -3,6 +3,7 @@ package workspace
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -139,7 +140,18 @@ func encodePath(p string) string {
 func DocKey(raw string) (Key, error) {
 	k, err := Normalize(raw)
 	if err == nil && k.IsFile() && strings.HasSuffix(raw, "/") && !strings.HasSuffix(string(k), ":///") {
-		return "", result.Errorf(result.InvalidParams, "%s ends in a separator, so it names a folder; sightline reads and writes files: name a file in it.", raw)
+		return "", FolderError(raw)
 	}
 	return k, err
+}
+
+// NamesFolder reports whether a path ends in a separator: it names a folder,
+// which cleaning the path would hide.
+func NamesFolder(path string) bool {
+	return len(path) > 1 && os.IsPathSeparator(path[len(path)-1])
+}
+
+// FolderError refuses a path or URI that names a folder.
+func FolderError(name string) error {
+	return result.Errorf(result.InvalidParams, "%s ends in a separator, so it names a folder; sightline reads and writes files: name a file in it.", name)
 }

@@ -566,7 +566,7 @@ func (w *Workspace) KeyOf(path string) Key {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.roots.Load().primary(), p)
 	}
-	if len(path) > 1 && os.IsPathSeparator(path[len(path)-1]) {
+	if NamesFolder(path) {
 		// A path ending in a separator names a folder: the URI keeps the
 		// slash that cleaning would drop, for the call to refuse (DocKey).
 		return FromPath(p) + "/"

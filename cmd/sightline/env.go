@@ -50,7 +50,7 @@ func (e *cliEnv) key(arg string) workspace.Key {
 	p := arg
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.wd, p)
-		if backend.NamesFolder(arg) {
+		if workspace.NamesFolder(arg) {
 			p += string(filepath.Separator) // a folder, for admission to refuse
 		}
 	}
@@ -60,7 +60,7 @@ func (e *cliEnv) key(arg string) workspace.Key {
 // resolve turns a PATH argument (relative to the working directory, or
 // absolute) into a document key; outside the workspace it is denied.
 func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
-	if backend.NamesFolder(arg) {
+	if workspace.NamesFolder(arg) {
 		return e.Resolve(arg) // refused as naming a folder, which Join would hide
 	}
 	p := arg
