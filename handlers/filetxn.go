@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -319,18 +318,25 @@ func (e *Env) checkStaged(f *stagedFile) error {
 			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
 		}
 		f.old, f.like = confine.IDOf(fi), fi
-		data, _, err := f.root.ReadFile(f.from, MaxWriteSize*4)
+		// Compared as the one-file write compares: streamed against the
+		// snapshot, neither copied.
+		rf, _, err := f.root.OpenRead(f.from)
 		if err != nil {
 			return err
 		}
-		if !bytes.Equal(data, []byte(w.before.Snap.Text())) {
+		same, err := sameReader(rf, w.before.Snap)
+		rf.Close()
+		if err != nil {
+			return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
+		}
+		if !same {
 			if w.before.Open {
 				return result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it; nothing was written.", w.rel)
 			}
-			return result.Errorf(result.FileChanged, "%s changed on disk while the write was being prepared; nothing was written. Read it again and retry.", w.rel)
+			return changedOnDisk(w.rel)
 		}
 		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
-			return result.Errorf(result.FileChanged, "%s changed on disk while the write was being prepared; nothing was written. Read it again and retry.", w.rel)
+			return changedOnDisk(w.rel)
 		}
 	}
 	if w.op == opDelete {
@@ -378,7 +384,7 @@ func snapWriter(s *textdoc.Snapshot) func(io.Writer) error {
 func (f *stagedFile) recheck() error {
 	if f.w.op != opCreate {
 		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
-			return result.Errorf(result.FileChanged, "%s changed on disk while the write was being prepared; nothing was written. Read it again and retry.", f.w.rel)
+			return changedOnDisk(f.w.rel)
 		}
 	}
 	if f.w.op == opCreate || f.w.op == opRename {
@@ -710,4 +716,10 @@ func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
 		}
 	}
 	e.dropJournal(ctx, j.ID, true)
+}
+
+// changedOnDisk refuses a write whose file another process changed after
+// the write was planned.
+func changedOnDisk(rel string) error {
+	return result.Errorf(result.FileChanged, "%s changed on disk while the write was being prepared; nothing was written. Read it again and retry.", rel)
 }
