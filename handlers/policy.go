@@ -108,11 +108,15 @@ func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error)
 	switch {
 	case result.KindOf(err) == result.Denied:
 		return policy.Verdict{}, rel, err
+	case write && err != nil:
+		// A write says why before anything is read (a name too long, a
+		// file where a folder should be), not what a read would say.
+		return policy.Verdict{}, rel, err
 	case t.Rel != "": // a refusal for another reason still names what it reached
 		real = filepath.ToSlash(t.Rel)
 	}
-	// Other failures (a missing folder, a name too long) are the load's to
-	// answer; the rules below hold for the name all the same.
+	// A read's other failures (a missing folder, a name too long) are the
+	// load's to answer; the rules below hold for the name all the same.
 	pol := e.Policy()
 	v := pol.Check(named)
 	if real != named {
