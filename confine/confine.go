@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/sightline-lsp/sightline/result"
@@ -38,6 +39,12 @@ type Root struct {
 	r    *os.Root // Resolve's walk, which follows links inside
 	base *base    // every operation's walk, which follows none (walk_*.go)
 	gate Gate
+	// swept holds the folders (relative to the root) whose abandoned temp
+	// files this root has removed: once per folder is enough, since a
+	// writer's own temp files are never abandoned while it lives, and
+	// listing the folder on every write made a write of many files to one
+	// folder quadratic.
+	swept sync.Map
 }
 
 // Gate is the caller's path policy (deny rules), applied by Resolve to the
@@ -84,8 +91,8 @@ const (
 )
 
 // Target is a path inside the root with every symlink resolved (inside the
-// root), as it was when resolved. Every operation on it (OpenRead, Replace,
-// Create, Remove, Rename) reaches Rel from the root following no link: if a
+// root), as it was when resolved. Every operation on it (OpenRead, Stage,
+// Put, Place, RemoveID) reaches Rel from the root following no link: if a
 // folder on the way, or the file, has become a link since, the operation
 // is refused (file_changed) and nothing is read or written through it.
 type Target struct {

@@ -1,8 +1,6 @@
 package confine
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,7 +113,7 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
-func TestReplaceKeepsModeAndLink(t *testing.T) {
+func TestStageKeepsModeAndLink(t *testing.T) {
 	r, ws, _ := setup(t)
 	p := filepath.Join(ws, "a/b/c.txt")
 	os.Chmod(p, 0o751)
@@ -123,7 +121,7 @@ func TestReplaceKeepsModeAndLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }, nil); err != nil {
+	if err := replaceText(r, tg, "new\n", nil); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(p)
@@ -138,9 +136,8 @@ func TestReplaceKeepsModeAndLink(t *testing.T) {
 	}
 }
 
-func TestReplaceRefusals(t *testing.T) {
+func TestStageRefusals(t *testing.T) {
 	r, ws, _ := setup(t)
-	write := func(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err }
 	os.WriteFile(filepath.Join(ws, "ro.txt"), []byte("ro\n"), 0o444)
 	os.WriteFile(filepath.Join(ws, "hl.txt"), []byte("hl\n"), 0o644)
 	os.Link(filepath.Join(ws, "hl.txt"), filepath.Join(ws, "hl2.txt"))
@@ -149,7 +146,7 @@ func TestReplaceRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Replace(tg, write, nil); result.KindOf(err) != kind {
+		if err := replaceText(r, tg, "x\n", nil); result.KindOf(err) != kind {
 			t.Errorf("%s: %v, want %s", name, err, kind)
 		}
 	}
@@ -164,13 +161,13 @@ func TestCreate(t *testing.T) {
 	if err != nil || tg.Exists {
 		t.Fatal(tg, err)
 	}
-	if _, err := r.Create(tg, []byte("hi\n"), 0o644); err != nil {
+	if err := createText(r, tg, "hi\n"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "n/m/new.txt")); string(b) != "hi\n" {
 		t.Fatalf("%q", b)
 	}
-	if _, err := r.Create(tg, []byte("again\n"), 0o644); result.KindOf(err) != result.Exists {
+	if err := createText(r, tg, "again\n"); result.KindOf(err) != result.Exists {
 		t.Fatalf("create over a file: %v", err)
 	}
 	// Under a file: the OS's reason, as io_error.
@@ -195,7 +192,7 @@ func TestAbandonedTempsCleaned(t *testing.T) {
 	theirs := filepath.Join(dir, ".sightline-notours.tmp")
 	os.WriteFile(theirs, nil, 0o600)
 	tg, _ := r.Resolve("a/b/c.txt", Write)
-	if _, err := r.Replace(tg, func(w io.Writer) error { _, err := w.Write(bytes.Repeat([]byte("z"), 10)); return err }, nil); err != nil {
+	if err := replaceText(r, tg, "zzzzzzzzzz", nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); err == nil {
@@ -221,10 +218,10 @@ func TestReadAllSized(t *testing.T) {
 	}
 }
 
-// ResolveEntry names a link itself: a remove or a rename acts on the link,
-// never on the file it points to, while folders on the way still resolve.
-func TestResolveEntryActsOnTheLink(t *testing.T) {
-	r, ws, out := setup(t)
+// ResolveEntry names a link itself, never the file it points to, while
+// folders on the way still resolve.
+func TestResolveEntryNamesTheLink(t *testing.T) {
+	r, _, _ := setup(t)
 	for _, c := range []struct{ rel, want, kind string }{
 		{"rel", "rel", ""},
 		{"out", "out", ""},              // the link is inside, whatever it names
@@ -241,35 +238,5 @@ func TestResolveEntryActsOnTheLink(t *testing.T) {
 	tg, err := r.ResolveEntry("rel", Write)
 	if err != nil || tg.Info.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("rel: %v %v", tg.Info, err)
-	}
-	to, err := r.ResolveEntry("moved", Write)
-	if err != nil || to.Exists {
-		t.Fatal(to, err)
-	}
-	if err := r.Rename(tg, to); err != nil {
-		t.Fatal(err)
-	}
-	if dest, err := os.Readlink(filepath.Join(ws, "moved")); err != nil || dest != "a/b/c.txt" {
-		t.Fatalf("the link was not moved: %q %v", dest, err)
-	}
-	for _, n := range []string{"moved", "out"} {
-		tg, err := r.ResolveEntry(n, Write)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Remove(tg); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if b, err := os.ReadFile(filepath.Join(ws, "a/b/c.txt")); err != nil || string(b) != "c\n" {
-		t.Fatalf("the file a removed link named: %q %v", b, err)
-	}
-	if b, err := os.ReadFile(filepath.Join(out, "x.txt")); err != nil || string(b) != "SECRET\n" {
-		t.Fatalf("the outside file a removed link named: %q %v", b, err)
-	}
-	for _, n := range []string{"moved", "out", "rel"} {
-		if _, err := os.Lstat(filepath.Join(ws, n)); err == nil {
-			t.Errorf("%s is still there", n)
-		}
 	}
 }

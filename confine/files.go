@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -129,6 +128,7 @@ func isTemp(name string) bool {
 // between a check and the rename.
 type folder struct {
 	r       *Root
+	rel     string // the folder, relative to the root
 	d       *dir
 	parents []*dir // kept open by mkdirs, so undo reaches the folders it made
 }
@@ -139,7 +139,7 @@ func (r *Root) folder(rel, name string) (*folder, error) {
 	if err != nil {
 		return nil, r.fault(err, name)
 	}
-	return &folder{r: r, d: d}, nil
+	return &folder{r: r, rel: rel, d: d}, nil
 }
 
 func (f *folder) close() {
@@ -149,12 +149,14 @@ func (f *folder) close() {
 	}
 }
 
-// temp makes a new locked temp file in the folder, removing first the temp
-// files of writers that are gone. The folder's shared lock spans creating
+// temp makes a new locked temp file in the folder, removing first (once per
+// folder and root) the temp files of writers that are gone. The folder's shared lock spans creating
 // and locking the file, so the cleaner (which takes it exclusively) never
 // takes a fresh, not yet locked temp file for an abandoned one.
 func (f *folder) temp(name string, perm fs.FileMode) (*os.File, string, error) {
-	f.clean()
+	if _, done := f.r.swept.LoadOrStore(filepath.Clean(f.rel), true); !done {
+		f.clean()
+	}
 	release := lockFolder(f.d.f, false)
 	defer release()
 	for range 8 {
@@ -208,123 +210,9 @@ func (f *folder) sync() {
 	_ = f.d.f.Sync() // the rename itself durable; best effort where folders refuse fsync
 }
 
-// ErrChanged is what Replace answers when the file is not the one the
-// caller planned against, or changed while the new copy was written.
+// ErrChanged is the answer when a file is not the one the caller planned
+// against, or changed while its new copy was written.
 var ErrChanged = errors.New("the file changed")
-
-// Replace writes t (resolved with Write; it must exist) atomically: a temp
-// file in the same folder with t's owner, group and mode, fsync, rename over
-// t, fsync of the folder. A reader, or a crash, sees the old file or the new
-// one. Refused: a file the caller may not write or with no write bit
-// (read_only), a file whose owner the caller cannot give the new copy
-// (read_only), a file with several hard links (denied: a rename would split
-// them), anything but a regular file (denied). The caller holds the file's
-// lock.
-//
-// expect (nil: anything) says whether the file holds what the caller planned
-// against, reading it from its start; ErrChanged if not. It reads while the
-// new copy is written and synced, and the file must not have changed since
-// then when the new copy takes its place (ErrChanged, nothing written): the
-// check costs no time of its own, and a writer outside sightline between
-// the check and the rename is still seen. The old file stays open past the
-// rename and is closed behind the call, so freeing its blocks is not on
-// the caller's path either.
-func (r *Root) Replace(t Target, write func(io.Writer) error, expect func(io.Reader) error) (fs.FileInfo, error) {
-	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
-	f, err := r.folder(dir, t.Name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.close()
-	old, fi, err := f.openOld(base, t.Name)
-	if err != nil {
-		return nil, err
-	}
-	if err := writable(f.d, base, fi, t.Name); err != nil {
-		old.Close()
-		return nil, err
-	}
-	tf, tn, err := f.temp(t.Name, 0o600)
-	if err != nil {
-		old.Close()
-		return nil, err
-	}
-	// The temp file's birth time is the file system's clock when the write
-	// began: a change of the old file after it shows in the old file's
-	// times. The old file was opened before it, so its state is taken again
-	// now, to compare with its state just before the rename.
-	var born int64
-	if st, err := tf.Stat(); err == nil {
-		born = statIDOf(st).ctime
-	}
-	before, err := old.Stat()
-	if err != nil {
-		old.Close()
-		tf.Close()
-		f.d.remove(tn)
-		return nil, r.fault(err, t.Name)
-	}
-	checking := make(chan error, 1)
-	if expect != nil {
-		go func() { checking <- expect(io.NewSectionReader(old, 0, 1<<62)) }()
-	} else {
-		checking <- nil
-	}
-	checked := sync.OnceValue(func() error { return <-checking })
-	fail := func(err error) (fs.FileInfo, error) {
-		checked() // done reading old
-		old.Close()
-		tf.Close()
-		f.d.remove(tn)
-		return nil, err
-	}
-	// Owner first: chown clears the set-id bits, chmod sets them back.
-	if err := keepOwner(tf, fi); err != nil {
-		return fail(result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s belongs to another owner (%s), which sightline cannot give the new copy it renames into place (%s); it was not written.", t.Name, ownerOf(fi), reason(err))))
-	}
-	if err := tf.Chmod(fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-		return fail(r.fault(err, t.Name))
-	}
-	if err := write(&writeback{f: tf}); err != nil {
-		return fail(r.fault(err, t.Name))
-	}
-	if err := tf.Sync(); err != nil {
-		return fail(r.fault(err, t.Name))
-	}
-	if err := checked(); err != nil {
-		return fail(err)
-	}
-	now, err := f.d.statID(base)
-	if err != nil {
-		return fail(r.fault(err, t.Name))
-	}
-	same, racy := unchangedSince(statIDOf(before), now, born)
-	if !same {
-		return fail(ErrChanged)
-	}
-	if racy && expect != nil {
-		// Changed as recently as the write began: its times cannot show a
-		// change since the check, so it is read again.
-		if err := expect(io.NewSectionReader(old, 0, 1<<62)); err != nil {
-			return fail(err)
-		}
-	}
-	// The temp file stays open (and locked) until it has its final name: a
-	// cleaner never takes it for abandoned.
-	if err := f.d.rename(tn, f.d, base); err != nil {
-		return fail(r.fault(err, t.Name))
-	}
-	go old.Close() // the old file's last reference: the kernel frees its blocks here
-	// The new file's state, from its descriptor: it is the file now named
-	// base, and no name is looked up again.
-	after, err := tf.Stat()
-	tf.Close()
-	f.sync()
-	if err != nil {
-		return nil, r.fault(err, t.Name)
-	}
-	return after, nil
-}
 
 // writeback writes to f and has the disk start on each writebackPart as
 // soon as it is written, so the fsync after the last byte waits for the
@@ -346,40 +234,11 @@ func (w *writeback) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// openOld opens the file Replace is to replace, a regular file.
-func (f *folder) openOld(base, name string) (*os.File, fs.FileInfo, error) {
-	old, err := f.d.open(base, openReadFlags, 0)
-	if err != nil {
-		return nil, nil, f.r.fault(err, name)
-	}
-	fi, err := old.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = result.Errorf(result.Denied, "%s changed into a %v while it was being written; nothing was written.", name, fi.Mode().Type())
-	}
-	if err != nil {
-		old.Close()
-		return nil, nil, f.r.fault(err, name)
-	}
-	return old, fi, nil
-}
-
 // statID is what tells one state of a file from another without reading it.
 type statID struct {
 	dev, ino           uint64
 	size, mtime, ctime int64
 	ok                 bool // the platform gives all of it
-}
-
-// unchangedSince compares a file's state before and now. same: nothing
-// shows a change. racy: the file changed as recently as born (the clock
-// when the write began), or its times are unknown, so a change since then
-// might not show: only its bytes can tell.
-func unchangedSince(before, now statID, born int64) (same, racy bool) {
-	if before.ok != now.ok || before.dev != now.dev || before.ino != now.ino || before.size != now.size ||
-		before.mtime != now.mtime || before.ctime != now.ctime {
-		return false, false
-	}
-	return true, !before.ok || before.ctime >= born
 }
 
 // writable refuses a file the caller may not write: no write bit at all
@@ -404,53 +263,6 @@ func writable(d *dir, base string, fi fs.FileInfo, name string) error {
 	return nil
 }
 
-// Create writes a new file t (resolved with Write; it must not exist)
-// whole or not at all, never over an existing one: a temp file hard-linked
-// into place (link fails if the name exists). It gets perm less the umask,
-// as any new file does. Missing folders are made (0777 less the umask), and
-// removed again if the create fails. The caller holds the file's lock. The
-// answer is the new file's state, from its descriptor: what the caller
-// records of it needs no lookup of its name, which may lead elsewhere by
-// the time the call returns.
-func (r *Root) Create(t Target, data []byte, perm fs.FileMode) (fs.FileInfo, error) {
-	if t.Exists {
-		return nil, result.Errorf(result.Exists, "%s already exists.", t.Name)
-	}
-	f, undo, err := r.mkdirs(filepath.Dir(t.Rel), t.Name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.close()
-	tf, tn, err := f.temp(t.Name, perm)
-	if err != nil {
-		undo()
-		return nil, err
-	}
-	defer func() {
-		tf.Close()
-		f.d.remove(tn)
-	}()
-	for _, step := range []func() error{
-		func() error { _, err := tf.Write(data); return err },
-		tf.Sync,
-		func() error { return f.d.link(tn, filepath.Base(t.Rel)) },
-	} {
-		if err := step(); err != nil {
-			undo()
-			if errors.Is(err, fs.ErrExist) {
-				return nil, result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists.", t.Name))
-			}
-			return nil, r.fault(err, t.Name)
-		}
-	}
-	f.sync()
-	fi, err := tf.Stat()
-	if err != nil {
-		return nil, r.fault(err, t.Name)
-	}
-	return fi, nil
-}
-
 // mkdirs opens the folder rel, making those of its folders that are
 // missing, one at a time from the last one opened (never through a link).
 // undo removes the folders it made, innermost first; f.close releases
@@ -460,7 +272,7 @@ func (r *Root) mkdirs(rel, name string) (f *folder, undo func(), err error) {
 	if err != nil {
 		return nil, nil, r.fault(err, name)
 	}
-	f = &folder{r: r, d: cur}
+	f = &folder{r: r, rel: rel, d: cur}
 	type made struct {
 		parent *dir
 		name   string
@@ -493,52 +305,4 @@ func (r *Root) mkdirs(rel, name string) (f *folder, undo func(), err error) {
 		f.d, cur = next, next
 	}
 	return f, undo, nil
-}
-
-// Remove deletes the entry t names (a symbolic link itself, when t comes
-// from ResolveEntry), reaching its folder without following any link.
-func (r *Root) Remove(t Target) error {
-	f, err := r.folder(filepath.Dir(t.Rel), t.Name)
-	if err != nil {
-		return err
-	}
-	defer f.close()
-	if err := f.d.remove(filepath.Base(t.Rel)); err != nil {
-		return r.fault(err, t.Name)
-	}
-	f.sync()
-	return nil
-}
-
-// Rename moves the entry from names (a link itself, when from comes from
-// ResolveEntry) to the new name to; to must not exist (checked by the
-// caller under its lock). Both folders are reached without following any
-// link. Missing folders of to are made (as git apply does), and removed
-// again if the rename fails.
-func (r *Root) Rename(from, to Target) error {
-	src, err := r.folder(filepath.Dir(from.Rel), from.Name)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	dst, undo, err := r.mkdirs(filepath.Dir(to.Rel), to.Name)
-	if err != nil {
-		return err
-	}
-	defer dst.close()
-	tb := filepath.Base(to.Rel)
-	if there, err := dst.d.exists(tb); err != nil || there {
-		undo()
-		if err != nil {
-			return r.fault(err, to.Name)
-		}
-		return result.Errorf(result.Exists, "%s already exists.", to.Name)
-	}
-	if err := src.d.rename(filepath.Base(from.Rel), dst.d, tb); err != nil {
-		undo()
-		return r.fault(err, from.Name)
-	}
-	dst.sync()
-	src.sync()
-	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// expectText is what a caller hands Replace: the file must hold want.
+// expectText checks that the file holds want.
 func expectText(want string) func(io.Reader) error {
 	return func(r io.Reader) error {
 		b, err := io.ReadAll(r)
@@ -28,19 +28,79 @@ func writeText(s string) func(io.Writer) error {
 	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 }
 
-func TestReplaceChecksTheFileItReplaces(t *testing.T) {
+// replaceText does what the write transaction does with one existing file:
+// its state and bytes are checked while the new text is staged, its state
+// again before the text is put in place, and its bytes too when that state
+// is too recent to trust. check nil: no check of the bytes.
+func replaceText(r *Root, tg Target, text string, check func(io.Reader) error) error {
+	like, err := r.Info(tg.Rel)
+	if err != nil {
+		return err
+	}
+	old := IDOf(like)
+	reread := func() error {
+		f, fi, err := r.OpenRead(tg)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if IDOf(fi) != old {
+			return ErrChanged
+		}
+		return check(f)
+	}
+	var checkFn func() error
+	if check != nil {
+		checkFn = reread
+	}
+	s, err := r.Stage(tg, "", writeText(text), like, 0, checkFn)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if check != nil && s.Recent(old) {
+		if err := reread(); err != nil {
+			r.Discard(s)
+			return err
+		}
+	}
+	if err := r.Put(s.Temp, tg.Rel, old); err != nil {
+		r.Discard(s)
+		return err
+	}
+	return nil
+}
+
+// createText does what the write transaction does with a new file.
+func createText(r *Root, tg Target, text string) error {
+	if tg.Exists {
+		return ErrChanged
+	}
+	s, err := r.Stage(tg, "", writeText(text), nil, 0, nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := r.Place(s.Temp, tg.Rel); err != nil {
+		r.Discard(s)
+		return err
+	}
+	return nil
+}
+
+func TestStageChecksTheFileItReplaces(t *testing.T) {
 	r, ws, _ := setup(t)
 	p := filepath.Join(ws, "a/b/c.txt")
 	os.WriteFile(p, []byte("old\n"), 0o644)
 	tg, _ := r.Resolve("a/b/c.txt", Write)
-	if _, err := r.Replace(tg, writeText("new\n"), expectText("old\n")); err != nil {
+	if err := replaceText(r, tg, "new\n", expectText("old\n")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "new\n" {
 		t.Fatalf("%q", b)
 	}
 	// Not what the caller planned against: nothing written.
-	if _, err := r.Replace(tg, writeText("newer\n"), expectText("old\n")); !errors.Is(err, ErrChanged) {
+	if err := replaceText(r, tg, "newer\n", expectText("old\n")); !errors.Is(err, ErrChanged) {
 		t.Fatalf("replace of a file that holds other text: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "new\n" {
@@ -51,8 +111,8 @@ func TestReplaceChecksTheFileItReplaces(t *testing.T) {
 
 // The check runs while the new copy is written; a writer that changes the
 // file after it was checked, in place and to the same size, or by renaming
-// another file over it, is still seen before the rename.
-func TestReplaceSeesAChangeAfterTheCheck(t *testing.T) {
+// another file over it, is still seen before the new copy takes its place.
+func TestStageSeesAChangeAfterTheCheck(t *testing.T) {
 	for name, change := range map[string]func(p string){
 		"in place": func(p string) {
 			f, _ := os.OpenFile(p, os.O_WRONLY, 0)
@@ -74,9 +134,13 @@ func TestReplaceSeesAChangeAfterTheCheck(t *testing.T) {
 				}
 				tg, _ := r.Resolve("a/b/c.txt", Write)
 				check := expectText("old\n")
-				_, err := r.Replace(tg, writeText("new\n"), func(rd io.Reader) error {
+				changed := false
+				err := replaceText(r, tg, "new\n", func(rd io.Reader) error {
 					err := check(rd)
-					change(p)
+					if !changed {
+						change(p)
+						changed = true
+					}
 					return err
 				})
 				if !errors.Is(err, ErrChanged) {
@@ -91,28 +155,22 @@ func TestReplaceSeesAChangeAfterTheCheck(t *testing.T) {
 	}
 }
 
-// A file whose last change is as recent as the write's start cannot be
-// trusted to show a later change in its times: it is read again.
-func TestUnchangedSince(t *testing.T) {
-	at := func(ino uint64, size int64, ctime int64) statID {
-		return statID{dev: 1, ino: ino, size: size, mtime: ctime, ctime: ctime, ok: true}
-	}
-	const born = 1000
+// A file whose last change is as recent as the stage's start cannot be
+// trusted to show a later change in its times.
+func TestRecent(t *testing.T) {
+	s := &Staged{born: 1000}
 	for _, c := range []struct {
-		name        string
-		before, now statID
-		same, racy  bool
+		name   string
+		ctime  int64
+		recent bool
 	}{
-		{"untouched", at(7, 4, 500), at(7, 4, 500), true, false},
-		{"changed", at(7, 4, 500), at(7, 4, 1200), false, false},
-		{"grown", at(7, 4, 500), at(7, 5, 500), false, false},
-		{"another file", at(7, 4, 500), at(8, 4, 500), false, false},
-		{"changed in the write's tick", at(7, 4, born), at(7, 4, born), true, true},
-		{"no times", statID{}, statID{}, true, true},
+		{"changed before", 500, false},
+		{"changed in the stage's tick", 1000, true},
+		{"changed after", 1200, true},
+		{"no times", 0, true},
 	} {
-		same, racy := unchangedSince(c.before, c.now, born)
-		if same != c.same || racy != c.racy {
-			t.Errorf("%s: same %v racy %v, want %v %v", c.name, same, racy, c.same, c.racy)
+		if got := s.Recent(FileID{Dev: 1, Ino: 7, Size: 4, Ctime: c.ctime}); got != c.recent {
+			t.Errorf("%s: recent %v, want %v", c.name, got, c.recent)
 		}
 	}
 }

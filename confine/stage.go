@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -115,24 +116,58 @@ type Staged struct {
 	// Temp is the temp file's path relative to the root.
 	Temp string
 	f    *folder
+	// file is the temp file, open (and, unjournaled, locked against the
+	// cleaner) until the write is done: once placed, it is the new file,
+	// whose state Info gives without looking its name up again.
+	file *os.File
+	born int64  // the file system's clock when the temp file was made
 	undo func() // removes the folders made for it
 }
 
-// Close releases the folders the stage holds open.
+// Close releases the temp file and the folders the stage holds open.
 func (s *Staged) Close() {
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
+	}
 	if s.f != nil {
 		s.f.close()
 		s.f = nil
 	}
 }
 
-// Stage writes a new text for t (resolved with Write) to a new temp file
-// named temp (StageName: the caller journals the name first) in t's folder.
-// like, when t exists, is the file it will replace: the temp file gets its
-// owner and mode (refused as Replace refuses: read-only, several hard
+// Info is the staged file's state, from its descriptor: after Put or
+// Place, the new file's.
+func (s *Staged) Info() (fs.FileInfo, error) {
+	fi, err := s.file.Stat()
+	if err != nil {
+		return nil, s.f.r.fault(err, s.Target.Name)
+	}
+	return fi, nil
+}
+
+// Recent reports whether old, a state of the file the staged text replaces
+// taken after the stage began, is too recent to trust: the file changed in
+// the clock tick the stage began, or its times are unknown, so a later
+// change might not show in them and only its bytes can tell.
+func (s *Staged) Recent(old FileID) bool {
+	return old.Ctime == 0 || old.Ctime >= s.born
+}
+
+// Stage writes a new text for t (resolved with Write) to a temp file in t's
+// folder, synced. temp is the temp file's name when the caller journals it
+// first (StageName); "" makes a locked temp file that the cleaner removes
+// if its writer dies. like, when t exists, is the file it will replace: the
+// temp file gets its owner and mode (refused as read-only, several hard
 // links, not a regular file), or mode when that is not 0. A new file (like
-// nil) gets mode less the umask, and its missing folders are made.
-func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs.FileInfo, mode fs.FileMode) (*Staged, error) {
+// nil) gets mode (0: 0666) less the umask, and its missing folders are
+// made.
+//
+// check (nil: none) is the caller's check that the file being replaced is
+// still what it planned against. It runs while the text is written, after
+// the temp file exists, so a state of the file it takes can be compared
+// with Recent; its error fails the stage, which is then discarded.
+func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs.FileInfo, mode fs.FileMode, check func() error) (*Staged, error) {
 	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
 	s := &Staged{Target: t, undo: func() {}}
 	var err error
@@ -163,25 +198,46 @@ func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs
 	} else if perm == 0 {
 		perm = 0o666
 	}
-	tf, err := s.f.d.open(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+	if temp == "" {
+		s.file, temp, err = s.f.temp(t.Name, perm)
+	} else {
+		if s.file, err = s.f.d.open(temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm); err != nil {
+			err = r.fault(err, t.Name)
+		}
+	}
 	if err != nil {
-		return fail(r.fault(err, t.Name))
+		return fail(err)
 	}
 	s.Temp = filepath.Join(dir, temp)
-	defer tf.Close()
+	tf := s.file
+	if st, err := tf.Stat(); err == nil {
+		s.born = statIDOf(st).ctime
+	}
+	checking := make(chan error, 1)
+	if check != nil {
+		go func() { checking <- check() }()
+	} else {
+		checking <- nil
+	}
+	checked := sync.OnceValue(func() error { return <-checking })
 	steps := []func() error{}
 	if like != nil {
 		// Owner first: chown clears the set-id bits, chmod sets them back.
 		if err := keepOwner(tf, like); err != nil {
+			checked()
 			return fail(result.Wrap(result.ReadOnly, err, fmt.Sprintf("%s belongs to another owner (%s), which sightline cannot give the new copy it renames into place (%s); it was not written.", t.Name, ownerOf(like), reason(err))))
 		}
 		steps = append(steps, func() error { return tf.Chmod(perm) })
 	}
-	steps = append(steps, func() error { return write(tf) }, tf.Sync)
+	steps = append(steps, func() error { return write(&writeback{f: tf}) }, tf.Sync)
 	for _, step := range steps {
 		if err := step(); err != nil {
+			checked()
 			return fail(r.fault(err, t.Name))
 		}
+	}
+	if err := checked(); err != nil {
+		return fail(err)
 	}
 	return s, nil
 }

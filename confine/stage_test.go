@@ -26,7 +26,7 @@ func TestStagedSteps(t *testing.T) {
 	ta, _ := r.Resolve("a.txt", Write)
 	fi, _ := r.Info("a.txt")
 	old := IDOf(fi)
-	s, err := r.Stage(ta, StageName(), text("new\n"), fi, 0)
+	s, err := r.Stage(ta, StageName(), text("new\n"), fi, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestStagedSteps(t *testing.T) {
 		t.Fatalf("a.txt: %q", b)
 	}
 	tn, _ := r.Resolve("x/y/n.txt", Write)
-	s, err = r.Stage(tn, StageName(), text("n\n"), nil, 0o755)
+	s, err = r.Stage(tn, StageName(), text("n\n"), nil, 0o755, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestStagedSteps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
 		t.Fatalf("a discarded stage left its folders: %v", err)
 	}
-	s, _ = r.Stage(tn, StageName(), text("n\n"), nil, 0o755)
+	s, _ = r.Stage(tn, StageName(), text("n\n"), nil, 0o755, nil)
 	s.Close()
 	for range 2 {
 		if err := r.Place(s.Temp, tn.Rel); err != nil {

@@ -3,7 +3,6 @@ package confine
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -63,23 +62,25 @@ func folderSwapRace(t *testing.T, noOpenat2 bool) {
 			text := fmt.Sprintf("write %d\n", i)
 			before := inE("config")
 			if tg, err := r.Resolve("e/config", Write); err == nil {
-				_, err := r.Replace(tg, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }, nil)
+				err := replaceText(r, tg, text, nil)
 				if got := inE("config"); err == nil && got != text || err != nil && got != before {
-					escape("try %d: Replace answered %v; e/config holds %q", i, err, got)
+					escape("try %d: the replace answered %v; e/config holds %q", i, err, got)
 				}
 			}
 		case 2: // create
 			name := fmt.Sprintf("hooks/x%d", i)
 			if tg, err := r.Resolve("e/"+name, Write); err == nil {
-				_, err := r.Create(tg, []byte("new\n"), 0o644)
+				err := createText(r, tg, "new\n")
 				if got := inE(name); err == nil && got != "new\n" || err != nil && got != "" {
-					escape("try %d: Create answered %v; e/%s holds %q", i, err, name, got)
+					escape("try %d: the create answered %v; e/%s holds %q", i, err, name, got)
 				}
 			}
 		case 3: // remove
 			name := fmt.Sprintf("hooks/x%d", i-1)
 			if tg, err := r.Resolve("e/"+name, Write); err == nil && tg.Exists {
-				r.Remove(tg)
+				if id, err := r.ID(tg.Rel); err == nil {
+					r.RemoveID(tg.Rel, id)
+				}
 			}
 		}
 		if b, err := os.ReadFile(filepath.Join(ws, ".git/config")); err != nil || string(b) != gitConfig {

@@ -21,30 +21,36 @@ import (
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/pathlock"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// A write of several files (a patch: modifies, creates, deletes, renames,
-// modes; open documents and closed files together) is one transaction,
-// all or none:
+// Every write is one transaction, all or none: a hashline edit, a write
+// mode, a rollback, a create (one file), edit blocks and patches (many
+// files: modifies, creates, deletes, renames, modes; open documents and
+// closed files together):
 //
 //  1. every file is locked (this process's document locks, then the
-//     cross-process file locks, each in one order) and checked: its text is
-//     still the one the write was planned against, a new name is still free;
+//     cross-process file locks, each in one order) and checked: it is still
+//     the document the write was planned against, a new name is still free;
 //  2. every new text is staged: written and synced to a temp file beside its
-//     target; nothing visible has changed, and a failure discards them;
-//  3. the journal (the state database) records the steps that move them into
-//     place, as staged;
+//     target, while the old file's bytes are compared with the plan's
+//     (streamed, nothing copied); nothing visible has changed, and a
+//     failure discards them;
+//  3. when more than one step must happen on disk, the journal (the state
+//     database) records them, as staged (one file's step is one atomic
+//     rename, link or removal: it needs none);
 //  4. the open documents' edit goes to the editor, one workspace edit; a
 //     refusal or a timeout discards the staged texts: nothing was written;
-//  5. the files are checked again (identity, size, times), the journal is
-//     marked committed, and the steps run: renames over the old files, links
-//     of new ones, removals. Each step is idempotent and checks the file it
-//     acts on, so a crash anywhere is finished (committed) or undone (staged)
-//     by the next process that opens the database (recoverWrites).
+//  5. the files are checked again (identity, size, times; their bytes once
+//     more when their times are too recent to trust), the journal is marked
+//     committed, and the steps run: renames over the old files, links of new
+//     ones, removals. Each step is idempotent and checks the file it acts
+//     on, so a crash anywhere is finished (committed) or undone (staged) by
+//     the next process that opens the database (recoverWrites).
 
 type fileOp int
 
@@ -69,9 +75,17 @@ type fileWrite struct {
 	// plan makes next from before when one plan does (an open document
 	// needs it: the editor gets the plan's changes); nil means the whole text.
 	plan *hashline.Plan
+	// changes are the plan's line changes when the caller has them (else
+	// they are derived from the plan).
+	changes []textdoc.LineChange
 	// mode is the file's new permission bits, 0 to keep them (a new file:
-	// 0644).
+	// 0666 less the umask).
 	mode fs.FileMode
+
+	// after is the document once written (set by the transaction): for an
+	// open document, as the editor reported it, or before's document if it
+	// has not reported it yet.
+	after workspace.Doc
 }
 
 // journalOp is one step of a journal, in the order they run.
@@ -93,13 +107,13 @@ type stagedFile struct {
 	temp   string      // the staged temp file's name
 	dirs   []string    // folders staging makes (innermost first)
 	staged *confine.Staged
+	hashed chan string // the new text's file hash, computed while it is written
 }
 
-// commitWrites runs a multi-file write. On error nothing was written, except
-// where the error says so (the disk failing between two renames: the journal
-// then finishes the write on the next start).
+// commitWrites runs a write. On error nothing was written, except where the
+// error says so (the disk failing between two renames: the journal then
+// finishes the write on the next start).
 func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fileWrite) (warnings []string, err error) {
-	session := c.SessionOr()
 	// This process's document locks, in key order.
 	var keys []workspace.Key
 	for _, w := range ws {
@@ -114,6 +128,13 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 		unlock := e.locks.lock(k)
 		defer unlock()
 	}
+	return e.writeLocked(ctx, c, method, ws)
+}
+
+// writeLocked is commitWrites for a caller that holds the document locks of
+// every file.
+func (e *Env) writeLocked(ctx context.Context, c Caller, method string, ws []fileWrite) (warnings []string, err error) {
+	session := c.SessionOr()
 	via := e.Config().ApplyVia
 	var open, disk []*fileWrite
 	for i := range ws {
@@ -123,7 +144,7 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 			if err != nil {
 				return nil, err
 			}
-			if d.FileHash() != w.before.FileHash() {
+			if (d.Rev != w.before.Rev || d.Snap != w.before.Snap) && d.FileHash() != w.before.FileHash() {
 				return nil, result.Errorf(result.FileChanged, "%s changed while the write was being checked; nothing was written. Read it again and retry.", w.rel)
 			}
 			if err := e.checkInSync(d); err != nil {
@@ -174,8 +195,14 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 	}
 	// The journal names every temp file and folder before any is made: a
 	// crash while staging leaves nothing the next start does not remove.
-	id, ops := e.journalOps(files)
-	if len(files) > 0 {
+	// One file's step (a rename over the old file, a link of a new one, a
+	// removal) is atomic: it needs no journal, and its temp file is a
+	// locked one the cleaner removes if this process dies.
+	journaled := len(files) > 1 || len(files) == 1 && files[0].w.op == opRename
+	var id string
+	var ops []journalOp
+	if journaled {
+		id, ops = e.journalOps(files)
 		releaseTxn, err := e.lockJournal(ctx, id)
 		if err != nil {
 			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
@@ -186,26 +213,28 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 		}
 	}
 	for _, f := range files {
-		if err := e.stage(f); err != nil {
+		if err := e.stage(f, journaled); err != nil {
 			discard()
-			e.dropJournal(ctx, id, true)
+			e.dropJournal(ctx, id, journaled)
 			return nil, err
 		}
 	}
 	undo := func() {
 		discard()
-		e.dropJournal(ctx, id, len(files) > 0)
+		e.dropJournal(ctx, id, journaled)
 	}
 	if len(open) > 0 {
-		if err := e.editWrites(ctx, session, open); err != nil {
+		warn, err := e.editWrites(ctx, session, open)
+		if err != nil {
 			undo()
 			return nil, err
 		}
+		warnings = append(warnings, warn...)
 	}
 	// The last check before the point of no return: every old file is still
 	// the one checked, every new name still free.
 	for _, f := range files {
-		if err := f.recheck(); err != nil {
+		if err := e.recheck(f); err != nil {
 			undo()
 			if len(open) > 0 {
 				err = result.Errorf(result.KindOf(err), "%s But the editor had applied the edit of the open documents already: undo it there if it should not stay.", result.Message(err))
@@ -213,7 +242,7 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 			return nil, err
 		}
 	}
-	if len(files) > 0 {
+	if journaled {
 		if err := e.putJournal(ctx, id, store.JournalCommitted, ops); err != nil {
 			undo()
 			return warnings, err
@@ -221,7 +250,16 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 	}
 	var failed []string
 	for _, f := range files {
-		if err := f.run(); err != nil {
+		err := f.run()
+		if err != nil && !journaled {
+			// The one step did not happen: nothing was written.
+			undo()
+			if errors.Is(err, confine.ErrChanged) {
+				return warnings, changedOnDisk(f.w.rel)
+			}
+			return warnings, result.Errorf(result.KindOf(err), "%s Nothing was written.", result.Message(err))
+		}
+		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s (%s)", f.w.rel, result.Message(err)))
 		}
 	}
@@ -229,7 +267,7 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 		// Left to the next start's recovery, which retries what it can.
 		return warnings, result.Errorf(result.IOError, "The write was decided but these files could not be moved into place: %s. The other files are written; sightline retries the rest when it next starts. Read the files before writing again.", strings.Join(failed, "; "))
 	}
-	e.dropJournal(ctx, id, len(files) > 0)
+	e.dropJournal(ctx, id, journaled)
 	for _, f := range files {
 		e.afterDisk(ctx, c, method, f)
 	}
@@ -238,6 +276,9 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 	}
 	return warnings, nil
 }
+
+// lockWait bounds the wait for another process's write of the same file.
+const lockWait = 10 * time.Second
 
 // lockFiles resolves every file of the disk part and takes their
 // cross-process locks, in the order of their real paths.
@@ -294,19 +335,26 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 	}
 	for _, real := range reals {
 		unlock, err := e.paths.Lock(ctx, real, lockWait)
-		if err != nil {
-			release()
-			return nil, nil, result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment.", real, lockWait))
+		switch {
+		case err == nil:
+			releases = append(releases, unlock)
+			continue
+		case errors.Is(err, pathlock.ErrTimeout):
+			err = result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", real, lockWait, e.paths.File(real)))
+		case ctx.Err() == nil:
+			err = result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", real, err))
 		}
-		releases = append(releases, unlock)
+		release()
+		return nil, nil, err
 	}
 	return files, release, nil
 }
 
-// checkStaged checks a file under its lock: an old file still holds the text the
-// write was planned against (its bytes, then its identity kept for the
-// last check), a new name is free. It names the temp file and the folders
-// staging will make.
+// checkStaged checks a file under its lock: an old file is still a regular
+// file (its state kept for the checks that follow), a new name is free. A
+// file that goes (delete) has its bytes compared here; one that gets a new
+// text has them compared while the text is staged. It names the temp file
+// and the folders staging will make.
 func (e *Env) checkStaged(f *stagedFile) error {
 	w := f.w
 	if w.op != opCreate {
@@ -318,29 +366,9 @@ func (e *Env) checkStaged(f *stagedFile) error {
 			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
 		}
 		f.old, f.like = confine.IDOf(fi), fi
-		// Compared as the one-file write compares: streamed against the
-		// snapshot, neither copied.
-		rf, _, err := f.root.OpenRead(f.from)
-		if err != nil {
-			return err
-		}
-		same, err := sameReader(rf, w.before.Snap)
-		rf.Close()
-		if err != nil {
-			return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
-		}
-		if !same {
-			if w.before.Open {
-				return result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it; nothing was written.", w.rel)
-			}
-			return changedOnDisk(w.rel)
-		}
-		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
-			return changedOnDisk(w.rel)
-		}
 	}
 	if w.op == opDelete {
-		return nil
+		return f.sameBytes()
 	}
 	f.temp = confine.StageName()
 	if w.op == opCreate || w.op == opRename {
@@ -357,21 +385,59 @@ func (e *Env) checkStaged(f *stagedFile) error {
 	return nil
 }
 
-// stage writes a checked file's new text beside it.
-func (e *Env) stage(f *stagedFile) error {
+// sameBytes checks that the old file is still the one checked and holds
+// the text the write was planned against: read through one descriptor,
+// compared as it streams, neither copied.
+func (f *stagedFile) sameBytes() error {
 	w := f.w
+	rf, fi, err := f.root.OpenRead(f.from)
+	if err != nil {
+		return err
+	}
+	defer rf.Close()
+	if confine.IDOf(fi) != f.old {
+		return changedOnDisk(w.rel)
+	}
+	same, err := sameReader(rf, w.before.Snap)
+	if err != nil {
+		return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
+	}
+	if !same {
+		if w.before.Open {
+			return result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it; nothing was written.", w.rel)
+		}
+		return changedOnDisk(w.rel)
+	}
+	return nil
+}
+
+// stage writes a checked file's new text beside it, comparing the old
+// file's bytes meanwhile, and computes the new text's file hash (for the
+// answer) on another goroutine: on a second core neither costs wall time.
+// journaled: the temp file has the name the journal gave it.
+func (e *Env) stage(f *stagedFile, journaled bool) error {
+	w := f.w
+	if w.op == opDelete {
+		return nil
+	}
+	f.hashed = make(chan string, 1)
+	go func() { f.hashed <- workspace.Doc{Snap: w.next}.FileHash() }()
+	temp := ""
+	if journaled {
+		temp = f.temp
+	}
 	var err error
 	switch w.op {
-	case opDelete:
-		return nil
-	case opCreate, opRename:
+	case opCreate:
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.next), nil, w.mode, nil)
+	case opRename:
 		mode := w.mode
-		if mode == 0 && f.like != nil {
+		if mode == 0 {
 			mode = f.like.Mode().Perm()
 		}
-		f.staged, err = f.root.Stage(f.to, f.temp, snapWriter(w.next), nil, mode)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.next), nil, mode, f.sameBytes)
 	default:
-		f.staged, err = f.root.Stage(f.to, f.temp, snapWriter(w.next), f.like, w.mode)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.next), f.like, w.mode, f.sameBytes)
 	}
 	return err
 }
@@ -380,11 +446,18 @@ func snapWriter(s *textdoc.Snapshot) func(io.Writer) error {
 	return func(w io.Writer) error { _, err := s.WriteTo(w); return err }
 }
 
-// recheck is the check just before the journal is committed.
-func (f *stagedFile) recheck() error {
+// recheck is the check just before the point of no return: an old file is
+// still the one checked (its bytes read once more if its times are too
+// recent to show a change since), a new name is still free.
+func (e *Env) recheck(f *stagedFile) error {
 	if f.w.op != opCreate {
 		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
 			return changedOnDisk(f.w.rel)
+		}
+		if f.staged != nil && f.staged.Recent(f.old) {
+			if err := f.sameBytes(); err != nil {
+				return err
+			}
 		}
 	}
 	if f.w.op == opCreate || f.w.op == opRename {
@@ -466,10 +539,11 @@ func (e *Env) dropJournal(ctx context.Context, id string, kept bool) {
 }
 
 // editWrites asks the editor to apply the open documents' changes as one
-// workspace edit, with the bounds and the expectation of commitEditor: a
-// timeout is `timeout` (the expectation stays: an edit applied late is still
-// the session's), a refusal `version_conflict`.
-func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite) error {
+// workspace edit. Every wait on the editor is bounded: a timeout is
+// `timeout` (the expectation stays: an edit the editor applies late is
+// still the session's), a refusal `version_conflict`. An edit the editor
+// said it applied but has not reported back is applied, with a warning.
+func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite) ([]string, error) {
 	limit := time.Duration(e.Config().ApplyTimeoutMs) * time.Millisecond
 	deadline := time.Now().Add(limit)
 	edits := make([]DocEdit, len(open))
@@ -500,7 +574,7 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 	}
 	cancel()
 	if err != nil && time.Now().After(deadline) && ctx.Err() == nil {
-		return result.Errorf(result.Timeout,
+		return nil, result.Errorf(result.Timeout,
 			"The editor did not answer the edit of %s within %v; nothing is known to be applied and no file on disk was written. Read the lines again before retrying (if the editor applies it late, the lines count as yours).", what, limit)
 	}
 	if err != nil || !applied {
@@ -508,22 +582,27 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 			e.WS.CancelExpect(w.before.Key)
 		}
 		if err != nil {
-			return result.Wrap(result.VersionConflict, err, fmt.Sprintf("The editor did not apply the edit of %s (%v); nothing changed. Read them again and retry.", what, err))
+			return nil, result.Wrap(result.VersionConflict, err, fmt.Sprintf("The editor did not apply the edit of %s (%v); nothing changed. Read them again and retry.", what, err))
 		}
 		if reason == "" {
 			reason = "no reason given"
 		}
-		return result.Errorf(result.VersionConflict, "The editor refused the edit of %s (%s): a buffer probably changed. Nothing was applied; read them again and retry.", what, reason)
+		return nil, result.Errorf(result.VersionConflict, "The editor refused the edit of %s (%s): the buffer probably changed. Nothing was applied; read the lines again and retry.", what, reason)
 	}
+	var warnings []string
 	for _, w := range open {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(min(editSettle, time.Until(deadline)), 0))
-		_, err := e.WS.WaitVersion(wctx, w.before.Key, w.before.Version)
+		after, err := e.WS.WaitVersion(wctx, w.before.Key, w.before.Version)
 		cancel()
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			warnings = append(warnings, fmt.Sprintf("The editor said it applied the edit to %s but has not reported the new text; read the lines before the next edit.", w.rel))
+		case err != nil:
+			return warnings, err
 		}
+		w.after = after
 	}
-	return nil
+	return warnings, nil
 }
 
 // wholePlan replaces all of before's lines by next's.
@@ -537,7 +616,8 @@ func wholePlan(before, next *textdoc.Snapshot) hashline.Plan {
 }
 
 // afterDisk brings the workspace, the ledger and the history up to a file
-// the transaction wrote.
+// the transaction wrote. The new file's state comes from the staged file's
+// descriptor: no name is looked up again.
 func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedFile) {
 	w := f.w
 	session := c.SessionOr()
@@ -546,42 +626,47 @@ func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedF
 			e.trees.changed(p, w.op != opModify)
 		}
 	}
-	switch w.op {
-	case opModify:
-		fi, err := f.root.Info(f.to.Rel)
-		if err != nil {
+	var fi fs.FileInfo
+	if f.staged != nil {
+		var err error
+		if fi, err = f.staged.Info(); err != nil {
 			e.WS.Forget(w.key)
 			return
 		}
-		var lcs []textdoc.LineChange
+	}
+	switch w.op {
+	case opModify:
 		plan := w.plan
 		if plan == nil {
 			p := wholePlan(w.before.Snap, w.next)
 			plan = &p
 		}
-		if _, got, err := plan.Apply(w.before.Snap); err == nil {
-			lcs = got
+		lcs := w.changes
+		if lcs == nil {
+			if _, got, err := plan.Apply(w.before.Snap); err == nil {
+				lcs = got
+			}
 		}
-		after := e.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
-		e.record(ctx, method, c, w.key, written{before: w.before, after: after, plan: plan})
+		w.after = e.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
+		w.after.KnowFileHash(<-f.hashed)
+		e.record(ctx, method, c, w.key, written{before: w.before, after: w.after, plan: plan})
 	case opCreate:
-		e.created(ctx, c, method, w.key)
+		w.after = e.created(ctx, c, method, w.key, w.next, fi, f.to.Rel, <-f.hashed)
 	case opDelete:
 		e.WS.Forget(w.key)
 		e.Ledger.Forget(ledger.DocKey(w.key))
 	case opRename:
 		e.WS.Forget(w.key)
 		e.Ledger.Forget(ledger.DocKey(w.key))
-		e.created(ctx, c, method, w.to)
+		w.after = e.created(ctx, c, method, w.to, w.next, fi, f.to.Rel, <-f.hashed)
 	}
 }
 
-// created records a file the session wrote new: its lines are its own.
-func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.Key) {
-	d, err := e.WS.Get(k)
-	if err != nil {
-		return
-	}
+// created records a file the session wrote new (fi: its state, real: its
+// name as resolved): its lines are its own.
+func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.Key, text *textdoc.Snapshot, fi fs.FileInfo, real, hash string) workspace.Doc {
+	d := e.WS.Created(k, text, fi, real)
+	d.KnowFileHash(hash)
 	e.record(ctx, method, c, k, written{after: d})
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(c.SessionOr(), doc)
@@ -589,10 +674,18 @@ func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.
 		e.Ledger.RecordAuthored(c.SessionOr(), c.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n})
 		e.WS.Pin(d.Key, d.Rev)
 	}
+	return d
 }
 
+// afterEditor records an open document's write in the history: the text
+// as the editor reported it when it holds the plan's lines (its hash was
+// computed during the round trip), else the planned text.
 func (e *Env) afterEditor(ctx context.Context, c Caller, method string, w *fileWrite) {
-	e.record(ctx, method, c, w.key, written{before: w.before, after: workspace.Doc{Snap: w.next}, plan: w.plan})
+	now := w.after
+	if now.Snap == nil || !sameLines(now.Snap, w.next, *w.plan) {
+		now = workspace.Doc{Snap: w.next}
+	}
+	e.record(ctx, method, c, w.key, written{before: w.before, after: now, plan: w.plan})
 }
 
 // recoverWrites finishes or undoes the multi-file writes a process left

@@ -9,22 +9,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
-	"github.com/sightline-lsp/sightline/pathlock"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// Every write (hashline edits, write modes, edit blocks) is one transaction
-// with one implementation: resolve the document, lock it, check the
-// preconditions, let the feature plan, guard, diff, then a dry run or the
-// commit. The plan's next snapshot is the only new text: the disk is written
-// from it, the editor is asked for exactly it (as simultaneous LSP edits
-// derived from the plan), and the workspace and ledger move to it. A feature
-// supplies only its planner.
+// A write of one document (hashline edits, write modes, rollback, an edit
+// block checked in a dry run) is planned here: resolve and admit the
+// document, lock it, check the preconditions, let the feature plan, guard,
+// diff, then a dry run or the write transaction every write goes through
+// (writeLocked, in filetxn.go). The plan's next snapshot is the only new
+// text: the disk is written from it, the editor is asked for exactly it (as
+// simultaneous LSP edits derived from the plan), and the workspace and
+// ledger move to it. A feature supplies only its planner.
 
 // Editor is the editor connection edits to open documents go through.
 type Editor interface {
@@ -170,18 +169,17 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if req.dryRun {
 		return out, nil
 	}
-	after, warn, err := e.commit(ctx, session, d, plan, next, lcs)
+	ws := []fileWrite{{op: opModify, key: d.Key, rel: e.WS.Rel(d.Key), before: d, next: next, plan: &plan, changes: lcs}}
+	warn, err := e.writeLocked(ctx, req.caller, req.method, ws)
+	out.warnings = append(out.warnings, warn...)
 	if err != nil {
 		return out, err
 	}
-	out.after, out.applied = after, true
-	out.warnings = append(out.warnings, warn...)
-	out.shown = sameLines(after.Snap, next, plan)
-	now := after // the planned text, as the editor reported it (its hash computed during the round trip)
-	if !out.shown {
-		now = workspace.Doc{Snap: next} // the editor's text moved on: keep what was written
+	out.applied = true
+	if out.after = ws[0].after; out.after.Snap == nil {
+		out.after = d // the editor has not reported the new text yet
 	}
-	e.record(ctx, req.method, req.caller, d.Key, written{before: d, after: now, plan: &plan})
+	out.shown = sameLines(out.after.Snap, next, plan)
 	return out, nil
 }
 
@@ -203,148 +201,6 @@ func sameLines(got, want *textdoc.Snapshot, plan hashline.Plan) bool {
 		}
 	}
 	return true
-}
-
-// commit makes next the document's text: through the editor for an open
-// document (a versioned workspace edit the editor refuses if the buffer moved
-// on), or atomically to disk for a closed one. Nothing is half-applied either
-// way.
-func (e *Env) commit(ctx context.Context, session string, d workspace.Doc, plan hashline.Plan, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, []string, error) {
-	via := e.Config().ApplyVia
-	if d.Open && e.editor != nil && via != "disk" {
-		return e.commitEditor(ctx, session, d, plan, next)
-	}
-	if via == "client" {
-		return workspace.Doc{}, nil, result.Errorf(result.Denied, "applyVia is \"client\" but %s is not open in an editor connected to sightline; open it or set applyVia to auto.", e.WS.Rel(d.Key))
-	}
-	// An open buffer without an editor to ask (or applyVia=disk): commitDisk
-	// writes only if the disk holds the buffer's text, that is, the buffer
-	// has no unsaved changes a disk write would hide.
-	after, err := e.commitDisk(ctx, session, d, next, lcs)
-	return after, nil, err
-}
-
-func (e *Env) commitEditor(ctx context.Context, session string, d workspace.Doc, plan hashline.Plan, next *textdoc.Snapshot) (workspace.Doc, []string, error) {
-	rel := e.WS.Rel(d.Key)
-	regions := plan.Regions()
-	spans := make([][2]int, len(regions))
-	for i, r := range regions {
-		spans[i] = [2]int{r.Start - 1, r.End}
-	}
-	// Every wait on the editor is bounded. The expectation outlives a timeout
-	// on purpose: an edit the editor applies late is still the session's.
-	limit := time.Duration(e.Config().ApplyTimeoutMs) * time.Millisecond
-	deadline := time.Now().Add(limit)
-	e.WS.ExpectEdit(d.Key, d.Version, next, spans, session)
-	cctx, cancel := context.WithDeadline(ctx, deadline)
-	applied, reason, err := e.editor.ApplyEdit(cctx, d.URI, d.Version, plan.Changes(d.Snap, e.editor.Encoding()), "sightline: agent edit")
-	cancel()
-	if err != nil && time.Now().After(deadline) && ctx.Err() == nil {
-		return workspace.Doc{}, nil, result.Errorf(result.Timeout,
-			"The editor did not answer the edit of %s within %v; nothing is known to be applied. Read the lines again before retrying (if the editor applies it late, the lines count as yours).", rel, limit)
-	}
-	if err != nil || !applied {
-		e.WS.CancelExpect(d.Key)
-		if err != nil {
-			return workspace.Doc{}, nil, result.Wrap(result.VersionConflict, err,
-				fmt.Sprintf("The editor did not apply the edit to %s (%v); nothing changed. Read the lines again and retry.", rel, err))
-		}
-		if reason == "" {
-			reason = "no reason given"
-		}
-		return workspace.Doc{}, nil, result.Errorf(result.VersionConflict,
-			"The editor refused the edit to %s (%s): the buffer probably changed since version %d. Nothing was applied; read the lines again and retry.", rel, reason, d.Version)
-	}
-	settle := min(editSettle, time.Until(deadline))
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(settle, 0))
-	defer cancel()
-	after, err := e.WS.WaitVersion(wctx, d.Key, d.Version)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return after, []string{fmt.Sprintf("The editor said it applied the edit to %s but has not reported the new text; read the lines before the next edit.", rel)}, nil
-	}
-	if err != nil {
-		return workspace.Doc{}, nil, err
-	}
-	return after, nil, nil
-}
-
-// lockWait bounds the wait for another process's write of the same file.
-const lockWait = 10 * time.Second
-
-// commitDisk writes next to disk. From the check of the file's bytes to the
-// rename it holds the file's cross-process lock (pathlock), so no other
-// sightline process (CLI, server) writes in between: a write answered
-// applied is on disk, and one made against bytes that changed meanwhile is
-// refused (file_changed). Every file operation goes through the workspace's
-// confined root (confine): nothing outside the workspace is read or written,
-// whatever links are swapped meanwhile. A vanished file is not recreated.
-func (e *Env) commitDisk(ctx context.Context, session string, d workspace.Doc, next *textdoc.Snapshot, lcs []textdoc.LineChange) (workspace.Doc, error) {
-	rel := e.WS.Rel(d.Key)
-	if d.Path == "" {
-		return workspace.Doc{}, result.Errorf(result.NotFound, "%s is not a file and no editor holds it.", rel)
-	}
-	root, t, unlock, err := e.lockTarget(ctx, d.Key)
-	if err != nil {
-		return workspace.Doc{}, err
-	}
-	defer unlock()
-	// The answer's new file hash is computed from the snapshot on another
-	// goroutine while the same (immutable) snapshot is written: on a second
-	// core it costs no wall time. The file is checked against the snapshot
-	// meanwhile too (Replace).
-	hashed := make(chan string, 1)
-	go func() { hashed <- workspace.Doc{Snap: next}.FileHash() }()
-	fi, err := root.Replace(t, func(w io.Writer) error { _, err := next.WriteTo(w); return err }, func(r io.Reader) error {
-		same, err := sameReader(r, d.Snap)
-		if err != nil {
-			return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", rel, err))
-		}
-		if !same {
-			return confine.ErrChanged
-		}
-		return nil
-	})
-	h := <-hashed
-	switch {
-	case errors.Is(err, confine.ErrChanged) && d.Open:
-		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it, or let the editor apply the edit.", rel)
-	case errors.Is(err, confine.ErrChanged):
-		return workspace.Doc{}, result.Errorf(result.FileChanged, "%s changed on disk while the edit was being prepared; nothing was written. Read it again and retry.", rel)
-	case result.KindOf(err) == result.NotFound:
-		return workspace.Doc{}, result.Wrap(result.NotFound, err, fmt.Sprintf("%s no longer exists; it was not recreated.", rel))
-	case err != nil:
-		return workspace.Doc{}, err
-	}
-	after := e.WS.CommitDisk(d.Key, d, next, lcs, session, fi)
-	e.trees.changed(d.Path, false)
-	after.KnowFileHash(h)
-	return after, nil
-}
-
-// lockTarget resolves a document's file for writing (through links inside
-// the workspace; the link itself is kept) and takes its cross-process lock,
-// keyed by the real path, so every spelling of one file shares one lock.
-func (e *Env) lockTarget(ctx context.Context, k workspace.Key) (*confine.Root, confine.Target, func(), error) {
-	root, rel, err := e.WS.Locate(k)
-	if err != nil {
-		return nil, confine.Target{}, nil, err
-	}
-	t, err := root.Resolve(rel, confine.Write)
-	if err != nil {
-		return nil, t, nil, err
-	}
-	t.Name = e.WS.Rel(k)
-	unlock, err := e.paths.Lock(ctx, t.Real, lockWait)
-	if err != nil {
-		if errors.Is(err, pathlock.ErrTimeout) {
-			return nil, t, nil, result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", t.Name, lockWait, e.paths.File(t.Real)))
-		}
-		if ctx.Err() != nil {
-			return nil, t, nil, err
-		}
-		return nil, t, nil, result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", t.Name, err))
-	}
-	return root, t, unlock, nil
 }
 
 // sameReader reports whether r yields exactly the snapshot's bytes: the

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -335,7 +335,8 @@ func contentLines(content, dom string, normalise bool) []lines.Line {
 }
 
 // create writes a new file: refused if anything exists there; missing
-// folders are made; the file is the session's own (model_authored).
+// folders are made; the file is the session's own (model_authored). The
+// caller holds the document's lock.
 func (e *Env) create(ctx context.Context, session string, k workspace.Key, content string, p WriteParams, res WriteResult) (WriteResult, error) {
 	if _, ok := k.Path(); !ok {
 		res.Outcome = Refusal(result.Errorf(result.Denied, "%s is not a file path; create writes files.", k))
@@ -370,32 +371,19 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %s would be created; nothing was written.", res.Path)}
 		return res, nil
 	}
-	// The same lock as every write of the path: two creates, or a create
-	// and a write through a link to this name, cannot interleave.
-	root, t, unlock, err := e.lockTarget(ctx, k)
-	var fi fs.FileInfo
-	if err == nil {
-		defer unlock()
-		fi, err = root.Create(t, []byte(content), 0o666) // less the umask, as any new file
-	}
-	if path, ok := k.Path(); ok && err == nil {
-		e.trees.changed(path, true)
-	}
-	if err != nil {
+	// The write transaction, as every write (the caller holds the
+	// document's lock): the same file lock as every write of the path, so
+	// two creates, or a create and a write through a link to this name,
+	// cannot interleave.
+	ws := []fileWrite{{op: opCreate, key: k, rel: res.Path, next: textdoc.New(content)}}
+	if _, err := e.writeLocked(ctx, p.Caller, "sightline/write", ws); err != nil {
 		if result.KindOf(err) == result.Exists {
 			err = result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path))
 		}
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
-	d := e.WS.Created(k, content, fi, t.Rel)
-	e.record(ctx, "sightline/write", p.Caller, k, written{after: d})
-	doc := ledger.DocKey(k)
-	e.Ledger.MarkCreated(session, doc)
-	if n := d.Snap.LineCount(); n > 0 {
-		e.Ledger.RecordAuthored(session, p.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n})
-		e.WS.Pin(d.Key, d.Rev)
-	}
+	d := ws[0].after
 	res.Applied = true
 	res.FileHash = d.FileHash()
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Created %s.", res.Path)}

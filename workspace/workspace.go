@@ -1044,9 +1044,9 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 // Created records a file sightline just created with text (fi: its stat,
 // from the created file's descriptor), as Get would have read it, without
 // looking its name up again: the name may lead elsewhere by now.
-func (w *Workspace) Created(k Key, text string, fi os.FileInfo, real string) Doc {
+func (w *Workspace) Created(k Key, snap *textdoc.Snapshot, fi os.FileInfo, real string) Doc {
 	path, _ := k.Path()
-	return w.install(k, path, text, textdoc.New(text), &lazyHash{}, fi, real)
+	return w.install(k, path, snap.Text(), snap, &lazyHash{}, fi, real)
 }
 
 // install makes text (snap), read from the file fi describes, the

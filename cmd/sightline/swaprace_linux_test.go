@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,10 +38,18 @@ func readAt(dir *os.File, name string) (string, bool) {
 }
 
 // raceBudget bounds each race: tries and wall time, whichever ends first.
-const (
-	raceTries = 1500
-	raceTime  = 3 * time.Second
-)
+// SIGHTLINE_RACE_SECONDS=N races N seconds per kind with no bound on tries
+// (a long run, by hand).
+func raceBudget(t *testing.T) (tries int, d time.Duration) {
+	if v := os.Getenv("SIGHTLINE_RACE_SECONDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			t.Fatalf("SIGHTLINE_RACE_SECONDS=%q: want a number of seconds", v)
+		}
+		return math.MaxInt, time.Duration(n) * time.Second
+	}
+	return 1500, 3 * time.Second
+}
 
 // TestFolderSwapRace: a local process swaps a folder for a symbolic link to
 // .git (or to a denied folder) in a loop while the real binary reads,
@@ -118,9 +128,10 @@ func TestFolderSwapRace(t *testing.T) {
 	}
 	race := func(t *testing.T, folder, link string, try func(i int) error) {
 		stop := swaptest.Start(t, ws, folder, link)
-		deadline := time.Now().Add(raceTime)
+		most, budget := raceBudget(t)
+		deadline := time.Now().Add(budget)
 		tries, escapes := 0, 0
-		for i := 0; i < raceTries && time.Now().Before(deadline); i++ {
+		for i := 0; i < most && time.Now().Before(deadline); i++ {
 			tries++
 			if err := try(i); err != nil {
 				escapes++
