@@ -152,7 +152,7 @@ func whitespaceDiag(v view, b Block, count int, at []int) *Diagnostic {
 		if got == want {
 			continue
 		}
-		msg += fmt.Sprintf(" Line %d of the file is %s; %s %s (%s).", p+j+1, quote(got), w.Has, quote(want), wsDifference(got, want))
+		msg += fmt.Sprintf(" Line %d of the file is %s; %s %s (%s).", p+j+1, quote(got), w.Has, quote(want), wsDifference(got, want, w.Ours))
 		break
 	}
 	d.Message = msg + " Copy the lines exactly as the file has them: tabs are never converted."
@@ -160,18 +160,18 @@ func whitespaceDiag(v view, b Block, count int, at []int) *Diagnostic {
 }
 
 // wsDifference names how two loosely equal lines differ.
-func wsDifference(file, block string) string {
+func wsDifference(file, block, ours string) string {
 	fi, bi := indent(file), indent(block)
 	var parts []string
 	if fi != bi {
-		parts = append(parts, fmt.Sprintf("the file indents with %s, the block with %s", describeIndent(fi), describeIndent(bi)))
+		parts = append(parts, fmt.Sprintf("the file indents with %s, %s with %s", describeIndent(fi), ours, describeIndent(bi)))
 	}
 	ft, bt := len(file)-len(strings.TrimRight(file, " \t\v\f")), len(block)-len(strings.TrimRight(block, " \t\v\f"))
 	switch {
 	case ft > 0 && bt == 0:
 		parts = append(parts, "the file line has trailing whitespace")
 	case bt > 0 && ft == 0:
-		parts = append(parts, "the block line has trailing whitespace")
+		parts = append(parts, ours+" line has trailing whitespace")
 	case ft != bt:
 		parts = append(parts, "their trailing whitespace differs")
 	}
@@ -306,10 +306,13 @@ func nearDiag(v view, b Block) *Diagnostic {
 		msg = fmt.Sprintf("No exact match for the EDIT line in %s. The closest place is %s.", b.Path, where)
 	}
 	words := b.words()
-	if b.Words != nil {
+	switch {
+	case b.Words != nil && m == 1:
+		msg = fmt.Sprintf("%s have no exact match. The closest place is %s.", words.Lines, where)
+	case b.Words != nil:
 		msg = fmt.Sprintf("%s have no exact match. The closest place is %s (%d of %d lines agree).", words.Lines, where, best.agree, m)
 	}
-	msg += " " + firstDifference(v, old, best, words.Half)
+	msg += " " + firstDifference(v, old, best, words.Half, words.Ours)
 	d.Message = msg + fmt.Sprintf(" Read %s again and copy the lines exactly as the file has them.", where)
 	return d
 }
@@ -435,7 +438,7 @@ func lcsRegion(v view, ot []string, w []int, lo, hi int) near {
 
 // firstDifference names the first EDIT line the region does not hold, or
 // the first file line the EDIT half leaves out.
-func firstDifference(v view, old []string, r near, half string) string {
+func firstDifference(v view, old []string, r near, half, ours string) string {
 	pi := 0
 	for j := range old {
 		if pi < len(r.pairs) && r.pairs[pi].j == j {
@@ -451,7 +454,7 @@ func firstDifference(v view, old []string, r near, half string) string {
 			}
 			if got := v.at(p.i); got != old[j] {
 				return fmt.Sprintf("Line %d of %s, %s, differs in whitespace from the file's line %d, %s (%s).",
-					j+1, half, quote(old[j]), p.i+1, quote(got), wsDifference(got, old[j]))
+					j+1, half, quote(old[j]), p.i+1, quote(got), wsDifference(got, old[j], ours))
 			}
 			pi++
 			continue

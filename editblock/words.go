@@ -17,6 +17,8 @@ type Words struct {
 	Has string
 	// Anchor is the subject for lines that only anchor an insertion.
 	Anchor string
+	// Ours names what holds the lines, inside a sentence ("the block").
+	Ours string
 }
 
 // words are b's own Words, or the edit block's.
@@ -30,6 +32,7 @@ func (b Block) words() Words {
 		Half:   "the EDIT half",
 		Has:    "the block has",
 		Anchor: "The anchor for " + b.Path,
+		Ours:   "the block",
 	}
 }
 
@@ -42,5 +45,6 @@ func HunkWords(hunk int) *Words {
 		Half:   h,
 		Has:    h + " has",
 		Anchor: "The context lines of " + h,
+		Ours:   "the hunk",
 	}
 }

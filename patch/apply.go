@@ -52,7 +52,10 @@ func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed
 		if fail != nil {
 			return hashline.Plan{}, nil, fail
 		}
-		if p.End > 0 {
+		if p.End > 0 && len(h.Old) > 0 {
+			// (Lines added at the end of the file by a hunk without old
+			// lines leave the rest of the file to the hunks after it, as
+			// Codex has it.)
 			floor = p.End
 			if h.OldStart > 0 {
 				offset = p.Start - h.OldStart
