@@ -474,3 +474,27 @@ func TestAddOverExisting(t *testing.T) {
 		env.Close(ctx)
 	}
 }
+
+// TestMoveOntoDeleted: a patch that deletes a file and then moves another
+// onto it is refused whole (one place per file), as before.
+func TestMoveOntoDeleted(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "b.txt"), []byte("b\n"), 0o644)
+	env := handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	defer env.Close(ctx)
+	c := handlers.Caller{Session: "s"}
+	for _, n := range []string{"a.txt", "b.txt"} {
+		env.Read(ctx, handlers.ReadParams{Caller: c, TextDocument: handlers.TextDocument{URI: "file://" + filepath.Join(root, n)}})
+	}
+	r, _ := env.ApplyPatch(ctx, handlers.PatchParams{Caller: c, Text: "*** Begin Patch\n*** Delete File: b.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** End Patch\n"})
+	if r.OK {
+		t.Fatalf("%+v", r)
+	}
+	for n, want := range map[string]string{"a.txt": "a\n", "b.txt": "b\n"} {
+		if b, _ := os.ReadFile(filepath.Join(root, n)); string(b) != want {
+			t.Fatalf("%s: %q", n, b)
+		}
+	}
+}

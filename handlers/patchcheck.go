@@ -215,6 +215,9 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if _, taken := cur[nk]; taken || nk == k {
 			return result.Errorf(result.Exists, "%s is changed by another section of the patch: the patch would rename %s over it.", r.NewPath, r.Path)
 		}
+		if why, ok := gone[nk]; ok {
+			return result.Errorf(result.Exists, "%s: an earlier section of the patch %s it; the patch would move %s onto it. A patch changes each file in one place. Nothing was written.", r.NewPath, why, r.Path)
+		}
 		if _, err := e.WS.Get(nk); err == nil {
 			// Moving onto a file replaces it (as Codex does) when write's
 			// overwrite mode would: the file at the new name becomes the
