@@ -110,29 +110,28 @@ func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk
 		}
 		from = at + 1
 	}
-	view := hashline.Source(src)
+	// The matcher sees the file with the lines before from hidden, so that
+	// it matches and diagnoses only after them, in the file's own line
+	// numbers; or just the one exact place idx chose.
+	view, base := hashline.Source(src), 0
 	if from > 0 {
-		view = offsetSource{src, from}
+		view = hiddenSource{src, from}
 	}
 	if at, ok := idx.choose(h.Old, from, h.OldStart-1+offset, h.OldStart > 0); ok {
-		view, from = windowSource{src, at, len(h.Old)}, at
+		view, base = windowSource{src, at, len(h.Old)}, at
 	}
 	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line, Words: editblock.HunkWords(i + 1)}
 	m, d := editblock.MatchBlock(view, b, dominant)
 	if d != nil {
-		line := d.Line
-		if line > 0 {
-			line += from
-		}
-		if from > 0 {
-			// The diagnosis speaks of the file's own line numbers: the
-			// whole file is diagnosed again.
-			whole, d2 := editblock.MatchBlock(src, b, dominant)
-			if d2 == nil {
+		if from > 0 && d.Kind == editblock.KindNotFound {
+			if whole, d2 := editblock.MatchBlock(src, b, dominant); d2 == nil {
 				return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: whole.Start, Err: result.Errorf(result.NoMatch,
 					"%s matches %s, but a hunk applies after the lines of the hunks and @@ lines before it (line %d on): put the hunks in the order of the file.", capital(where), lineSpan(whole.Start, whole.End), from+1)}
 			}
-			d, line = d2, d2.Line
+		}
+		line := d.Line
+		if line > 0 {
+			line += base
 		}
 		return Placed{}, &Failure{Hunk: i, Kind: d.Kind, Line: line, Err: result.Errorf(d.ErrorKind(), "%s", d.Message)}
 	}
@@ -143,8 +142,8 @@ func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk
 		return eolOnly(src, f, i, h, where, dominant)
 	}
 	sp := m.Splice
-	sp.Start += from
-	p := Placed{Hunk: i, Splice: sp, Start: m.Start + from, End: m.End + from}
+	sp.Start += base
+	p := Placed{Hunk: i, Splice: sp, Start: m.Start + base, End: m.End + base}
 	if h.EOF && p.End != src.LineCount() && !(p.End == src.LineCount()-1 && remainder(src)) {
 		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: p.Start, Err: result.Errorf(result.NoMatch,
 			"%s is marked *** End of File but its lines end at line %d of %d.", capital(where), p.End, src.LineCount())}
@@ -275,13 +274,18 @@ func findAnchor(src hashline.Source, anchor string, from int) int {
 	return -1
 }
 
-// offsetSource is src from line off on.
-type offsetSource struct {
+// hiddenSource is src with its first n lines hidden: each reads as a line
+// no hunk line can equal or resemble (a NUL), so nothing matches there
+// while line numbers stay the file's.
+type hiddenSource struct {
 	src hashline.Source
-	off int
+	n   int
 }
 
-func (o offsetSource) LineCount() int { return o.src.LineCount() - o.off }
-func (o offsetSource) Line(i int) lines.Line {
-	return o.src.Line(i + o.off)
+func (h hiddenSource) LineCount() int { return h.src.LineCount() }
+func (h hiddenSource) Line(i int) lines.Line {
+	if i < h.n {
+		return lines.Line{Content: "\x00", Term: "\n"}
+	}
+	return h.src.Line(i)
 }

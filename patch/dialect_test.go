@@ -125,3 +125,15 @@ func TestHunkMessages(t *testing.T) {
 		t.Fatalf("message does not name the hunk: %s", msg)
 	}
 }
+
+// TestLaterHunkDiagnosedWhereItGoes: a hunk that does not apply after the
+// hunk before it is diagnosed there, in the file's line numbers, even when
+// its lines occur exactly before (where the earlier hunk is).
+func TestLaterHunkDiagnosedWhereItGoes(t *testing.T) {
+	text := "key one\nvalue one\nkey one\nvalue two\n"
+	p := "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n key one\n-value one\n+VALUE\n@@ -3,2 +3,2 @@\n key one\n-value one\n+OTHER\n"
+	_, fail := applyText(t, text, p)
+	if fail == nil || fail.Hunk != 1 || fail.Kind != "near_match" || fail.Line != 3 || !strings.Contains(fail.Err.Error(), "line 4") {
+		t.Fatalf("%+v", fail)
+	}
+}
