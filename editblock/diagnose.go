@@ -22,7 +22,7 @@ const (
 func diagnose(v view, b Block) *Diagnostic {
 	if echoesHashline(b.Old) {
 		return &Diagnostic{Kind: KindNotFound, Message: fmt.Sprintf(
-			"The EDIT lines for %s start with hashline prefixes like `12:a3Kf|`, which are not part of the file: send the raw lines without the LINE:HASH| prefixes.", b.Path)}
+			"%s start with hashline prefixes like `12:a3Kf|`, which are not part of the file: send the raw lines without the LINE:HASH| prefixes.", b.words().Lines)}
 	}
 	if count, at := findLoose(v, b.Old); count > 0 {
 		return whitespaceDiag(v, b, count, at)
@@ -31,8 +31,8 @@ func diagnose(v view, b Block) *Diagnostic {
 		return d
 	}
 	return &Diagnostic{Kind: KindNotFound, Message: fmt.Sprintf(
-		"The EDIT lines for %s (starting %s) were not found, not even approximately. Read the file again and copy the lines to replace exactly, with a few unchanged lines around them.",
-		b.Path, quote(b.Old[0]))}
+		"%s (starting %s) were not found, not even approximately. Read the file again and copy the lines to replace exactly, with a few unchanged lines around them.",
+		b.words().Lines, quote(b.Old[0]))}
 }
 
 // echoesHashline reports whether every non-empty line starts with a hashline
@@ -145,13 +145,14 @@ func whitespaceDiag(v view, b Block, count int, at []int) *Diagnostic {
 		}
 		where = fmt.Sprintf("%d places (lines %s)", count, listLines(d.Lines))
 	}
-	msg := fmt.Sprintf("The EDIT lines for %s match %s only if whitespace is ignored.", b.Path, where)
+	w := b.words()
+	msg := fmt.Sprintf("%s match %s only if whitespace is ignored.", w.Lines, where)
 	for j, want := range b.Old {
 		got := v.at(p + j)
 		if got == want {
 			continue
 		}
-		msg += fmt.Sprintf(" Line %d of the file is %s; the block has %s (%s).", p+j+1, quote(got), quote(want), wsDifference(got, want))
+		msg += fmt.Sprintf(" Line %d of the file is %s; %s %s (%s).", p+j+1, quote(got), w.Has, quote(want), wsDifference(got, want, w.Ours))
 		break
 	}
 	d.Message = msg + " Copy the lines exactly as the file has them: tabs are never converted."
@@ -159,18 +160,18 @@ func whitespaceDiag(v view, b Block, count int, at []int) *Diagnostic {
 }
 
 // wsDifference names how two loosely equal lines differ.
-func wsDifference(file, block string) string {
+func wsDifference(file, block, ours string) string {
 	fi, bi := indent(file), indent(block)
 	var parts []string
 	if fi != bi {
-		parts = append(parts, fmt.Sprintf("the file indents with %s, the block with %s", describeIndent(fi), describeIndent(bi)))
+		parts = append(parts, fmt.Sprintf("the file indents with %s, %s with %s", describeIndent(fi), ours, describeIndent(bi)))
 	}
 	ft, bt := len(file)-len(strings.TrimRight(file, " \t\v\f")), len(block)-len(strings.TrimRight(block, " \t\v\f"))
 	switch {
 	case ft > 0 && bt == 0:
 		parts = append(parts, "the file line has trailing whitespace")
 	case bt > 0 && ft == 0:
-		parts = append(parts, "the block line has trailing whitespace")
+		parts = append(parts, ours+" line has trailing whitespace")
 	case ft != bt:
 		parts = append(parts, "their trailing whitespace differs")
 	}
@@ -304,7 +305,14 @@ func nearDiag(v view, b Block) *Diagnostic {
 	if m == 1 {
 		msg = fmt.Sprintf("No exact match for the EDIT line in %s. The closest place is %s.", b.Path, where)
 	}
-	msg += " " + firstDifference(v, old, best)
+	words := b.words()
+	switch {
+	case b.Words != nil && m == 1:
+		msg = fmt.Sprintf("%s have no exact match. The closest place is %s.", words.Lines, where)
+	case b.Words != nil:
+		msg = fmt.Sprintf("%s have no exact match. The closest place is %s (%d of %d lines agree).", words.Lines, where, best.agree, m)
+	}
+	msg += " " + firstDifference(v, old, best, words.Half, words.Ours)
 	d.Message = msg + fmt.Sprintf(" Read %s again and copy the lines exactly as the file has them.", where)
 	return d
 }
@@ -430,23 +438,23 @@ func lcsRegion(v view, ot []string, w []int, lo, hi int) near {
 
 // firstDifference names the first EDIT line the region does not hold, or
 // the first file line the EDIT half leaves out.
-func firstDifference(v view, old []string, r near) string {
+func firstDifference(v view, old []string, r near, half, ours string) string {
 	pi := 0
 	for j := range old {
 		if pi < len(r.pairs) && r.pairs[pi].j == j {
 			p := r.pairs[pi]
 			if pi > 0 && p.i > r.pairs[pi-1].i+1 && r.pairs[pi-1].j == j-1 {
 				gap := r.pairs[pi-1].i + 1
-				return fmt.Sprintf("After line %d of the EDIT half the file has %s (line %d), which the EDIT half leaves out.",
-					j, quote(v.at(gap)), gap+1)
+				return fmt.Sprintf("After line %d of %s the file has %s (line %d), which %s leaves out.",
+					j, half, quote(v.at(gap)), gap+1, half)
 			}
 			if !p.exact {
-				return fmt.Sprintf("Line %d of the EDIT half, %s, differs from the file's line %d, %s.",
-					j+1, quote(old[j]), p.i+1, quote(v.at(p.i)))
+				return fmt.Sprintf("Line %d of %s, %s, differs from the file's line %d, %s.",
+					j+1, half, quote(old[j]), p.i+1, quote(v.at(p.i)))
 			}
 			if got := v.at(p.i); got != old[j] {
-				return fmt.Sprintf("Line %d of the EDIT half, %s, differs in whitespace from the file's line %d, %s (%s).",
-					j+1, quote(old[j]), p.i+1, quote(got), wsDifference(got, old[j]))
+				return fmt.Sprintf("Line %d of %s, %s, differs in whitespace from the file's line %d, %s (%s).",
+					j+1, half, quote(old[j]), p.i+1, quote(got), wsDifference(got, old[j], ours))
 			}
 			pi++
 			continue
@@ -458,10 +466,10 @@ func firstDifference(v view, old []string, r near) string {
 			i = r.pairs[pi-1].i + 1
 		}
 		if i < v.n && (pi == len(r.pairs) || i < r.pairs[pi].i) {
-			return fmt.Sprintf("Line %d of the EDIT half, %s, is not in the file there; the file's line %d is %s.",
-				j+1, quote(old[j]), i+1, quote(v.at(i)))
+			return fmt.Sprintf("Line %d of %s, %s, is not in the file there; the file's line %d is %s.",
+				j+1, half, quote(old[j]), i+1, quote(v.at(i)))
 		}
-		return fmt.Sprintf("Line %d of the EDIT half, %s, is not in the file there.", j+1, quote(old[j]))
+		return fmt.Sprintf("Line %d of %s, %s, is not in the file there.", j+1, half, quote(old[j]))
 	}
 	return ""
 }

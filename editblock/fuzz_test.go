@@ -79,10 +79,12 @@ func FuzzParser(f *testing.F) {
 			}
 			i := b.Line - 1
 			c, ok := content(i)
-			if _, isMark := editMarker([]byte(c)); !ok || !isMark {
+			_, aider, isMark := editMarker([]byte(c))
+			if !ok || !isMark {
 				t.Fatalf("block %d: line %d is %q, not an edit marker", b.Index, b.Line, c)
 			}
-			closing := []func([]byte) bool{isReplace, isEnd}
+			dialect := &Parser{cur: pending{aider: aider}}
+			closing := []func([]byte) bool{dialect.isReplace, dialect.isEnd}
 			for h, half := range [][]string{b.Old, b.New} {
 				for _, want := range half {
 					i++
@@ -110,7 +112,7 @@ func FuzzParser(f *testing.F) {
 		// Every marker line outside blocks starts one: count them.
 		markers := 0
 		for _, l := range ls {
-			if _, ok := editMarker([]byte(l.Content)); ok {
+			if _, _, ok := editMarker([]byte(l.Content)); ok {
 				markers++
 			}
 		}

@@ -274,15 +274,16 @@ func ambiguous(b Block, count int, at []int) *Diagnostic {
 	}
 	var what string
 	verb, it, so := "matches", "it", "it matches"
+	w := b.words()
 	switch {
-	case b.Anchor() == len(b.Old) && len(b.Old) == 1: // a pure insertion: the EDIT half is the anchor
+	case b.Anchor() == len(b.Old) && len(b.Old) == 1 && b.Words == nil: // a pure insertion: the EDIT half is the anchor
 		what = fmt.Sprintf("The anchor %s for %s", quote(b.Old[0]), b.Path)
-	case b.Anchor() == len(b.Old):
-		what = fmt.Sprintf("The anchor for %s (%d lines starting %s)", b.Path, len(b.Old), quote(b.Old[0]))
+	case b.Anchor() == len(b.Old) && len(b.Old) > 1:
+		what = fmt.Sprintf("%s (%d lines starting %s)", w.Anchor, len(b.Old), quote(b.Old[0]))
 	case len(b.Old) == 1:
-		what = fmt.Sprintf("The EDIT line %s for %s", quote(b.Old[0]), b.Path)
+		what = fmt.Sprintf(w.Line, quote(b.Old[0]))
 	default:
-		what = fmt.Sprintf("The EDIT lines for %s (%d lines starting %s)", b.Path, len(b.Old), quote(b.Old[0]))
+		what = fmt.Sprintf("%s (%d lines starting %s)", w.Lines, len(b.Old), quote(b.Old[0]))
 		verb, it, so = "match", "them", "they match"
 	}
 	d.Message = fmt.Sprintf("%s %s %s; add more unchanged lines before or after %s so %s one place.", what, verb, where, it, so)

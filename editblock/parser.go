@@ -9,6 +9,11 @@ const (
 	markEdit    = "<<<< EDIT"
 	markReplace = "==== REPLACE"
 	markEnd     = ">>>> EDIT END"
+	// aider's SEARCH/REPLACE blocks (also written by Cline, Roo and
+	// Continue): the path on a line before, no path on the marker line.
+	aiderEdit    = "<<<<<<< SEARCH"
+	aiderReplace = "======="
+	aiderEnd     = ">>>>>>> REPLACE"
 )
 
 const (
@@ -37,6 +42,9 @@ type Block struct {
 	New       []string // REPLACE half
 	// Line is the 1-based line of the "<<<< EDIT" marker in the output.
 	Line int
+	// Words, when set, name the lines in diagnoses instead of the edit
+	// block's words (a patch's matcher speaks of hunks).
+	Words *Words
 }
 
 // IsCreate reports whether the block creates a file (empty EDIT half).
@@ -109,6 +117,11 @@ const (
 // when a "\r\n" is split between chunks. A Parser is not safe for concurrent
 // use; its zero value is ready.
 type Parser struct {
+	// Exists, when set, reports whether a bare name (a word without '/' or
+	// extension, as Makefile or tmpk2j3h4) is a file, which makes it a path.
+	// The parser itself knows nothing of files.
+	Exists func(name string) bool
+
 	st      state
 	line    []byte // the current line so far, when it continues in the next chunk
 	skip    bool   // the rest of the current line is ignored: its ">>>> EDIT END" prefix already ended a block
@@ -129,6 +142,7 @@ type Parser struct {
 // pending is the block being read.
 type pending struct {
 	index, line int
+	aider       bool // opened by aider's "<<<<<<< SEARCH": its markers close it
 	path        string
 	inherited   bool
 	notPath     string // the line before it, when that was no path: for the message
@@ -188,7 +202,7 @@ func (p *Parser) Write(chunk []byte) []Block {
 	// A block ends as soon as its end marker is there, not when the line
 	// does: the last line of a stream often has no terminator, and the
 	// caller applies blocks as they complete.
-	if p.st == readingNew && !p.skip && bytes.HasPrefix(p.line, []byte(markEnd)) {
+	if p.st == readingNew && !p.skip && p.isEnd(p.line) {
 		p.finish()
 		p.skip = true
 		p.line = p.line[:0]
@@ -273,7 +287,7 @@ func (p *Parser) Close() *Partial {
 		part.Message = fmt.Sprintf("%s at output line %d was not finished: the output ended before its %s. It was not applied; send the whole block again.",
 			capital(what), pd.Line, missing)
 	}
-	*p = Parser{orphans: p.orphans}
+	*p = Parser{orphans: p.orphans, Exists: p.Exists}
 	return part
 }
 
@@ -306,38 +320,38 @@ func (p *Parser) process(c []byte) {
 		if len(c) > headMax {
 			c = c[:headMax]
 		}
-		if rest, ok := editMarker(c); ok {
-			p.start(rest)
+		if rest, aider, ok := editMarker(c); ok {
+			p.start(rest, aider)
 			return
 		}
 		p.note(c)
 	case readingOld:
-		if rest, ok := editMarker(c); ok {
+		if rest, aider, ok := editMarker(c); ok {
 			p.orphan(OrphanNoReplace)
-			p.start(rest)
+			p.start(rest, aider)
 			return
 		}
 		switch {
-		case isReplace(c):
+		case p.isReplace(c):
 			p.cur.nOld = len(p.cur.ends)
 			p.st = readingNew
 			p.hasCand = false
-		case isEnd(c):
+		case p.isEnd(c):
 			p.orphan(OrphanNoReplace)
 			p.st = scanning
 		default:
 			p.add(c)
 		}
 	case readingNew:
-		if rest, ok := editMarker(c); ok {
+		if rest, aider, ok := editMarker(c); ok {
 			p.orphan(OrphanNoEnd)
-			p.start(rest)
+			p.start(rest, aider)
 			return
 		}
 		switch {
-		case isEnd(c):
+		case p.isEnd(c):
 			p.finish()
-		case isReplace(c):
+		case p.isReplace(c):
 			p.orphan(OrphanExtraReplace)
 			p.st = scanning
 		default:
@@ -384,15 +398,19 @@ func (p *Parser) add(c []byte) {
 
 // start begins a block at a "<<<< EDIT" line; rest is what follows the
 // marker on its line.
-func (p *Parser) start(rest []byte) {
-	cur := pending{index: p.next, line: p.lineNo + 1, body: p.cur.body[:0], ends: p.cur.ends[:0]}
+func (p *Parser) start(rest []byte, aider bool) {
+	cur := pending{index: p.next, line: p.lineNo + 1, aider: aider, body: p.cur.body[:0], ends: p.cur.ends[:0]}
 	p.next++
 	if path, ok := pathFrom(rest); ok {
 		cur.path = path
 	} else if p.hasCand {
 		var ok bool
 		if cur.path, ok = pathFrom(p.cand); !ok {
-			cur.notPath = string(trimSpace(p.cand))
+			if name, bare := bareName(p.cand); bare && p.Exists != nil && p.Exists(name) {
+				cur.path = name
+			} else {
+				cur.notPath = string(trimSpace(p.cand))
+			}
 		}
 	} else if p.inherit {
 		cur.path, cur.inherited = p.lastPath, true
@@ -435,40 +453,85 @@ func (p *Parser) orphan(reason string) {
 	if o.Path != "" {
 		what = fmt.Sprintf("The edit block for %s at output line %d", o.Path, o.Line)
 	}
+	edit, replace, end := markEdit, markReplace, markEnd
+	if p.cur.aider {
+		edit, replace, end = aiderEdit, aiderReplace, aiderEnd
+	}
 	switch reason {
 	case OrphanNoPath:
-		o.Message = what + " has no file path: put the path alone on the line right before `<<<< EDIT`. It was skipped."
+		o.Message = fmt.Sprintf("%s has no file path: put the path alone on the line right before `%s`. It was skipped.", what, edit)
 		if p.cur.notPath != "" {
-			o.Message = fmt.Sprintf("%s has no file path: the line before it, %s, is not one. Put the path alone on the line right before `<<<< EDIT`. It was skipped.",
-				what, quote(p.cur.notPath))
+			o.Message = fmt.Sprintf("%s has no file path: the line before it, %s, is not one. Put the path alone on the line right before `%s`. It was skipped.",
+				what, quote(p.cur.notPath), edit)
 		}
 	case OrphanNoReplace:
-		o.Message = what + " has no `==== REPLACE` line between its old and new lines. It was skipped; send it again complete."
+		o.Message = fmt.Sprintf("%s has no `%s` line between its old and new lines. It was skipped; send it again complete.", what, replace)
 	case OrphanNoEnd:
-		o.Message = what + " has no `>>>> EDIT END` line before the next `<<<< EDIT`. It was skipped; send it again complete."
+		o.Message = fmt.Sprintf("%s has no `%s` line before the next `%s`. It was skipped; send it again complete.", what, end, edit)
 	case OrphanExtraReplace:
-		o.Message = what + " has two `==== REPLACE` lines. It was skipped; send one block per change."
+		o.Message = fmt.Sprintf("%s has two `%s` lines. It was skipped; send one block per change.", what, replace)
 	}
 	p.orphans = append(p.orphans, o)
 	p.inherit = false
 }
 
-// editMarker reports whether c is a "<<<< EDIT" line, and what follows the
-// marker on it.
-func editMarker(c []byte) ([]byte, bool) {
+// editMarker reports whether c opens a block: a "<<<< EDIT" line (and what
+// follows the marker on it), or aider's "<<<<<<< SEARCH" (aider true).
+func editMarker(c []byte) (rest []byte, aider, ok bool) {
+	if word, ok := aiderMarker(c, '<', "SEARCH"); ok && (len(word) == 0 || string(word) == ">") {
+		return nil, true, true
+	}
 	if !bytes.HasPrefix(c, []byte(markEdit)) {
-		return nil, false
+		return nil, false, false
 	}
-	rest := c[len(markEdit):]
+	rest = c[len(markEdit):]
 	if len(rest) > 0 && !isSpace(rest[0]) {
-		return nil, false
+		return nil, false, false
 	}
-	return rest, true
+	return rest, false, true
 }
 
-func isReplace(c []byte) bool { return string(trimRightSpace(c)) == markReplace }
+// aiderMarker reports whether c is an aider marker: 5 to 9 times ch, a
+// space and word (none for the divider), trailing space allowed; it returns
+// what follows word.
+func aiderMarker(c []byte, ch byte, word string) ([]byte, bool) {
+	c = trimRightSpace(c)
+	n := 0
+	for n < len(c) && c[n] == ch {
+		n++
+	}
+	if n < 5 || n > 9 {
+		return nil, false
+	}
+	c = c[n:]
+	if word == "" {
+		return nil, len(c) == 0
+	}
+	if len(c) < 1+len(word) || c[0] != ' ' || string(c[1:1+len(word)]) != word {
+		return nil, false
+	}
+	return c[1+len(word):], true
+}
 
-func isEnd(c []byte) bool { return bytes.HasPrefix(c, []byte(markEnd)) }
+// isReplace reports whether c divides the block being read.
+func (p *Parser) isReplace(c []byte) bool {
+	if p.cur.aider {
+		_, ok := aiderMarker(c, '=', "")
+		return ok
+	}
+	return string(trimRightSpace(c)) == markReplace
+}
+
+// isEnd reports whether c ends the block being read.
+func (p *Parser) isEnd(c []byte) bool {
+	if p.cur.aider {
+		// Like ">>>> EDIT END", the marker ends the block as soon as it is
+		// there, whatever follows it on its line.
+		_, ok := aiderMarker(c, '>', "REPLACE")
+		return ok
+	}
+	return bytes.HasPrefix(c, []byte(markEnd))
+}
 
 // fenceInfo reports whether t (trimmed) opens or closes a markdown code
 // fence, and its info string.

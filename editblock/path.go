@@ -48,9 +48,43 @@ var bareNames = [...]string{"Makefile", "Dockerfile", "Containerfile", "Gemfile"
 // Markdown around it is unwrapped: "### src/a.go", "`src/a.go`",
 // "**src/a.go**:", "File: src/a.go".
 func pathFrom(line []byte) (string, bool) {
+	s, quoted := unwrapPath(line)
+	if !isPath(s, quoted) {
+		return "", false
+	}
+	return string(s), true
+}
+
+// bareName returns the file name a line names when it is a single word of
+// file name characters without '/' and without an extension (Makefile,
+// tmpk2j3h4): a path only when such a file exists, which the caller knows.
+func bareName(line []byte) (string, bool) {
+	s, _ := unwrapPath(line)
+	if len(s) == 0 || len(s) >= maxPath {
+		return "", false
+	}
+	switch s[0] {
+	case '-', '.':
+		return "", false
+	}
+	for _, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c >= 0x80:
+		case c == '.' || c == '_' || c == '-' || c == '+' || c == '@':
+		default:
+			return "", false
+		}
+	}
+	return string(s), true
+}
+
+// unwrapPath strips the markdown a path line may carry ("### src/a.go",
+// "`src/a.go`", "**src/a.go**:", "File: src/a.go") and says whether quotes
+// were among it.
+func unwrapPath(line []byte) ([]byte, bool) {
 	s := trimSpace(line)
 	if len(s) == 0 || len(s) > candMax {
-		return "", false
+		return nil, false
 	}
 	if s[0] == '#' { // a heading: "### src/a.go"
 		i := 0
@@ -58,7 +92,7 @@ func pathFrom(line []byte) (string, bool) {
 			i++
 		}
 		if i > 6 || i == len(s) || !isSpace(s[i]) {
-			return "", false
+			return nil, false
 		}
 		s = trimSpace(s[i:])
 	}
@@ -79,10 +113,7 @@ func pathFrom(line []byte) (string, bool) {
 			s, changed = rest, true
 		}
 	}
-	if !isPath(s, quoted) {
-		return "", false
-	}
-	return string(s), true
+	return s, quoted
 }
 
 func isPath(s []byte, quoted bool) bool {

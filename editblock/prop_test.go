@@ -202,7 +202,8 @@ func TestTruncationProperty(t *testing.T) {
 		if i := strings.IndexAny(full, "\r\n"); i >= 0 {
 			full = full[:i]
 		}
-		if _, ok := editMarker([]byte(last)); last != full && (ok || isReplace([]byte(last)) || isEnd([]byte(last))) {
+		native := &Parser{}
+		if _, _, ok := editMarker([]byte(last)); last != full && (ok || native.isReplace([]byte(last)) || native.isEnd([]byte(last))) {
 			return
 		}
 		if len(got.Orphans) > 0 {

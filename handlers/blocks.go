@@ -82,7 +82,24 @@ const MaxBlockBuffer = 3 * MaxWriteSize
 
 // NewBlocks starts a run.
 func (e *Env) NewBlocks(c Caller, dryRun, stage bool) *Blocks {
-	return &Blocks{e: e, caller: c, dryRun: dryRun, stage: stage, parser: editblock.NewParser(), scratch: map[workspace.Key]*textdoc.Snapshot{}, files: map[workspace.Key]*blockFile{}}
+	b := &Blocks{e: e, caller: c, dryRun: dryRun, stage: stage, parser: editblock.NewParser(), scratch: map[workspace.Key]*textdoc.Snapshot{}, files: map[workspace.Key]*blockFile{}}
+	b.parser.Exists = b.exists
+	return b
+}
+
+// exists reports whether name is a file of the workspace (or one an earlier
+// block of this output creates): a bare name without '/' or extension
+// before a block is its path only then.
+func (b *Blocks) exists(name string) bool {
+	k, err := b.e.WS.Resolve(name)
+	if err != nil {
+		return false
+	}
+	if _, ok := b.scratch[k]; ok {
+		return true
+	}
+	_, err = b.e.WS.Get(k)
+	return err == nil
 }
 
 // blockFile is one file the blocks write: its text before the first block
@@ -202,7 +219,7 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 	}
 	if len(all) == 0 {
 		res.OK, res.Error = false, result.InvalidEdit
-		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END."
+		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END (or aider's <<<<<<< SEARCH, =======, >>>>>>> REPLACE)."
 	}
 	b.e.annotate(&res)
 	return res

@@ -37,10 +37,13 @@ type PatchFileResult struct {
 	Error   result.Kind `json:"error,omitempty"`
 	// Hunk is the 1-based hunk that failed and Line the closest line of the
 	// file, when known.
-	Hunk     int    `json:"hunk,omitempty"`
-	Line     int    `json:"line,omitempty"`
-	Diff     string `json:"diff,omitempty"`
-	Expanded string `json:"expanded,omitempty"`
+	Hunk int `json:"hunk,omitempty"`
+	Line int `json:"line,omitempty"`
+	// Diagnostic says why the hunk does not apply, as for edit blocks:
+	// whitespace_mismatch, near_match, not_found, ambiguous.
+	Diagnostic *BlockDiagnostic `json:"diagnostic,omitempty"`
+	Diff       string           `json:"diff,omitempty"`
+	Expanded   string           `json:"expanded,omitempty"`
 	// FreshRefs are the current lines around a hunk that does not apply (the
 	// closest match, the merged place, or the header's line), as hashline
 	// refs, counted as read.
@@ -188,6 +191,9 @@ func patchPlanner(f patch.File, r *PatchFileResult) planner {
 		}
 		if fail != nil {
 			r.Hunk, r.Line, r.kind = fail.Hunk+1, fail.Line, fail.Kind
+			if conflictKind(fail.Kind) {
+				r.Diagnostic = &BlockDiagnostic{Kind: fail.Kind, Line: fail.Line}
+			}
 			return hashline.Plan{}, nil, fail.Err
 		}
 		targets := make([]ledger.Range, len(placed))

@@ -85,18 +85,28 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if seen {
 			return result.Errorf(result.Exists, "%s is added by the patch but an earlier section already changes it; nothing was written.", r.Path)
 		}
-		if _, err := e.WS.Get(k); err == nil || result.KindOf(err) != result.NotFound {
-			if err == nil {
-				err = result.Errorf(result.Exists, "%s already exists: the patch adds it as a new file.", r.Path)
-			}
-			return err
-		}
 		content := ""
 		if len(f.Hunks) > 0 {
 			content = strings.Join(f.Hunks[0].New, "\n")
 			if len(f.Hunks[0].New) > 0 && !f.Hunks[0].NewNoEOL {
 				content += "\n"
 			}
+		}
+		if _, err := e.WS.Get(k); err == nil {
+			// As Codex does, adding a file that exists replaces it; but only
+			// what write's overwrite mode allows: the whole file read and
+			// unchanged since.
+			w, err := e.replaceExisting(ctx, c, k, r, content, "adds it as a new file")
+			if err != nil {
+				return err
+			}
+			w.rank, w.mode = at, mode
+			r.done = "Replaced " + r.Path + "."
+			cur[k] = len(*ws)
+			*ws = append(*ws, w)
+			return nil
+		} else if result.KindOf(err) != result.NotFound {
+			return err
 		}
 		if mode == 0 {
 			mode = 0o644
@@ -205,10 +215,32 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if _, taken := cur[nk]; taken || nk == k {
 			return result.Errorf(result.Exists, "%s is changed by another section of the patch: the patch would rename %s over it.", r.NewPath, r.Path)
 		}
-		if _, err := e.WS.Get(nk); err == nil || result.KindOf(err) != result.NotFound {
-			if err == nil {
-				err = result.Errorf(result.Exists, "%s already exists: the patch would rename %s over it.", r.NewPath, r.Path)
+		if why, ok := gone[nk]; ok {
+			return result.Errorf(result.Exists, "%s: an earlier section of the patch %s it; the patch would move %s onto it. A patch changes each file in one place. Nothing was written.", r.NewPath, why, r.Path)
+		}
+		if _, err := e.WS.Get(nk); err == nil {
+			// Moving onto a file replaces it (as Codex does) when write's
+			// overwrite mode would: the file at the new name becomes the
+			// moved text, and the old name is deleted.
+			if seen {
+				return result.Errorf(result.Exists, "%s already exists: the patch would move %s, which an earlier section changes, over it. Send one section per file.", r.NewPath, r.Path)
 			}
+			if err := e.notLink(nk, r.NewPath, "replace"); err != nil {
+				return err
+			}
+			dst, err := e.replaceExisting(ctx, c, nk, &PatchFileResult{Path: r.NewPath}, w.next.Text(), "moves "+r.Path+" onto it")
+			if err != nil {
+				return err
+			}
+			dst.rank, dst.mode = at, w.mode
+			r.done = fmt.Sprintf("Moved %s onto %s, which it replaced.", r.Path, r.NewPath)
+			gone[k] = "moves"
+			delete(cur, k)
+			cur[nk] = len(*ws)
+			*ws = append(*ws, dst, fileWrite{op: opDelete, key: k, rel: r.Path, rank: at, before: w.before})
+			sections[nk]++
+			return nil
+		} else if result.KindOf(err) != result.NotFound {
 			return err
 		}
 		w.op, w.to = opRename, nk
@@ -238,6 +270,38 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	cur[k] = len(*ws)
 	*ws = append(*ws, w)
 	return nil
+}
+
+// replaceExisting plans the replacement of the existing file k by content,
+// guarded as write's overwrite mode is: every line of the file must have
+// been read and be unchanged (or the file written by the model). what says
+// what the patch does to it, for the refusal.
+func (e *Env) replaceExisting(ctx context.Context, c Caller, k workspace.Key, r *PatchFileResult, content, what string) (fileWrite, error) {
+	session := c.SessionOr()
+	plan := func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+		n := d.Snap.LineCount()
+		var targets []ledger.Range
+		if st := e.Ledger.Summarize(session, ledger.DocKey(d.Key)); st.State != ledger.FullyRead && st.State != ledger.ModelAuthored && n > 0 {
+			targets = []ledger.Range{{Start: 1, End: n}}
+		}
+		tr := make([]hashline.LineRange, len(targets))
+		for i, t := range targets {
+			tr[i] = hashline.LineRange{Start: t.Start, End: t.End}
+		}
+		sp := hashline.Splice{Start: 0, Old: n, New: contentLines(content, d.Snap.Dominant(), true)}
+		return hashline.NewPlan(n, []hashline.Splice{sp}, tr), targets, nil
+	}
+	out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: plan})
+	r.Diff = out.diff
+	if err != nil {
+		r.Expanded = out.verdict.Expanded
+		if out.verdict.Err != nil {
+			return fileWrite{}, result.Wrap(result.KindOf(err), err, fmt.Sprintf("%s already exists and the patch %s, which replaces it: read all of %s first (it must be unchanged since), then send the patch again.", r.Path, what, r.Path))
+		}
+		return fileWrite{}, err
+	}
+	p := out.plan
+	return fileWrite{op: opModify, key: k, rel: r.Path, before: out.before, next: out.next, plan: &p}, nil
 }
 
 // writable resolves a path a patch writes and applies every rule a write

@@ -93,6 +93,7 @@ the exact old lines
 ==== REPLACE
 the new lines
 >>>> EDIT END
+aider's SEARCH/REPLACE blocks (path line, <<<<<<< SEARCH, old lines, =======, new lines, >>>>>>> REPLACE) work the same way. A block whose file cannot be told is skipped and nothing is written.
 The EDIT half must occur exactly once in the file (whitespace inside lines counts); an empty EDIT half creates a new file. Blocks apply in order, each to the file as the earlier ones left it. Paths are relative to the workspace root.
 A failed block says why: not_found, whitespace_mismatch or near_match (with the line to look at), ambiguous. The edited lines must have been read (the guard refusals of sightline_edit apply).`,
 			InputSchema: schema([]string{"text"}, obj{
@@ -105,8 +106,8 @@ A failed block says why: not_found, whitespace_mismatch or near_match (with the 
 		{&mcp.Tool{
 			Name:  "sightline_apply_patch",
 			Title: "Apply a unified diff or a V4A patch",
-			Description: `Apply a patch: a unified diff as git diff writes it (--- a/file, +++ b/file, @@ hunks; many files, new and deleted files, renames) or a V4A patch (*** Begin Patch, *** Update File: path, @@ context lines, -/+/space lines, *** Add File:, *** Delete File:, *** End Patch). Paths are relative to the workspace root.
-Every hunk's context and removed lines must occur exactly once in the file (the @@ line numbers are ignored: a hunk that matches twice is ambiguous_match; add context). Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
+			Description: `Apply a patch: a unified diff as git diff writes it (--- a/file, +++ b/file, @@ hunks; many files, new and deleted files, renames), aider's udiff (@@ ... @@ without line numbers), or a V4A patch (*** Begin Patch, *** Update File: path, @@ context lines, -/+/space lines, *** Add File:, *** Delete File:, *** Move to:, *** End Patch). Paths are relative to the workspace root.
+Hunks apply in file order; each hunk's context and removed lines must occur exactly where it goes (a @@ line number only chooses among identical exact places; a hunk that matches twice otherwise is ambiguous_match: add context). Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
 			InputSchema: schema([]string{"patch"}, obj{
 				"patch":   obj{"type": "string", "description": "The patch text."},
 				"dry_run": dryRunProp,

@@ -33,20 +33,33 @@ type Failure struct {
 
 // Plan matches every hunk of f against src, the file's current text, and
 // returns the plan of the whole file patch in src's coordinates, or the
-// first hunk that does not apply. Each hunk's old lines (context and removed)
-// must occur exactly once in src, after its V4A anchors; the unified header's
-// line number is never used to choose between places. dominant is the
-// file's line terminator for new lines.
+// first hunk that does not apply. Hunks are placed in order, each after the
+// previous one's lines and its V4A anchors; a hunk's old lines (context and
+// removed) must occur there exactly, at one place, or at several of which
+// the unified header's line number (shifted as the earlier hunks were)
+// names one. A line number only chooses among exact places: it never makes
+// an inexact match apply. dominant is the file's line terminator for new
+// lines.
 func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed, *Failure) {
 	var placed []Placed
 	var idx *lineIndex
-	if len(f.Hunks) > 1 {
+	if len(f.Hunks) > 1 || len(f.Hunks) == 1 && f.Hunks[0].OldStart > 0 {
 		idx = newLineIndex(src, f)
 	}
+	floor, offset := 0, 0
 	for i, h := range f.Hunks {
-		p, fail := placeHunkIndexed(src, idx, f, i, h, dominant)
+		p, fail := placeHunkIndexed(src, idx, f, i, h, dominant, floor, offset)
 		if fail != nil {
 			return hashline.Plan{}, nil, fail
+		}
+		if p.End > 0 && len(h.Old) > 0 {
+			// (Lines added at the end of the file by a hunk without old
+			// lines leave the rest of the file to the hunks after it, as
+			// Codex has it.)
+			floor = p.End
+			if h.OldStart > 0 {
+				offset = p.Start - h.OldStart
+			}
 		}
 		if p.Splice.Old == 0 && len(p.Splice.New) == 0 {
 			continue // a hunk that changes nothing
@@ -73,48 +86,54 @@ func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed
 
 // placeHunk matches one hunk.
 func placeHunk(src hashline.Source, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
-	return placeHunkIndexed(src, nil, f, i, h, dominant)
+	return placeHunkIndexed(src, nil, f, i, h, dominant, 0, 0)
 }
 
-// placeHunkIndexed matches one hunk, finding its one exact place through idx
-// when it has one (the matcher then plans the splice over just those lines);
-// otherwise, or without idx, the matcher searches and diagnoses as always.
-func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
-	where := fmt.Sprintf("hunk %d of %s (patch line %d)", i+1, f.Path, h.Line)
-	if len(h.Old) == 0 {
-		if src.LineCount() > 0 {
-			return Placed{}, &Failure{Hunk: i, Kind: "invalid", Err: result.Errorf(result.InvalidEdit,
-				"%s has no context lines, so where it goes is only its line number, which sightline never trusts: include a few unchanged lines around the change.", where)}
-		}
+// placeHunkIndexed matches one hunk at or after line floor (0-based),
+// finding its exact place through idx when it has one — its only one, or
+// among several the one nearest its header's line shifted by offset (the
+// matcher then plans the splice over just those lines); otherwise, or
+// without idx, the matcher searches and diagnoses as always.
+func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk, dominant string, floor, offset int) (Placed, *Failure) {
+	where := fmt.Sprintf("hunk %d (patch line %d)", i+1, h.Line)
+	if len(h.Old) == 0 && src.LineCount() > 0 {
+		return addOnly(src, i, h, where, dominant)
 	}
 	// The anchors narrow the text the hunk may match: from the line after the
 	// last anchor on.
-	from := 0
+	from := floor
 	for _, a := range h.Anchors {
 		at := findAnchor(src, a, from)
 		if at < 0 {
 			return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch,
-				"The @@ line %q of %s is not in %s (after line %d): it must repeat a line of the file exactly.", a, where, f.Path, from)}
+				"The @@ line %q of %s is not in the file after line %d: it must repeat a line of the file exactly.", a, where, from)}
 		}
 		from = at + 1
 	}
-	view := hashline.Source(src)
+	// The matcher sees the file with the lines before from hidden, so that
+	// it matches and diagnoses only after them, in the file's own line
+	// numbers; or just the one exact place idx chose.
+	view, base := hashline.Source(src), 0
 	if from > 0 {
-		view = offsetSource{src, from}
+		view = hiddenSource{src, from}
 	}
-	if at, ok := idx.unique(h.Old, from); ok {
-		view, from = windowSource{src, at, len(h.Old)}, at
+	if at, ok := idx.choose(h.Old, from, h.OldStart-1+offset, h.OldStart > 0); ok {
+		view, base = windowSource{src, at, len(h.Old)}, at
 	}
-	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line}
+	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line, Words: editblock.HunkWords(i + 1)}
 	m, d := editblock.MatchBlock(view, b, dominant)
 	if d != nil {
+		if from > 0 && d.Kind == editblock.KindNotFound {
+			if whole, d2 := editblock.MatchBlock(src, b, dominant); d2 == nil {
+				return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: whole.Start, Err: result.Errorf(result.NoMatch,
+					"%s matches %s, but a hunk applies after the lines of the hunks and @@ lines before it (line %d on): put the hunks in the order of the file.", capital(where), lineSpan(whole.Start, whole.End), from+1)}
+			}
+		}
 		line := d.Line
 		if line > 0 {
-			line += from
+			line += base
 		}
-		msg := strings.Replace(d.Message, "The EDIT lines", "The lines of "+where, 1)
-		msg = strings.Replace(msg, "The block", "The lines of "+where, 1)
-		return Placed{}, &Failure{Hunk: i, Kind: d.Kind, Line: line, Err: result.Errorf(d.ErrorKind(), "%s", msg)}
+		return Placed{}, &Failure{Hunk: i, Kind: d.Kind, Line: line, Err: result.Errorf(d.ErrorKind(), "%s", d.Message)}
 	}
 	if m.NoOp {
 		if h.OldNoEOL == h.NewNoEOL {
@@ -123,11 +142,11 @@ func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk
 		return eolOnly(src, f, i, h, where, dominant)
 	}
 	sp := m.Splice
-	sp.Start += from
-	p := Placed{Hunk: i, Splice: sp, Start: m.Start + from, End: m.End + from}
-	if h.EOF && p.End != src.LineCount() {
+	sp.Start += base
+	p := Placed{Hunk: i, Splice: sp, Start: m.Start + base, End: m.End + base}
+	if h.EOF && p.End != src.LineCount() && !(p.End == src.LineCount()-1 && remainder(src)) {
 		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: p.Start, Err: result.Errorf(result.NoMatch,
-			"%s is marked *** End of File but its lines end at line %d of %d.", where, p.End, src.LineCount())}
+			"%s is marked *** End of File but its lines end at line %d of %d.", capital(where), p.End, src.LineCount())}
 	}
 	fixNoEOL(src, &p, h, dominant)
 	return p, nil
@@ -165,12 +184,64 @@ func fixNoEOL(src hashline.Source, p *Placed, h Hunk, dominant string) {
 	}
 }
 
+// remainder reports whether src's last line is the empty rest after a final
+// line break.
+func remainder(src hashline.Source) bool {
+	n := src.LineCount()
+	return n > 0 && src.Line(n-1).Content == "" && src.Line(n-1).Term == ""
+}
+
+// addOnly places a hunk without old lines. A V4A hunk that only adds lines,
+// with no @@ line, adds them at the end of the file (as Codex does); the
+// file keeps its final-newline state. Anywhere else its place would be a
+// guess (after an @@ line: where in what follows?) or a line number alone
+// (a unified hunk), which sightline never uses to choose a place.
+func addOnly(src hashline.Source, i int, h Hunk, where, dominant string) (Placed, *Failure) {
+	if h.OldStart > 0 || len(h.Anchors) > 0 {
+		return Placed{}, &Failure{Hunk: i, Kind: "invalid", Err: result.Errorf(result.InvalidEdit,
+			"%s only adds lines and has no context lines to say where: include a few unchanged lines around the change.", capital(where))}
+	}
+	n := src.LineCount()
+	nl := make([]lines.Line, len(h.New))
+	for j, c := range h.New {
+		nl[j] = lines.Line{Content: c, Term: dominant}
+	}
+	if remainder(src) {
+		// Before the empty rest: the new lines end with line breaks.
+		last := max(n-1, 1)
+		return Placed{Hunk: i, Splice: hashline.Splice{Start: n - 1, New: nl}, Start: last, End: last}, nil
+	}
+	if src.Line(n-1).Term != "" {
+		return Placed{Hunk: i, Splice: hashline.Splice{Start: n, New: nl}, Start: n, End: n}, nil
+	}
+	// The last line has no line break: it gets one, the new last line not.
+	l := src.Line(n - 1)
+	l.Term = dominant
+	nl[len(nl)-1].Term = ""
+	return Placed{Hunk: i, Splice: hashline.Splice{Start: n - 1, Old: 1, New: append([]lines.Line{l}, nl...)}, Start: n, End: n}, nil
+}
+
+// lineSpan says "line 4" or "lines 4-6".
+func lineSpan(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("line %d", a)
+	}
+	return fmt.Sprintf("lines %d-%d", a, b)
+}
+
+func capital(s string) string {
+	if s != "" && 'a' <= s[0] && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
 // eolOnly places a hunk whose only change is the final newline: its lines
 // must be the file's last lines.
 func eolOnly(src hashline.Source, f File, i int, h Hunk, where, dominant string) (Placed, *Failure) {
 	n, k := src.LineCount(), len(h.Old)
 	if k > n {
-		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch, "%s changes the end of %s, but the file has only %d lines.", where, f.Path, n)}
+		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch, "%s changes the end of the file, but the file has only %d lines.", capital(where), n)}
 	}
 	for j, want := range h.Old {
 		c := src.Line(n - k + j).Content
@@ -178,7 +249,7 @@ func eolOnly(src hashline.Source, f File, i int, h Hunk, where, dominant string)
 			_, c = hashline.StripBOM(c)
 		}
 		if c != want {
-			return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch, "%s changes the end of %s, but its lines are not the file's last lines.", where, f.Path)}
+			return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch, "%s changes the end of the file, but its lines are not the file's last lines.", capital(where))}
 		}
 	}
 	p := Placed{Hunk: i, Splice: hashline.Splice{Start: n - 1}, Start: n - k + 1, End: n}
@@ -203,13 +274,18 @@ func findAnchor(src hashline.Source, anchor string, from int) int {
 	return -1
 }
 
-// offsetSource is src from line off on.
-type offsetSource struct {
+// hiddenSource is src with its first n lines hidden: each reads as a line
+// no hunk line can equal or resemble (a NUL), so nothing matches there
+// while line numbers stay the file's.
+type hiddenSource struct {
 	src hashline.Source
-	off int
+	n   int
 }
 
-func (o offsetSource) LineCount() int { return o.src.LineCount() - o.off }
-func (o offsetSource) Line(i int) lines.Line {
-	return o.src.Line(i + o.off)
+func (h hiddenSource) LineCount() int { return h.src.LineCount() }
+func (h hiddenSource) Line(i int) lines.Line {
+	if i < h.n {
+		return lines.Line{Content: "\x00", Term: "\n"}
+	}
+	return h.src.Line(i)
 }

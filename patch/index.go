@@ -64,10 +64,11 @@ func (x *lineIndex) content(i int) string {
 	return c
 }
 
-// unique returns the one 0-based line at or after from where old occurs
-// exactly, or ok=false when it occurs nowhere or more than once (the
-// matcher then says why).
-func (x *lineIndex) unique(old []string, from int) (int, bool) {
+// choose returns the 0-based line at or after from where old occurs
+// exactly: its only place, or, when it has several and byLine, the one
+// nearest expect if no other is as near. ok=false otherwise (the matcher
+// then says why).
+func (x *lineIndex) choose(old []string, from, expect int, byLine bool) (int, bool) {
 	if x == nil || len(old) == 0 {
 		return 0, false
 	}
@@ -77,21 +78,32 @@ func (x *lineIndex) unique(old []string, from int) (int, bool) {
 			best = j
 		}
 	}
-	found, at := 0, 0
+	found, at, tie := 0, 0, false
 	for _, p := range x.at[old[best]] {
 		start := p - best
-		if start < from || start+len(old) > x.src.LineCount() {
+		if start < from || start+len(old) > x.src.LineCount() || !x.matches(old, start) {
 			continue
 		}
-		if x.matches(old, start) {
-			found++
+		found++
+		switch {
+		case found == 1:
 			at = start
-			if found > 1 {
-				return 0, false
-			}
+		case !byLine:
+			return 0, false
+		case abs(start-expect) < abs(at-expect):
+			at, tie = start, false
+		case abs(start-expect) == abs(at-expect):
+			tie = true
 		}
 	}
-	return at, found == 1
+	return at, found > 0 && !tie
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 func (x *lineIndex) matches(old []string, start int) bool {

@@ -92,7 +92,17 @@ type Parser struct {
 	oldLeft, newLeft int
 	lastSide         byte // the side of the last hunk line: ' ', '-', '+'
 	inV4A, endedV4A  bool
-	err              error
+	// loose says the unified hunk being read has no line counts (aider's
+	// `@@ ... @@`): it runs until a line that is no hunk line. held is a
+	// `--- ` line of it, which is a removed line or, when `+++ ` follows,
+	// the next file's header.
+	loose bool
+	held  string
+	// blankTail counts the empty lines (not even the space of a context
+	// line) that end the hunk being read: a model's blank line before
+	// `*** End Patch` or after a count-less hunk is no line of the file.
+	blankTail int
+	err       error
 	// git extended headers seen before ---/+++ (renames, new/deleted files)
 	gitOld, gitNew string
 	renameFrom     string
@@ -131,6 +141,10 @@ func (p *Parser) Close() ([]File, error) {
 	if len(p.pending) > 0 {
 		done = append(done, p.feed(strings.TrimSuffix(string(p.pending), "\r"))...)
 		p.pending = nil
+	}
+	if p.held != "" && p.err == nil {
+		p.hunkLineLoose(p.held, false)
+		p.held = ""
 	}
 	if p.err == nil && p.inV4A && !p.endedV4A {
 		p.fail(p.line, "the patch ends without *** End Patch")
@@ -172,17 +186,28 @@ func (p *Parser) finish() []File {
 		p.fail(f.Line, fmt.Sprintf("the patch of %s has no hunks", f.Path))
 		return nil
 	}
+	if f.Kind == Add {
+		for _, h := range f.Hunks {
+			if len(h.Old) > 0 {
+				p.fail(h.Line, fmt.Sprintf("the patch adds %s as a new file (--- /dev/null), yet its hunk has context or removed lines: send the change of the existing file (--- %s) or the new file's lines alone", f.Path, f.Path))
+				return nil
+			}
+		}
+	}
 	return []File{f}
 }
 
 func (p *Parser) closeHunk() {
 	if p.hunk != nil && p.cur != nil {
 		h := *p.hunk
+		if k := p.blankTail; k > 0 && !h.EOF && k <= len(h.Old) && k <= len(h.New) {
+			h.Old, h.New = h.Old[:len(h.Old)-k], h.New[:len(h.New)-k]
+		}
 		if len(h.Old) > 0 || len(h.New) > 0 {
 			p.cur.Hunks = append(p.cur.Hunks, h)
 		}
 	}
-	p.hunk = nil
+	p.hunk, p.blankTail, p.loose = nil, 0, false
 }
 
 func (p *Parser) feed(l string) []File {
@@ -190,16 +215,18 @@ func (p *Parser) feed(l string) []File {
 	if p.err != nil {
 		return nil
 	}
-	if p.format == "v4a" || p.format == "" && strings.HasPrefix(l, "*** Begin Patch") {
+	if p.format == "v4a" || p.format == "" && strings.HasPrefix(strings.TrimSpace(l), "*** Begin Patch") {
 		return p.feedV4A(l)
 	}
 	return p.feedUnified(l)
 }
 
-// feedV4A reads one line of the V4A envelope.
+// feedV4A reads one line of the V4A envelope. Its markers may carry spaces
+// around them, as models write them and Codex accepts.
 func (p *Parser) feedV4A(l string) []File {
+	t := strings.TrimSpace(l)
 	switch {
-	case strings.HasPrefix(l, "*** Begin Patch"):
+	case strings.HasPrefix(t, "*** Begin Patch"):
 		if p.inV4A {
 			p.fail(p.line, "*** Begin Patch inside a patch")
 		}
@@ -211,12 +238,12 @@ func (p *Parser) feedV4A(l string) []File {
 			return nil
 		}
 		return nil
-	case strings.HasPrefix(l, "*** End Patch"):
+	case strings.HasPrefix(t, "*** End Patch"):
 		p.endedV4A = true
 		return p.finish()
-	case strings.HasPrefix(l, "*** Update File: "), strings.HasPrefix(l, "*** Add File: "), strings.HasPrefix(l, "*** Delete File: "):
+	case strings.HasPrefix(t, "*** Update File: "), strings.HasPrefix(t, "*** Add File: "), strings.HasPrefix(t, "*** Delete File: "):
 		done := p.finish()
-		head, path, _ := strings.Cut(l, ": ")
+		head, path, _ := strings.Cut(t, ": ")
 		f := &File{Path: strings.TrimSpace(path), Line: p.line}
 		switch head {
 		case "*** Update File":
@@ -232,19 +259,23 @@ func (p *Parser) feedV4A(l string) []File {
 		}
 		p.cur = f
 		return done
-	case strings.HasPrefix(l, "*** Move to: "):
+	case strings.HasPrefix(t, "*** Move to: "):
 		if p.cur == nil || p.cur.Kind != Modify {
 			p.fail(p.line, "*** Move to: outside an *** Update File")
 			return nil
 		}
-		p.cur.NewPath = strings.TrimSpace(strings.TrimPrefix(l, "*** Move to: "))
+		p.cur.NewPath = strings.TrimSpace(strings.TrimPrefix(t, "*** Move to: "))
 		return nil
-	case strings.HasPrefix(l, "*** End of File"):
+	case strings.HasPrefix(t, "*** End of File"):
 		if p.hunk == nil {
 			p.fail(p.line, "*** End of File outside a hunk")
 			return nil
 		}
+		// The marker ends its hunk: the lines after it start another.
 		p.hunk.EOF = true
+		if p.cur != nil && p.cur.Kind == Modify {
+			p.closeHunk()
+		}
 		return nil
 	}
 	if p.cur == nil {
@@ -281,11 +312,15 @@ func (p *Parser) feedV4A(l string) []File {
 	if p.hunk == nil {
 		p.hunk = &Hunk{Line: p.line}
 	}
+	if l != "" {
+		p.blankTail = 0
+	}
 	switch {
 	case l == "":
 		// Models drop the space of an empty context line.
 		p.hunk.Old = append(p.hunk.Old, "")
 		p.hunk.New = append(p.hunk.New, "")
+		p.blankTail++
 	case l[0] == ' ':
 		p.hunk.Old = append(p.hunk.Old, l[1:])
 		p.hunk.New = append(p.hunk.New, l[1:])
@@ -302,6 +337,23 @@ func (p *Parser) feedV4A(l string) []File {
 // feedUnified reads one line of a unified diff (one file or many, as git
 // and diff -u write them).
 func (p *Parser) feedUnified(l string) []File {
+	if p.hunk != nil && p.loose {
+		if p.held != "" {
+			held := p.held
+			p.held = ""
+			if strings.HasPrefix(l, "+++ ") {
+				// The `--- ` line was the next file's header.
+				p.closeHunk()
+				done := p.feedUnified(held)
+				return append(done, p.feedUnified(l)...)
+			}
+			p.hunkLineLoose(held, false)
+		}
+		if p.hunkLineLoose(l, true) {
+			return nil
+		}
+		p.closeHunk()
+	}
 	if p.hunk != nil && (p.oldLeft > 0 || p.newLeft > 0) {
 		return p.hunkLine(l)
 	}
@@ -389,6 +441,11 @@ func (p *Parser) feedUnified(l string) []File {
 		}
 		p.closeHunk()
 		os, on, ns, nn, ok := hunkHeader(l)
+		if !ok && countless(l) {
+			p.hunk = &Hunk{Line: p.line}
+			p.loose, p.oldLeft, p.newLeft = true, 0, 0
+			return nil
+		}
 		if !ok {
 			p.fail(p.line, fmt.Sprintf("a hunk header is @@ -START,COUNT +START,COUNT @@, got %q", clip(l)))
 			return nil
@@ -442,6 +499,49 @@ func (p *Parser) hunkLine(l string) []File {
 	}
 	p.lastSide = side
 	return nil
+}
+
+// hunkLineLoose reads a line of a hunk without line counts, and reports
+// whether it was one: ' ', '-', '+', '\\' or an empty line. A `--- ` line is
+// held until the next line says what it is.
+func (p *Parser) hunkLineLoose(l string, hold bool) bool {
+	if hold && strings.HasPrefix(l, "--- ") {
+		p.held = l
+		return true
+	}
+	if l == "" {
+		p.hunk.Old = append(p.hunk.Old, "")
+		p.hunk.New = append(p.hunk.New, "")
+		p.blankTail++
+		return true
+	}
+	switch l[0] {
+	case ' ':
+		p.hunk.Old = append(p.hunk.Old, l[1:])
+		p.hunk.New = append(p.hunk.New, l[1:])
+	case '-':
+		p.hunk.Old = append(p.hunk.Old, l[1:])
+	case '+':
+		p.hunk.New = append(p.hunk.New, l[1:])
+	case '\\':
+		p.noEOL()
+		return true
+	default:
+		return false
+	}
+	p.blankTail = 0
+	p.lastSide = l[0]
+	return true
+}
+
+// countless reports whether l is a hunk header without line numbers, as
+// aider writes them: `@@ ... @@`, `@@ @@`.
+func countless(l string) bool {
+	rest := strings.TrimPrefix(strings.TrimSpace(l), "@@")
+	if i := strings.Index(rest, "@@"); i >= 0 {
+		rest = rest[:i]
+	}
+	return !strings.ContainsAny(rest, "0123456789")
 }
 
 // noEOL marks the side of the line before `\ No newline at end of file`.
