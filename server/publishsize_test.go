@@ -15,7 +15,8 @@ import (
 // An agent reading one document a line at a time, every other line, makes
 // one more unread range with each read. What the editor is sent after a read
 // must not grow with the reads before it: the diagnostics are a bounded
-// number per document and the coverage says what changed.
+// number per document and the coverage says what changed. Nor may the read's
+// own answer, whose ledger carries a bounded number of ranges.
 func TestPublishedBytesPerReadDoNotGrow(t *testing.T) {
 	const reads = 600
 	var src strings.Builder
@@ -30,13 +31,16 @@ func TestPublishedBytesPerReadDoNotGrow(t *testing.T) {
 	e.Open(u, "go", src.String())
 
 	perRead := make([]int, reads) // bytes of notifications read i set off
+	answer := make([]int, reads)  // bytes of read i's answer
 	for i := range reads {
 		before := len(e.Notes())
 		line := 2*i + 1
+		var raw json.RawMessage
 		var rr handlers.ReadResult
-		if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "range": map[string]int{"start": line, "end": line}}, &rr); err != nil || !rr.OK {
-			t.Fatalf("read %d: %v %s", line, err, rr.Message)
+		if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "range": map[string]int{"start": line, "end": line}}, &raw); err != nil || json.Unmarshal(raw, &rr) != nil || !rr.OK {
+			t.Fatalf("read %d: %v %s", line, err, raw)
 		}
+		answer[i] = len(raw)
 		// Each read changes both the diagnostics and the coverage.
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Microsecond) {
 			var dia, cov bool
@@ -72,6 +76,11 @@ func TestPublishedBytesPerReadDoNotGrow(t *testing.T) {
 		var c handlers.CoverageParams
 		return json.Unmarshal(raw, &c) == nil && len(c.Read) == reads && c.Read[reads-1] == ledger.Range{Start: 2*reads - 1, End: 2*reads - 1}
 	})
+	first, last = sum(answer[:100]), sum(answer[reads-100:])
+	t.Logf("answer bytes per read: first 100 reads %d, last 100 reads %d", first/100, last/100)
+	if last > first*3/2 {
+		t.Errorf("a one-line read's answer grew with the session: %d bytes per read over the first 100 reads, %d over the last 100", first/100, last/100)
+	}
 	if n := len(e.Diagnostics(u)); n > 100 {
 		t.Errorf("%d diagnostics for one document, want at most 100", n)
 	}
