@@ -9,6 +9,7 @@
 //	go run ./bench -short     # small files, few runs: what CI runs
 //	go run ./bench -read      # whole-file reads only, text vs --json, large files
 //	go run ./bench -read -bin /tmp/old/sightline   # the same, of another build
+//	go run ./bench -fixed       # the CLI's fixed cost against `sightline version`
 //	go run ./bench -diag 10000  # what the editor is sent as a session reads
 //	go run ./bench -write docs/performance.md
 package main
@@ -47,7 +48,19 @@ func main() {
 	binary := flag.String("bin", "", "measure this sightline binary instead of building ./cmd/sightline")
 	only := flag.Int("lines", 0, "measure only the file of this many lines (1000, 10000, 100000 or 200000)")
 	diag := flag.Int("diag", 0, "only this many alternating one-line reads of one document through `sightline serve`: server CPU and notification bytes per read as the session grows")
+	fixed := flag.Bool("fixed", false, "only the CLI's fixed cost: version, a range read, ledger, a one-line edit, a small patch, a whole read of 6.6 MB, each -runs times (default 20)")
 	flag.Parse()
+	if *fixed {
+		n := *runs
+		if n == 0 {
+			n = 20
+		}
+		if err := fixedCost(*binary, n); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *diag > 0 {
 		if err := runDiag(*binary, *diag); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
