@@ -187,6 +187,49 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	return res, true, nil
 }
 
+// restoreByStat restores a session's entries of a document the workspace
+// does not hold from the stat cache, without reading the file, when the
+// file's stat is the one its hash and line hashes were saved under. It
+// reports false when it did not (no database, no row, a changed file, a file
+// only Get may judge), and the caller builds the document.
+func (e *Env) restoreByStat(ctx context.Context, k workspace.Key) bool {
+	if e.db == nil {
+		return false
+	}
+	if _, known := e.WS.Known(k); known {
+		return false
+	}
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		return false
+	}
+	t, err := root.Resolve(rel, confine.Read)
+	if err != nil {
+		return false
+	}
+	f, fi, err := root.OpenRead(t)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
+		return false
+	}
+	st := store.FileStat{Doc: string(k)}
+	var ok bool
+	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
+		return false
+	}
+	cached, hit, err := e.db.FileStat(ctx, k)
+	if err != nil || !hit || !cached.Same(st) || cached.TotalLines == 0 {
+		return false
+	}
+	rev := e.WS.NextRev()
+	e.Ledger.SetTotal(ledger.DocKey(k), rev, cached.TotalLines)
+	e.db.RestoreView(k, rev, ledgerdb.View{FileHash: cached.FileHash, TotalLines: cached.TotalLines, LineHashes: cached.LineHashes})
+	return true
+}
+
 // scan reads a file line by line (the LSP rule of package lines), taking
 // the contents of the lines in want until they hold maxBytes. In full mode
 // it reads everything, hashing the bytes (SHA-256), the lines (ledgerdb's

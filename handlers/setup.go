@@ -163,7 +163,9 @@ func (e *Env) Close(ctx context.Context) error {
 
 // LoadSession looks at every document the database holds entries of for a
 // session, so their reads are restored (documents otherwise restore lazily,
-// the first time they are seen). Documents that vanished are skipped.
+// the first time they are seen). Documents that vanished are skipped. A file
+// whose stat is the one its hash and line hashes were saved under is not
+// read: the entries are restored against the saved ones.
 func (e *Env) LoadSession(ctx context.Context, session string) {
 	if e.db == nil {
 		return
@@ -177,7 +179,9 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 		if ctx.Err() != nil {
 			return
 		}
-		_, _ = e.WS.Get(k)
+		if !e.restoreByStat(ctx, k) {
+			_, _ = e.WS.Get(k)
+		}
 	}
 }
 
