@@ -92,10 +92,10 @@ func fixedCost(bin string, runs int) error {
 		return fmt.Errorf("sightline patch: %v", err)
 	}
 	fmt.Printf("the CLI's fixed cost, %d runs each, taking turns (%s)\n", runs, machine())
-	fmt.Printf("%-40s %10s %10s %12s %10s %10s\n", "command", "p50", "p99", "p50 - version", "× version", "peak RSS")
+	fmt.Printf("%-40s %10s %10s %13s %9s %13s %9s\n", "command", "p50", "p99", "p50 - version", "× version", "CPU p50", "peak RSS")
 	v := st[0].p50
 	for i, s := range st {
-		fmt.Printf("%-40s %7.2f ms %7.2f ms %9.2f ms %9.2f× %7d MB\n", names[i], s.p50, s.p99, s.p50-v, s.p50/v, s.rssKB/1024)
+		fmt.Printf("%-40s %7.2f ms %7.2f ms %10.2f ms %8.2f× %10.2f ms %6d MB\n", names[i], s.p50, s.p99, s.p50-v, s.p50/v, s.cpuP50, s.rssKB/1024)
 	}
 	return nil
 }
