@@ -75,10 +75,15 @@ func TestLoadSessionRestoresFromTheStatCache(t *testing.T) {
 
 	// Changed since: read again, and the changed line is stale.
 	write(strings.Repeat("line\n", 14)+"changed\n"+strings.Repeat("line\n", 85)+"last\n", time.Unix(2000, 0))
-	e = open()
-	d := report(e).Documents[0]
-	e.Close(ctx)
-	if !reflect.DeepEqual(d.Stale, []ledger.Range{{Start: 15, End: 15}}) {
-		t.Errorf("after the file changed: stale %v, want line 15", d.Stale)
+	for _, label := range []string{"changed", "changed, from the stat cache"} {
+		e = open()
+		d := report(e).Documents[0]
+		if _, built := e.WS.Known(k); built {
+			t.Errorf("%s: the ledger was restored by building the document", label)
+		}
+		e.Close(ctx)
+		if !reflect.DeepEqual(d.Stale, []ledger.Range{{Start: 15, End: 15}}) || !reflect.DeepEqual(d.Read, []ledger.Range{{Start: 10, End: 14}, {Start: 16, End: 20}}) {
+			t.Errorf("%s: read %v, stale %v, want 10-14 and 16-20 read, line 15 stale", label, d.Read, d.Stale)
+		}
 	}
 }

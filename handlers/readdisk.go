@@ -187,12 +187,14 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	return res, true, nil
 }
 
-// restoreByStat restores a session's entries of a document the workspace
-// does not hold from the stat cache, without reading the file, when the
-// file's stat is the one its hash and line hashes were saved under. It
-// reports false when it did not (no database, no row, a changed file, a file
-// only Get may judge), and the caller builds the document.
-func (e *Env) restoreByStat(ctx context.Context, k workspace.Key) bool {
+// restoreFromDisk restores a session's entries of a document the workspace
+// does not hold without building it: from the stat cache when the file's
+// stat is the one its hash and line hashes were saved under, else by one
+// scan of the file for them (saved for the next process, as a range read
+// does). It reports false when it did not (no database, an empty, binary or
+// odd file, one only Get may judge, or a file that changed while it was
+// read), and the caller builds the document.
+func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
 	if e.db == nil {
 		return false
 	}
@@ -220,13 +222,31 @@ func (e *Env) restoreByStat(ctx context.Context, k workspace.Key) bool {
 	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
 		return false
 	}
-	cached, hit, err := e.db.FileStat(ctx, k)
-	if err != nil || !hit || !cached.Same(st) || cached.TotalLines == 0 {
-		return false
+	if cached, hit, err := e.db.FileStat(ctx, k); err == nil && hit && cached.Same(st) && cached.TotalLines > 0 {
+		st = cached
+	} else {
+		sc := scan{full: true, want: ledger.Range{Start: 1, End: 0}}
+		if err := sc.run(f, fi.Size()); err != nil || sc.binary || sc.n == 0 {
+			return false
+		}
+		// The bytes hashed are the bytes of this stat only if it held
+		// throughout the read.
+		fi2, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		again := store.FileStat{Doc: st.Doc}
+		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
+			return false
+		}
+		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
+		if changed := time.Unix(0, max(st.CtimeNs, st.MtimeNs)); time.Since(changed) > racyAge {
+			e.db.SaveStat(st)
+		}
 	}
 	rev := e.WS.NextRev()
-	e.Ledger.SetTotal(ledger.DocKey(k), rev, cached.TotalLines)
-	e.db.RestoreView(k, rev, ledgerdb.View{FileHash: cached.FileHash, TotalLines: cached.TotalLines, LineHashes: cached.LineHashes})
+	e.Ledger.SetTotal(ledger.DocKey(k), rev, st.TotalLines)
+	e.db.RestoreView(k, rev, ledgerdb.View{FileHash: st.FileHash, TotalLines: st.TotalLines, LineHashes: st.LineHashes})
 	return true
 }
 
