@@ -9,6 +9,8 @@
 //	go run ./bench -short     # small files, few runs: what CI runs
 //	go run ./bench -read      # whole-file reads only, text vs --json, large files
 //	go run ./bench -read -bin /tmp/old/sightline   # the same, of another build
+//	go run ./bench -fixed       # the CLI's fixed cost against `sightline version`
+//	go run ./bench -diag 10000  # what the editor is sent as a session reads
 //	go run ./bench -write docs/performance.md
 package main
 
@@ -45,7 +47,27 @@ func main() {
 	readOnly := flag.Bool("read", false, "only the whole-file reads, text and --json, of the 100,000 and 200,000-line files, each -runs times")
 	binary := flag.String("bin", "", "measure this sightline binary instead of building ./cmd/sightline")
 	only := flag.Int("lines", 0, "measure only the file of this many lines (1000, 10000, 100000 or 200000)")
+	diag := flag.Int("diag", 0, "only this many alternating one-line reads of one document through `sightline serve`: server CPU and notification bytes per read as the session grows")
+	fixed := flag.Bool("fixed", false, "only the CLI's fixed cost: version, a range read, ledger, a one-line edit, a small patch, a whole read of 6.6 MB, each -runs times (default 20)")
 	flag.Parse()
+	if *fixed {
+		n := *runs
+		if n == 0 {
+			n = 20
+		}
+		if err := fixedCost(*binary, n); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *diag > 0 {
+		if err := runDiag(*binary, *diag); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *readOnly && *write != "" {
 		fmt.Fprintln(os.Stderr, "bench: -write needs the full run, not -read")
 		os.Exit(2)
@@ -93,13 +115,7 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin == "" {
-		bin = filepath.Join(tmp, "sightline")
-		fmt.Fprintln(os.Stderr, "building sightline…")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/sightline").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	} else if bin, err = filepath.Abs(bin); err != nil {
+	if bin, err = buildOr(bin, tmp); err != nil {
 		return err
 	}
 	ws := filepath.Join(tmp, "ws")
@@ -207,6 +223,20 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		return nil
 	}
 	return regenerate(write, machine(), rows, short)
+}
+
+// buildOr returns bin made absolute, or, when it is empty, a sightline built
+// into dir.
+func buildOr(bin, dir string) (string, error) {
+	if bin != "" {
+		return filepath.Abs(bin)
+	}
+	bin = filepath.Join(dir, "sightline")
+	fmt.Fprintln(os.Stderr, "building sightline…")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/sightline").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
 }
 
 type cli struct {

@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -23,7 +25,25 @@ type DocLedger struct {
 	Stale      []ledger.Range `json:"stale"`
 	Unread     []ledger.Range `json:"unread"`
 	TotalLines int            `json:"totalLines"`
+	// LeftOut counts the ranges of each kind an answer's ledger left out
+	// (see maxAnswerRanges); absent when it has them all, as sightline/ledger
+	// always does.
+	LeftOut *RangeCounts `json:"leftOut,omitempty"`
 }
+
+// RangeCounts is a number of ranges of each kind.
+type RangeCounts struct {
+	Read     int `json:"read"`
+	Authored int `json:"authored"`
+	Stale    int `json:"stale"`
+	Unread   int `json:"unread"`
+}
+
+// maxAnswerRanges bounds the ranges of each kind the ledger in an answer
+// (read, edit, write) carries: an agent reading every other line makes one
+// range per read, and an answer repeating them all would grow with the
+// session. The ones kept are those around the lines the call was about.
+const maxAnswerRanges = 32
 
 // LedgerParams are the params of sightline/ledger.
 type LedgerParams struct {
@@ -121,11 +141,37 @@ func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Ke
 }
 
 // docLedger returns the ledger of one document for a session.
+// An answer's ledger carries at most maxAnswerRanges of each kind, those
+// around the lines of the call (the session's latest record of the document).
 func (e *Env) docLedger(session string, d workspace.Doc) *DocLedger {
-	dl := fromView(e.Ledger.Doc(session, ledger.DocKey(d.Key)))
+	v := e.Ledger.Doc(session, ledger.DocKey(d.Key))
+	dl := fromView(v)
 	dl.URI = d.URI
 	dl.Path = e.WS.Rel(d.Key)
+	focus := 1
+	if n := len(v.Records); n > 0 {
+		focus = v.Records[n-1].Range.Start
+	}
+	var left RangeCounts
+	dl.Read, left.Read = around(dl.Read, focus)
+	dl.Authored, left.Authored = around(dl.Authored, focus)
+	dl.Stale, left.Stale = around(dl.Stale, focus)
+	dl.Unread, left.Unread = around(dl.Unread, focus)
+	if left != (RangeCounts{}) {
+		dl.LeftOut = &left
+	}
 	return &dl
+}
+
+// around returns at most maxAnswerRanges of sorted ranges, those nearest the
+// line focus, and how many it left out.
+func around(rs []ledger.Range, focus int) ([]ledger.Range, int) {
+	if len(rs) <= maxAnswerRanges {
+		return rs, 0
+	}
+	i, _ := slices.BinarySearchFunc(rs, focus, func(r ledger.Range, line int) int { return cmp.Compare(r.End, line) })
+	lo := min(max(0, i-maxAnswerRanges/2), len(rs)-maxAnswerRanges)
+	return rs[lo : lo+maxAnswerRanges], len(rs) - maxAnswerRanges
 }
 
 func fromView(v ledger.DocView) DocLedger {

@@ -187,6 +187,69 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	return res, true, nil
 }
 
+// restoreFromDisk restores a session's entries of a document the workspace
+// does not hold without building it: from the stat cache when the file's
+// stat is the one its hash and line hashes were saved under, else by one
+// scan of the file for them (saved for the next process, as a range read
+// does). It reports false when it did not (no database, an empty, binary or
+// odd file, one only Get may judge, or a file that changed while it was
+// read), and the caller builds the document.
+func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
+	if e.db == nil {
+		return false
+	}
+	if _, known := e.WS.Known(k); known {
+		return false
+	}
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		return false
+	}
+	t, err := root.Resolve(rel, confine.Read)
+	if err != nil {
+		return false
+	}
+	f, fi, err := root.OpenRead(t)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
+		return false
+	}
+	st := store.FileStat{Doc: string(k)}
+	var ok bool
+	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
+		return false
+	}
+	if cached, hit, err := e.db.FileStat(ctx, k); err == nil && hit && cached.Same(st) && cached.TotalLines > 0 {
+		st = cached
+	} else {
+		sc := scan{full: true, want: ledger.Range{Start: 1, End: 0}}
+		if err := sc.run(f, fi.Size()); err != nil || sc.binary || sc.n == 0 {
+			return false
+		}
+		// The bytes hashed are the bytes of this stat only if it held
+		// throughout the read.
+		fi2, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		again := store.FileStat{Doc: st.Doc}
+		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
+			return false
+		}
+		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
+		if changed := time.Unix(0, max(st.CtimeNs, st.MtimeNs)); time.Since(changed) > racyAge {
+			e.db.SaveStat(st)
+		}
+	}
+	rev := e.WS.NextRev()
+	e.Ledger.SetTotal(ledger.DocKey(k), rev, st.TotalLines)
+	e.db.RestoreView(k, rev, ledgerdb.View{FileHash: st.FileHash, TotalLines: st.TotalLines, LineHashes: st.LineHashes})
+	return true
+}
+
 // scan reads a file line by line (the LSP rule of package lines), taking
 // the contents of the lines in want until they hold maxBytes. In full mode
 // it reads everything, hashing the bytes (SHA-256), the lines (ledgerdb's

@@ -163,7 +163,10 @@ func (e *Env) Close(ctx context.Context) error {
 
 // LoadSession looks at every document the database holds entries of for a
 // session, so their reads are restored (documents otherwise restore lazily,
-// the first time they are seen). Documents that vanished are skipped.
+// the first time they are seen). Documents that vanished are skipped. A
+// document is not built for it: a file whose stat is the one its hash and
+// line hashes were saved under is not read at all, another is scanned once
+// for them (see restoreFromDisk).
 func (e *Env) LoadSession(ctx context.Context, session string) {
 	if e.db == nil {
 		return
@@ -177,7 +180,9 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 		if ctx.Err() != nil {
 			return
 		}
-		_, _ = e.WS.Get(k)
+		if !e.restoreFromDisk(ctx, k) {
+			_, _ = e.WS.Get(k)
+		}
 	}
 }
 

@@ -388,3 +388,46 @@ loop:
 	}
 	return out
 }
+
+// Differ returns the lines where two sorted, disjoint lists of ranges differ:
+// outside the returned range, a line is in a if and only if it is in b. It
+// reports false when the lists are equal. The returned range is what an
+// editor needs to be sent again of b after it was sent a: it grows with the
+// change, not with the lists.
+func Differ(a, b []Range) (Range, bool) {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) && i == len(b) {
+		return Range{}, false
+	}
+	j, k := len(a), len(b)
+	for j > i && k > i && a[j-1] == b[k-1] {
+		j--
+		k--
+	}
+	w := Range{Start: int(^uint(0) >> 1), End: 0}
+	for _, rs := range [][]Range{a[i:j], b[i:k]} {
+		if len(rs) > 0 {
+			w.Start = min(w.Start, rs[0].Start)
+			w.End = max(w.End, rs[len(rs)-1].End)
+		}
+	}
+	return w, true
+}
+
+// Within returns the parts of sorted, disjoint ranges that lie in w.
+func Within(rs []Range, w Range) []Range {
+	i, _ := slices.BinarySearchFunc(rs, w.Start, func(r Range, line int) int {
+		if r.End < line {
+			return -1
+		}
+		return 1
+	})
+	out := []Range{}
+	for ; i < len(rs) && rs[i].Start <= w.End; i++ {
+		out = append(out, Range{Start: max(rs[i].Start, w.Start), End: min(rs[i].End, w.End)})
+	}
+	return out
+}

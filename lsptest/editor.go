@@ -73,7 +73,8 @@ type Options struct {
 
 // DefaultCapabilities: a client with applyEdit, utf-16 positions, push
 // diagnostics and configuration.
-const DefaultCapabilities = `{"workspace":{"applyEdit":true,"configuration":true,"workspaceEdit":{"documentChanges":true}},"general":{"positionEncodings":["utf-16"]}}`
+// It takes sightline/coverage as changes, which it merges into the whole.
+const DefaultCapabilities = `{"workspace":{"applyEdit":true,"configuration":true,"workspaceEdit":{"documentChanges":true}},"general":{"positionEncodings":["utf-16"]},"experimental":{"sightline":{"coverageChanges":true}}}`
 
 // Start runs a server in-process and connects an editor to it.
 func Start(t testing.TB, o Options) *Editor {
@@ -401,7 +402,11 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		_ = json.Unmarshal(params, &p)
 		e.mu.Lock()
-		e.coverage[p.URI] = params
+		whole, err := mergeCoverage(e.coverage[p.URI], params)
+		if err != nil {
+			e.t.Errorf("sightline/coverage %s: %v", params, err)
+		}
+		e.coverage[p.URI] = whole
 		e.notes = append(e.notes, Note{method, params})
 		e.changed.Broadcast()
 		e.mu.Unlock()
@@ -605,4 +610,74 @@ func positionOf(text string, off int, enc string) (int, int) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// mergeCoverage applies a sightline/coverage notification to the last whole
+// coverage of its document, line by line: a change (with "changed") replaces
+// the lines in its window, anything else is whole.
+func mergeCoverage(last, note json.RawMessage) (json.RawMessage, error) {
+	type lines struct {
+		Start int `json:"start"`
+		End   int `json:"end"`
+	}
+	var n map[string]json.RawMessage
+	if err := json.Unmarshal(note, &n); err != nil {
+		return nil, err
+	}
+	raw, ok := n["changed"]
+	if !ok {
+		return note, nil
+	}
+	if last == nil {
+		return nil, fmt.Errorf("a change of a coverage never sent")
+	}
+	var w lines
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, err
+	}
+	var l map[string]json.RawMessage
+	if err := json.Unmarshal(last, &l); err != nil {
+		return nil, err
+	}
+	for _, kind := range []string{"read", "authored", "stale"} {
+		var old, add []lines
+		if err := json.Unmarshal(l[kind], &old); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(n[kind], &add); err != nil {
+			return nil, err
+		}
+		set := map[int]bool{}
+		for _, r := range old {
+			for i := r.Start; i <= r.End; i++ {
+				if i < w.Start || i > w.End {
+					set[i] = true
+				}
+			}
+		}
+		for _, r := range add {
+			if r.Start < w.Start || r.End > w.End {
+				return nil, fmt.Errorf("%s range %d-%d outside the changed lines %d-%d", kind, r.Start, r.End, w.Start, w.End)
+			}
+			for i := r.Start; i <= r.End; i++ {
+				set[i] = true
+			}
+		}
+		ls := make([]int, 0, len(set))
+		for i := range set {
+			ls = append(ls, i)
+		}
+		sort.Ints(ls)
+		rs := []lines{}
+		for _, i := range ls {
+			if k := len(rs) - 1; k >= 0 && rs[k].End == i-1 {
+				rs[k].End = i
+			} else {
+				rs = append(rs, lines{i, i})
+			}
+		}
+		n[kind], _ = json.Marshal(rs)
+	}
+	delete(n, "changed")
+	return json.Marshal(n)
 }

@@ -68,6 +68,16 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	if w := p.Capabilities.Window; w != nil && w.ShowMessage != nil {
 		caps.showMessage = true
 	}
+	if raw := p.Capabilities.Experimental; len(raw) > 0 {
+		var x struct {
+			Sightline struct {
+				CoverageChanges bool `json:"coverageChanges"`
+			} `json:"sightline"`
+		}
+		// Another tool's experimental capabilities are no concern of ours.
+		_ = json.Unmarshal(raw, &x)
+		caps.coverageChanges = x.Sightline.CoverageChanges
+	}
 
 	s.mu.Lock()
 	s.enc, s.caps = enc, caps

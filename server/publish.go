@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -25,6 +26,9 @@ type publisher struct {
 	all     bool
 	lastDia map[workspace.Key]uint64
 	lastCov map[workspace.Key]uint64
+	// sentCov is the coverage the client holds of each document, when it
+	// takes coverage as changes.
+	sentCov map[workspace.Key]handlers.CoverageParams
 	lens    bool // a lens may have changed since the last refresh
 
 	kick chan struct{}
@@ -38,6 +42,7 @@ func newPublisher(s *Server) *publisher {
 		dirty:   make(map[workspace.Key]struct{}),
 		lastDia: make(map[workspace.Key]uint64),
 		lastCov: make(map[workspace.Key]uint64),
+		sentCov: make(map[workspace.Key]handlers.CoverageParams),
 		kick:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		quit:    make(chan struct{}),
@@ -170,9 +175,9 @@ func (p *publisher) publish() {
 			s.log.Debug("document moved on while publishing; next round", zap.String("uri", d.URI))
 			continue
 		}
-		if h := hashOf(cov); p.swap(p.lastCov, k, h) {
+		if send, ok := p.coverageToSend(k, cov, caps.coverageChanges); ok {
 			s.log.Debug("coverage", zap.String("uri", d.URI), zap.String("state", string(cov.State)))
-			if err := s.notifyResult("sightline/coverage", cov); err != nil {
+			if err := s.notifyResult("sightline/coverage", send); err != nil {
 				s.log.Debug("coverage", zap.Error(err))
 			}
 			changed = true
@@ -183,12 +188,35 @@ func (p *publisher) publish() {
 	}
 }
 
+// coverageToSend returns what to send of a document's coverage, and false
+// when the client has it already: to a client that takes changes, what
+// changed since the last one it was sent; to others the whole coverage when
+// it differs.
+func (p *publisher) coverageToSend(k workspace.Key, cov handlers.CoverageParams, changes bool) (handlers.CoverageParams, bool) {
+	if !changes {
+		return cov, p.swap(p.lastCov, k, hashOf(cov))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	prev, had := p.sentCov[k]
+	send := cov
+	if had {
+		var ok bool
+		if send, ok = handlers.CoverageChange(prev, cov); !ok {
+			return send, false
+		}
+	}
+	p.sentCov[k] = cov
+	return send, true
+}
+
 // clear withdraws what was published for a document that is gone or untouched.
 func (p *publisher) clear(k workspace.Key, pull bool) {
 	p.mu.Lock()
 	_, had := p.lastDia[k]
 	delete(p.lastDia, k)
 	delete(p.lastCov, k)
+	delete(p.sentCov, k)
 	p.mu.Unlock()
 	if had && !pull {
 		_ = p.s.conn.Notify(p.s.bg, "textDocument/publishDiagnostics", &protocol.PublishDiagnosticsParams{URI: protocolURI(string(k)), Diagnostics: []protocol.Diagnostic{}})

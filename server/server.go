@@ -117,6 +117,7 @@ type clientCaps struct {
 	configuration    bool
 	workspaceFolders bool
 	showMessage      bool // window/showMessageRequest with actions: approvals can be asked
+	coverageChanges  bool // experimental.sightline.coverageChanges: sightline/coverage as changes
 }
 
 // New makes a server; Serve runs it on a stream.

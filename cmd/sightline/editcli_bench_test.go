@@ -80,3 +80,42 @@ func BenchmarkCLIApply200k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCLIReadRange200k runs `sightline read big.go:100-109` in process
+// on a 200,000-line file: the CLI's most frequent call beyond starting the
+// binary.
+func BenchmarkCLIReadRange200k(b *testing.B) {
+	out, errb := cliBench(b, stdlib200k(b))
+	// Read again now the file is old enough for its stat to be kept, as an
+	// agent's files are: the calls below find it in the stat cache.
+	if rc := run([]string{"read", "big.go:95-105"}, nil, out, errb); rc != 0 {
+		b.Fatalf("read: %d %s", rc, errb.String())
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		out.Reset()
+		errb.Reset()
+		if rc := run([]string{"read", "big.go:100-109"}, nil, out, errb); rc != 0 {
+			b.Fatalf("read %d: rc %d %s", i, rc, errb.String())
+		}
+	}
+}
+
+// BenchmarkCLILedger runs `sightline ledger` in process after a read of a
+// 200,000-line file.
+func BenchmarkCLILedger(b *testing.B) {
+	out, errb := cliBench(b, stdlib200k(b))
+	// Read again now the file is old enough for its stat to be kept, as an
+	// agent's files are: the calls below find it in the stat cache.
+	if rc := run([]string{"read", "big.go:95-105"}, nil, out, errb); rc != 0 {
+		b.Fatalf("read: %d %s", rc, errb.String())
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		out.Reset()
+		errb.Reset()
+		if rc := run([]string{"ledger"}, nil, out, errb); rc != 0 {
+			b.Fatalf("ledger %d: rc %d %s", i, rc, errb.String())
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -24,16 +25,45 @@ const (
 func main() {
 	if len(os.Args) > 1 && oneCall(os.Args[1]) && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		// A CLI command lives for one call: collecting garbage it is about
-		// to drop at exit is wasted time. It collects only when its heap
-		// nears cliMemoryLimit (a whole-file read of a large file).
+		// to drop at exit is wasted time. It collects only when its memory
+		// nears what its input warrants.
 		debug.SetGCPercent(-1)
-		debug.SetMemoryLimit(cliMemoryLimit)
+		debug.SetMemoryLimit(cliMemoryLimit(os.Args[2:], os.Stdin))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// cliMemoryLimit is the heap a CLI command grows to before it collects.
-const cliMemoryLimit = 512 << 20
+// cliMemoryBase is the memory a CLI command may use before it collects,
+// beyond the size of its input. With the binary's pages, a command's
+// resident memory stays within 64 MB plus the size of the files it touches,
+// unless what it holds at once is more (a whole-file read of a large file:
+// the text and its annotated copy).
+const cliMemoryBase = 40 << 20
+
+// cliMemoryLimit sizes a one-call command's memory limit from its input:
+// cliMemoryBase plus the size of the regular files its arguments name
+// (PATH, PATH:START-END, --edits FILE) and of standard input when it is a
+// file. Files named only inside the input (a patch's) are not counted: such
+// a command collects more often when they are large, but stays bounded.
+func cliMemoryLimit(args []string, stdin *os.File) int64 {
+	limit := int64(cliMemoryBase)
+	for _, a := range args {
+		if a == "" || a[0] == '-' {
+			continue
+		}
+		if st, err := os.Stat(a); err == nil && st.Mode().IsRegular() {
+			limit += st.Size()
+		} else if i := strings.LastIndexByte(a, ':'); i > 0 {
+			if st, err := os.Stat(a[:i]); err == nil && st.Mode().IsRegular() {
+				limit += st.Size()
+			}
+		}
+	}
+	if st, err := stdin.Stat(); err == nil && st.Mode().IsRegular() {
+		limit += st.Size()
+	}
+	return limit
+}
 
 // oneCall reports whether a command makes one call and exits: not the
 // servers, and not apply, which applies blocks for as long as its input

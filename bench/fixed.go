@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/internal/gosrc"
+)
+
+// fixedCost measures the CLI's most frequent calls against `sightline
+// version` in the same run (the commands take turns, so the machine's load
+// weighs on all alike): a 10-line range read and a one-line edit of a
+// 200,000-line (6.6 MB) file, `sightline ledger`, and the peak RSS of a
+// small patch, a whole-file read and the edit.
+func fixedCost(bin string, runs int) error {
+	tmp, err := os.MkdirTemp("", "sightline-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin, err = buildOr(bin, tmp); err != nil {
+		return err
+	}
+	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		return err
+	}
+	src, err := gosrc.Lines(200_000)
+	if err != nil {
+		return err
+	}
+	big := "big.go"
+	text := strings.Join(src, "")
+	if err := os.WriteFile(filepath.Join(ws, big), []byte(text), 0o644); err != nil {
+		return err
+	}
+	small := "small.go"
+	if err := os.WriteFile(filepath.Join(ws, small), []byte("package small\n\nvar x = 0\n"), 0o644); err != nil {
+		return err
+	}
+	time.Sleep(2100 * time.Millisecond) // past the stat cache's window (see run)
+	c := cli{bin: bin, ws: ws, env: append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))}
+	for _, f := range []string{big, small} { // first sight: a whole scan
+		if _, _, _, err := c.run(nil, "read", f, "--budget", "100000000"); err != nil {
+			return err
+		}
+	}
+	line := strings.TrimRight(src[99], "\n")
+	alt := []string{line, "// bench edit"}
+	edits := filepath.Join(tmp, "edits.json")
+	patch := func(i int) []byte {
+		return []byte(fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -3 +3 @@\n-var x = %d\n+var x = %d\n", small, small, i, i+1))
+	}
+	names := []string{
+		"`version`",
+		"`read F:100-109` (10 lines of 6.6 MB)",
+		"`ledger`",
+		"`edit F` one line of 6.6 MB",
+		"`patch` one line of a small file",
+		"`read F --budget 1e8` (all of 6.6 MB)",
+	}
+	edit, patched := 0, 0
+	st, err := c.measureEach(runs*len(names), len(names), func(i int) ([]string, []byte) {
+		switch i % len(names) {
+		case 0:
+			return []string{"version"}, nil
+		case 1:
+			return []string{"read", big + ":100-109"}, nil
+		case 2:
+			return []string{"ledger"}, nil
+		case 3:
+			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[edit%2])), "new_content": alt[(edit+1)%2]}})
+			os.WriteFile(edits, b, 0o644)
+			edit++
+			return []string{"edit", big, "--edits", edits}, nil
+		case 4:
+			patched++
+			return []string{"patch"}, patch(patched - 1)
+		default:
+			return []string{"read", big, "--budget", "100000000"}, nil
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := lineIs(filepath.Join(ws, small), 3, fmt.Sprintf("var x = %d", patched)); err != nil {
+		return fmt.Errorf("sightline patch: %v", err)
+	}
+	fmt.Printf("the CLI's fixed cost, %d runs each, taking turns (%s)\n", runs, machine())
+	fmt.Printf("%-40s %10s %10s %13s %9s %13s %9s\n", "command", "p50", "p99", "p50 - version", "× version", "CPU p50", "peak RSS")
+	v := st[0].p50
+	for i, s := range st {
+		fmt.Printf("%-40s %7.2f ms %7.2f ms %10.2f ms %8.2f× %10.2f ms %6d MB\n", names[i], s.p50, s.p99, s.p50-v, s.p50/v, s.cpuP50, s.rssKB/1024)
+	}
+	return nil
+}
