@@ -54,7 +54,6 @@ type Backend struct {
 	sockErr error
 	clients map[string]*bridge.Client
 	bridged bool // the last call went to a server
-	via     string
 	env     *handlers.Env
 	envErr  error
 	stop    context.CancelFunc // ends the flush loop
@@ -96,13 +95,6 @@ func (b *Backend) Notices() []string {
 	n := b.notices
 	b.notices = nil
 	return n
-}
-
-// Via says where the last call ran: the socket of the server, or "disk".
-func (b *Backend) Via() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.via
 }
 
 func (b *Backend) notice(s string) {
@@ -346,7 +338,7 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
 			}
 			b.mu.Lock()
-			b.bridged, b.via = true, c.Path
+			b.bridged = true
 			b.mu.Unlock()
 			return r, nil
 		}
@@ -376,8 +368,5 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 	if err != nil {
 		return zero, fmt.Errorf("open the workspace: %w", err)
 	}
-	b.mu.Lock()
-	b.via = "disk"
-	b.mu.Unlock()
 	return local(env)
 }

@@ -136,7 +136,7 @@ func (b *Backend) NewBlocks(ctx context.Context, c handlers.Caller, dryRun, stag
 	}
 	if r.remote != nil {
 		b.mu.Lock()
-		b.bridged, b.via = true, r.remote.Path
+		b.bridged = true
 		b.mu.Unlock()
 	}
 	return r
@@ -190,9 +190,6 @@ func (r *BlockRun) ensureLocal() error {
 	if err != nil {
 		return fmt.Errorf("open the workspace: %w", err)
 	}
-	r.b.mu.Lock()
-	r.b.via = "disk"
-	r.b.mu.Unlock()
 	r.local = env.NewBlocks(r.caller, r.dryRun, r.stage)
 	return nil
 }
