@@ -317,7 +317,7 @@ const fixSockets = "The socket folder must be a folder of yours that only you ca
 // not answer (stopped, wedged) is skipped by reads, which say so, and
 // refuses writes, which must not go to the disk under its editor's buffers.
 func do[R any](ctx context.Context, b *Backend, method string, params any, uris []string, writes bool,
-	local func(*handlers.Env) (R, error)) (R, error) {
+	decode func([]byte) (R, error), local func(*handlers.Env) (R, error)) (R, error) {
 	var zero R
 	r := b.pick(ctx, uris)
 	switch {
@@ -333,8 +333,8 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 	for c := r.c; c != nil; c = nil {
 		raw, err := c.Call(ctx, method, params)
 		if err == nil {
-			var r R
-			if err := json.Unmarshal(raw, &r); err != nil {
+			r, err := decode(raw)
+			if err != nil {
 				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
 			}
 			b.mu.Lock()

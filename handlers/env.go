@@ -122,7 +122,18 @@ type Outcome struct {
 	// Warnings are what the agent or user should know that did not stop the
 	// call: a ledger that cannot be saved, a document out of sync.
 	Warnings []string `json:"warnings,omitempty"`
+	// Text is the answer rendered for an agent, as every door shows it
+	// (package ops renders it); sent when the call asks for it (render).
+	Text string `json:"text,omitempty"`
 }
+
+// Envelope is the outcome of a result embedding it: how the one envelope
+// around every operation (package ops) reaches the outcome of any result.
+func (o *Outcome) Envelope() *Outcome { return o }
+
+// Annotate adds the warnings every answer carries (a ledger database that
+// cannot be used), each once.
+func (e *Env) Annotate(o *Outcome) { e.annotate(o) }
 
 // warner is a result that carries warnings: Outcome, or a result with a
 // warnings field of its own (EditResult always sends one).
@@ -132,17 +143,6 @@ func (o *Outcome) addWarning(w string) {
 	if !slices.Contains(o.Warnings, w) {
 		o.Warnings = append(o.Warnings, w)
 	}
-}
-
-// WithWarnings is o carrying ws too, each once: an edit's and a rollback's
-// result keep warnings of their own beside the outcome's, and the one
-// rendering of an answer prints them all, on success and refusal alike.
-func (o Outcome) WithWarnings(ws []string) Outcome {
-	o.Warnings = slices.Clone(o.Warnings)
-	for _, w := range ws {
-		o.addWarning(w)
-	}
-	return o
 }
 
 // annotate adds the warnings every answer carries: the ledger's database
@@ -203,7 +203,17 @@ type TextDocument struct {
 type Caller struct {
 	Session string `json:"session,omitempty"`
 	Agent   string `json:"agent,omitempty"`
+	Rendering
 }
+
+// Rendering is the params' ask for the answer's text (Outcome.Text), as
+// the editors' agent tools show it; every operation's params carry it.
+type Rendering struct {
+	Render bool `json:"render,omitempty"`
+}
+
+// Rendered reports whether the caller asked for the answer's text.
+func (r Rendering) Rendered() bool { return r.Render }
 
 // SessionOr returns the caller's session, or the default.
 func (c Caller) SessionOr() string {

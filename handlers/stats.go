@@ -107,6 +107,7 @@ func digest(b []byte) string {
 
 // StatsParams are the params of sightline/stats.
 type StatsParams struct {
+	Rendering
 	// Limit bounds how many of the latest audited calls are counted (0: all).
 	Limit int `json:"limit,omitempty"`
 }
