@@ -34,14 +34,7 @@ var ApplyBlocks = define(spec[handlers.BlocksParams, handlers.BlocksResult]{
 			b.WriteString(r.Message + "\n")
 		}
 		for _, x := range r.Blocks {
-			fmt.Fprintf(&b, "[%s] %s: %s\n", x.Status, x.Path, x.Message)
-			if x.Diagnostic != nil && x.Diagnostic.Line > 0 {
-				fmt.Fprintf(&b, "  (%s near line %d)\n", x.Diagnostic.Kind, x.Diagnostic.Line)
-			}
-			b.WriteString(x.Diff)
-			if x.Expanded != "" {
-				fmt.Fprintf(&b, "expanded (now counted as read):\n%s", x.Expanded)
-			}
+			b.WriteString(BlockText(x))
 		}
 		return b.String()
 	},
@@ -64,4 +57,19 @@ type blocksIn struct {
 	Text    string `json:"text" jsonschema:"Text holding one or more edit blocks."`
 	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"Validate and show the diff; change nothing and record nothing."`
 	Session string `json:"session,omitempty" jsonschema:"Session whose read ledger this call uses. Leave it out: the server's default session (SIGHTLINE_SESSION, else \"default\") is right unless you were told otherwise."`
+}
+
+// BlockText is one block's part of the answer: the CLI's streamed run
+// prints each block so as it completes.
+func BlockText(x handlers.BlockResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] %s: %s\n", x.Status, x.Path, x.Message)
+	if x.Diagnostic != nil && x.Diagnostic.Line > 0 {
+		fmt.Fprintf(&b, "  (%s near line %d)\n", x.Diagnostic.Kind, x.Diagnostic.Line)
+	}
+	b.WriteString(x.Diff)
+	if x.Expanded != "" {
+		fmt.Fprintf(&b, "expanded (now counted as read):\n%s", x.Expanded)
+	}
+	return b.String()
 }
