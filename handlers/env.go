@@ -132,8 +132,13 @@ type Outcome struct {
 func (o *Outcome) Envelope() *Outcome { return o }
 
 // Annotate adds the warnings every answer carries (a ledger database that
-// cannot be used), each once.
-func (e *Env) Annotate(o *Outcome) { e.annotate(o) }
+// cannot be used), each once: the envelope of every operation (package ops)
+// calls it.
+func (e *Env) Annotate(o *Outcome) {
+	for _, w := range e.persistenceWarnings() {
+		o.addWarning(w)
+	}
+}
 
 // warner is a result that carries warnings: Outcome, or a result with a
 // warnings field of its own (EditResult always sends one).
@@ -145,13 +150,10 @@ func (o *Outcome) addWarning(w string) {
 	}
 }
 
-// annotate adds the warnings every answer carries: the ledger's database
-// is unavailable (reads are not saved), and the documents the answer is about
-// are out of sync with the editor.
+// annotate warns of the documents an answer is about that are out of sync
+// with the editor; the warnings every answer carries are the envelope's
+// (Annotate).
 func (e *Env) annotate(r warner, docs ...workspace.Doc) {
-	for _, w := range e.persistenceWarnings() {
-		r.addWarning(w)
-	}
 	for _, d := range docs {
 		if d.Desync != "" {
 			r.addWarning(desyncWarning(e.WS.Rel(d.Key), d.Desync))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -103,5 +104,49 @@ func TestTableThroughEveryDoor(t *testing.T) {
 	var led handlers.LedgerResult
 	if err := e.Call("sightline/ledger", map[string]any{"session": "other"}, &led); err != nil || len(led.Documents) != 0 {
 		t.Fatalf("session other after its reset: %v %+v", err, led.Documents)
+	}
+}
+
+// TestTableWarnsOfAnUnusableDatabase: every operation's answer carries the
+// warnings every answer carries (here: a state database that cannot be
+// opened), whether it reads, writes or reports.
+func TestTableWarnsOfAnUnusableDatabase(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, root := start(t, map[string]string{"f.txt": "a\nb\nc\n"}, lsptest.Options{Server: server.Options{StateDir: filepath.Join(file, "state")}})
+	doc := map[string]any{"uri": fileURI(root, "f.txt")}
+	calls := map[string]map[string]any{
+		"sightline/read":          {"textDocument": doc},
+		"sightline/edit":          {"textDocument": doc, "dryRun": true, "edits": []map[string]any{{"type": "replace_line", "ref": "2:" + hashline.Hash("b"), "new_content": "B"}}},
+		"sightline/write":         {"textDocument": doc, "dryRun": true, "mode": "append", "content": "d"},
+		"sightline/applyBlocks":   {"dryRun": true, "text": "f.txt\n<<<< EDIT\nb\n==== REPLACE\nB\n>>>> EDIT END\n"},
+		"sightline/applyPatch":    {"dryRun": true, "text": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		"sightline/ledger":        {"textDocument": doc},
+		"sightline/summary":       {"textDocument": doc},
+		"sightline/files":         {},
+		"sightline/history":       {"textDocument": doc},
+		"sightline/diff":          {"textDocument": doc},
+		"sightline/rollback":      {"textDocument": doc, "version": 1, "dryRun": true},
+		"sightline/open":          {"textDocument": doc},
+		"sightline/stats":         {},
+		"sightline/approvals":     {},
+		"sightline/session/reset": {"session": "other"},
+		"sightline/audit":         {},
+		"sightline/sessions":      {},
+	}
+	for _, op := range append([]*ops.Op{ops.Read.Op}, ops.Table()...) {
+		params, ok := calls[op.Method]
+		if !ok {
+			t.Fatalf("%s is in the table but not in this test", op.Method)
+		}
+		var res handlers.Outcome
+		if err := e.Call(op.Method, params, &res); err != nil {
+			t.Fatalf("%s: %v", op.Method, err)
+		}
+		if !strings.Contains(strings.Join(res.Warnings, " "), file) {
+			t.Errorf("%s: no warning of the unusable database: %+v", op.Method, res)
+		}
 	}
 }
