@@ -1,9 +1,11 @@
-// Package handlers holds sightline's features, one file each: the read path,
-// the ledger report, and what the editor is shown (diagnostics, coverage,
-// code lens, hover). The LSP server and the CLI both call them; they speak
-// the agent-facing JSON shapes of PROTOCOL section 6 and plain Go values
-// (1-based line ranges) for what the editor shows, and leave transport to
-// their callers: package server alone converts to LSP types.
+// Package handlers is sightline's engine: the session's state (Env) and its
+// features, one file each (the read path, the ledger report, what the
+// editor is shown: diagnostics, coverage, code lens, hover), the admission
+// step and the write transaction. The operations of package ops call them
+// for every door; they speak the agent-facing JSON shapes of PROTOCOL
+// section 6 and plain Go values (1-based line ranges) for what the editor
+// shows, and leave transport to their callers: package server alone
+// converts to LSP types.
 package handlers
 
 import (
