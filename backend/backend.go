@@ -54,7 +54,6 @@ type Backend struct {
 	sockErr error
 	clients map[string]*bridge.Client
 	bridged bool // the last call went to a server
-	via     string
 	env     *handlers.Env
 	envErr  error
 	stop    context.CancelFunc // ends the flush loop
@@ -96,13 +95,6 @@ func (b *Backend) Notices() []string {
 	n := b.notices
 	b.notices = nil
 	return n
-}
-
-// Via says where the last call ran: the socket of the server, or "disk".
-func (b *Backend) Via() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.via
 }
 
 func (b *Backend) notice(s string) {
@@ -325,7 +317,7 @@ const fixSockets = "The socket folder must be a folder of yours that only you ca
 // not answer (stopped, wedged) is skipped by reads, which say so, and
 // refuses writes, which must not go to the disk under its editor's buffers.
 func do[R any](ctx context.Context, b *Backend, method string, params any, uris []string, writes bool,
-	local func(*handlers.Env) (R, error)) (R, error) {
+	decode func([]byte) (R, error), local func(*handlers.Env) (R, error)) (R, error) {
 	var zero R
 	r := b.pick(ctx, uris)
 	switch {
@@ -341,12 +333,12 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 	for c := r.c; c != nil; c = nil {
 		raw, err := c.Call(ctx, method, params)
 		if err == nil {
-			var r R
-			if err := json.Unmarshal(raw, &r); err != nil {
+			r, err := decode(raw)
+			if err != nil {
 				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
 			}
 			b.mu.Lock()
-			b.bridged, b.via = true, c.Path
+			b.bridged = true
 			b.mu.Unlock()
 			return r, nil
 		}
@@ -376,8 +368,5 @@ func do[R any](ctx context.Context, b *Backend, method string, params any, uris 
 	if err != nil {
 		return zero, fmt.Errorf("open the workspace: %w", err)
 	}
-	b.mu.Lock()
-	b.via = "disk"
-	b.mu.Unlock()
 	return local(env)
 }

@@ -34,11 +34,6 @@ const (
 	// MethodPing answers at once, whatever the server is doing: the
 	// caller's probe that the server is not stopped or wedged.
 	MethodPing = "sightline/bridge/ping"
-	// MethodAudit answers the audit log (handlers.AuditParams), and
-	// MethodSessions the sessions: the server's, rows it has not yet
-	// written to the database included.
-	MethodAudit    = "sightline/bridge/audit"
-	MethodSessions = "sightline/bridge/sessions"
 )
 
 // BlocksParams feed one run of edit blocks: chunks of model output, in

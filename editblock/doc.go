@@ -74,7 +74,6 @@
 // returns Match.NoOp without looking at the file.
 //
 // Blocks for one file apply in order, each against the text the previous
-// ones left. ApplySequence does that purely (dry runs, tests); a guarded
-// caller applies one block at a time instead, matching each against the
-// current snapshot.
+// ones left: a guarded caller applies one block at a time, matching each
+// against the current snapshot (the tests' ApplySequence does it purely).
 package editblock

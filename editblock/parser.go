@@ -306,13 +306,6 @@ func Parse(text string) Parsed {
 	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
 }
 
-// ParseAll parses a whole output and returns its blocks and the unfinished
-// last block, if any. Parse also returns the orphans.
-func ParseAll(text string) ([]Block, *Partial) {
-	r := Parse(text)
-	return r.Blocks, r.Partial
-}
-
 // process handles one complete line (content without terminator).
 func (p *Parser) process(c []byte) {
 	switch p.st {

@@ -10,6 +10,7 @@ import (
 // AuditParams select audit entries: the latest Limit (0: all) of a session
 // and a path (relative to the workspace root).
 type AuditParams struct {
+	Rendering
 	Limit   int    `json:"limit,omitempty"`
 	Session string `json:"session,omitempty"`
 	Path    string `json:"path,omitempty"`
@@ -88,3 +89,13 @@ func (e *Env) Sessions(ctx context.Context) (SessionsResult, error) {
 	}
 	return res, nil
 }
+
+// AuditCall records a call on the session's state (a reset, a revocation),
+// which names no document: the envelope of package ops audits those, while
+// a document's call audits its own verdicts, refusals first.
+func (e *Env) AuditCall(ctx context.Context, method string, c Caller, o Outcome, d time.Duration) {
+	e.audit(ctx, method, c, "", o, "", "", "", d, nil)
+}
+
+// SessionsParams are the params of sightline/sessions: none.
+type SessionsParams struct{ Rendering }

@@ -221,7 +221,9 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 		res.OK, res.Error = false, result.InvalidEdit
 		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END (or aider's <<<<<<< SEARCH, =======, >>>>>>> REPLACE)."
 	}
-	b.e.annotate(&res)
+	// A streamed run has no envelope around it: its answer carries the
+	// warnings of every answer here.
+	b.e.Annotate(&res.Outcome)
 	return res
 }
 

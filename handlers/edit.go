@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +45,6 @@ type EditResult struct {
 	WindowRange *ledger.Range `json:"windowRange,omitempty"`
 	Diff        string        `json:"diff,omitempty"`
 	Remapped    []Remap       `json:"remapped"`
-	Warnings    []string      `json:"warnings"`
 	Ledger      *DocLedger    `json:"ledger,omitempty"`
 
 	// stale_ref and ambiguous_ref
@@ -60,12 +58,6 @@ type EditResult struct {
 	GuardRefusal
 }
 
-func (r *EditResult) addWarning(w string) {
-	if !slices.Contains(r.Warnings, w) {
-		r.Warnings = append(r.Warnings, w)
-	}
-}
-
 // windowContext is how many lines around an edit the answer shows.
 const windowContext = 5
 
@@ -76,7 +68,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	start := time.Now()
 	ctx = withGrants(ctx)
 	session := p.SessionOr()
-	res = EditResult{Remapped: []Remap{}, Warnings: []string{}}
+	res = EditResult{Remapped: []Remap{}}
 	var out writeOut
 	defer func() { e.annotate(&res, out.before) }()
 	defer func() {
@@ -161,12 +153,12 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	n := len(edits)
 	switch {
 	case out.noop:
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("The %s to %s %s nothing; the file was not touched.", plural(n, "edit", "edits"), res.Path, plural(n, "changes", "change"))}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("The %s to %s %s nothing; the file was not touched.", plural(n, "edit", "edits"), res.Path, plural(n, "changes", "change")), Warnings: res.Warnings}
 		res.FileHash, res.Version = out.before.FileHash(), versionOf(out.before)
 		return res, nil
 	case p.DryRun:
 		res.DryRun = true
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d %s would apply to %s; nothing was changed.", n, plural(n, "edit", "edits"), res.Path)}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: %d %s would apply to %s; nothing was changed.", n, plural(n, "edit", "edits"), res.Path), Warnings: res.Warnings}
 		res.FileHash = out.before.FileHashIfKnown()
 		res.Diff = out.diff
 		res.Window, res.WindowRange = e.window(out.next, out.plan, p.FullRefresh)
@@ -182,7 +174,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 			e.recordWindow(session, p.Agent, after, *res.WindowRange)
 		}
 	}
-	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", n, plural(n, "edit", "edits"), res.Path)}
+	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied %d %s to %s.", n, plural(n, "edit", "edits"), res.Path), Warnings: res.Warnings}
 	if len(res.Remapped) > 0 {
 		res.Message += " Some refs named lines that have moved: see remapped."
 	}

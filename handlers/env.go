@@ -1,9 +1,11 @@
-// Package handlers holds sightline's features, one file each: the read path,
-// the ledger report, and what the editor is shown (diagnostics, coverage,
-// code lens, hover). The LSP server and the CLI both call them; they speak
-// the agent-facing JSON shapes of PROTOCOL section 6 and plain Go values
-// (1-based line ranges) for what the editor shows, and leave transport to
-// their callers: package server alone converts to LSP types.
+// Package handlers is sightline's engine: the session's state (Env) and its
+// features, one file each (the read path, the ledger report, what the
+// editor is shown: diagnostics, coverage, code lens, hover), the admission
+// step and the write transaction. The operations of package ops call them
+// for every door; they speak the agent-facing JSON shapes of PROTOCOL
+// section 6 and plain Go values (1-based line ranges) for what the editor
+// shows, and leave transport to their callers: package server alone
+// converts to LSP types.
 package handlers
 
 import (
@@ -122,6 +124,22 @@ type Outcome struct {
 	// Warnings are what the agent or user should know that did not stop the
 	// call: a ledger that cannot be saved, a document out of sync.
 	Warnings []string `json:"warnings,omitempty"`
+	// Text is the answer rendered for an agent, as every door shows it
+	// (package ops renders it); sent when the call asks for it (render).
+	Text string `json:"text,omitempty"`
+}
+
+// Envelope is the outcome of a result embedding it: how the one envelope
+// around every operation (package ops) reaches the outcome of any result.
+func (o *Outcome) Envelope() *Outcome { return o }
+
+// Annotate adds the warnings every answer carries (a ledger database that
+// cannot be used), each once: the envelope of every operation (package ops)
+// calls it.
+func (e *Env) Annotate(o *Outcome) {
+	for _, w := range e.persistenceWarnings() {
+		o.addWarning(w)
+	}
 }
 
 // warner is a result that carries warnings: Outcome, or a result with a
@@ -134,24 +152,10 @@ func (o *Outcome) addWarning(w string) {
 	}
 }
 
-// WithWarnings is o carrying ws too, each once: an edit's and a rollback's
-// result keep warnings of their own beside the outcome's, and the one
-// rendering of an answer prints them all, on success and refusal alike.
-func (o Outcome) WithWarnings(ws []string) Outcome {
-	o.Warnings = slices.Clone(o.Warnings)
-	for _, w := range ws {
-		o.addWarning(w)
-	}
-	return o
-}
-
-// annotate adds the warnings every answer carries: the ledger's database
-// is unavailable (reads are not saved), and the documents the answer is about
-// are out of sync with the editor.
+// annotate warns of the documents an answer is about that are out of sync
+// with the editor; the warnings every answer carries are the envelope's
+// (Annotate).
 func (e *Env) annotate(r warner, docs ...workspace.Doc) {
-	for _, w := range e.persistenceWarnings() {
-		r.addWarning(w)
-	}
 	for _, d := range docs {
 		if d.Desync != "" {
 			r.addWarning(desyncWarning(e.WS.Rel(d.Key), d.Desync))
@@ -203,7 +207,17 @@ type TextDocument struct {
 type Caller struct {
 	Session string `json:"session,omitempty"`
 	Agent   string `json:"agent,omitempty"`
+	Rendering
 }
+
+// Rendering is the params' ask for the answer's text (Outcome.Text), as
+// the editors' agent tools show it; every operation's params carry it.
+type Rendering struct {
+	Render bool `json:"render,omitempty"`
+}
+
+// Rendered reports whether the caller asked for the answer's text.
+func (r Rendering) Rendered() bool { return r.Render }
 
 // SessionOr returns the caller's session, or the default.
 func (c Caller) SessionOr() string {

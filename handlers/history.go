@@ -341,7 +341,6 @@ type RollbackResult struct {
 	Applied  bool       `json:"applied"`
 	DryRun   bool       `json:"dryRun,omitempty"`
 	Diff     string     `json:"diff,omitempty"`
-	Warnings []string   `json:"warnings"`
 	Ledger   *DocLedger `json:"ledger,omitempty"`
 	GuardRefusal
 }
@@ -351,7 +350,6 @@ type RollbackResult struct {
 // a workspace edit). The lines it changes must have been read.
 func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResult, err error) {
 	start := time.Now()
-	res.Warnings = []string{}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
@@ -416,15 +414,15 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 	session := p.SessionOr()
 	switch {
 	case out.noop:
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("%s already is version %d; nothing was written.", res.Path, p.Version)}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("%s already is version %d; nothing was written.", res.Path, p.Version), Warnings: res.Warnings}
 		res.FileHash, res.Version = out.before.FileHash(), versionOf(out.before)
 	case p.DryRun:
 		res.DryRun = true
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: rolling %s back to version %d would change it as the diff shows; nothing was written.", res.Path, p.Version)}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: rolling %s back to version %d would change it as the diff shows; nothing was written.", res.Path, p.Version), Warnings: res.Warnings}
 	default:
 		res.Applied = true
 		res.FileHash, res.Version = out.after.FileHash(), versionOf(out.after)
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Rolled %s back to version %d.", res.Path, p.Version)}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Rolled %s back to version %d.", res.Path, p.Version), Warnings: res.Warnings}
 		res.Ledger = e.docLedger(session, out.after)
 	}
 	return res, nil

@@ -82,7 +82,6 @@ func (r LedgerResult) WriteText(w io.Writer) {
 // LedgerReport answers sightline/ledger: one document, or every document the
 // session has touched.
 func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResult, err error) {
-	defer func() { e.annotate(&res) }()
 	session := p.SessionOr()
 	res = LedgerResult{Outcome: Outcome{OK: true}, Session: session, Documents: []DocLedger{}}
 	if p.TextDocument != nil {
@@ -135,9 +134,7 @@ func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Ke
 			e.Log.Error("reset persisted session", zap.String("session", session), zap.Error(err))
 		}
 	}
-	o := Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}
-	e.annotate(&o)
-	return o, touched
+	return Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}, touched
 }
 
 // docLedger returns the ledger of one document for a session.

@@ -69,8 +69,18 @@ type PatchResult struct {
 // transaction (commitWrites).
 func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error) {
 	start := time.Now()
-	ctx = withGrants(ctx)
-	res := PatchResult{Files: []PatchFileResult{}}
+	res, warnings := e.applyPatch(withGrants(ctx), p)
+	for _, w := range warnings {
+		res.addWarning(w)
+	}
+	e.auditPatch(ctx, p, res, start)
+	return res, nil
+}
+
+// applyPatch is ApplyPatch but its audit, which every way out shares; the
+// warnings are the write transaction's.
+func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, warnings []string) {
+	res = PatchResult{Files: []PatchFileResult{}}
 	dry := p.DryRun || p.DryRunAlt
 	files, err := patch.Parse(p.Text)
 	if err != nil {
@@ -80,7 +90,6 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 		} else {
 			res.Outcome = Refusal(result.Errorf(result.InvalidEdit, "The patch cannot be applied: %v. Send a unified diff (--- a/file, +++ b/file, @@ hunks) or a *** Begin Patch … *** End Patch envelope that changes at least one file.", err))
 		}
-		e.audit(ctx, "sightline/applyPatch", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
 		return res, nil
 	}
 	for _, f := range files {
@@ -90,10 +99,10 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 	if failed && mergeable(res.Files) {
 		diffs := mergeDiffs(res.Files)
 		if !p.Merge || dry {
-			return e.proposeMerge(ctx, p, res, start, "Run it again with merge to apply it once the user approves; or read the fresh refs and send a new patch."), nil
+			return proposeMerge(res, "Run it again with merge to apply it once the user approves; or read the fresh refs and send a new patch."), nil
 		}
 		if e.approver == nil {
-			return e.proposeMerge(ctx, p, res, start, "Nobody can approve it here (no editor to ask, no terminal, no --yes); nothing was written."), nil
+			return proposeMerge(res, "Nobody can approve it here (no editor to ask, no terminal, no --yes); nothing was written."), nil
 		}
 		dec, err := e.approver.Approve(ctx, Approval{Session: p.SessionOr(), Agent: p.Agent, Path: mergePaths(res.Files), Op: "merge", Detail: diffs})
 		if err != nil || dec == Deny {
@@ -101,7 +110,7 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 			if err != nil {
 				why = fmt.Sprintf("The merge was not approved (%v); nothing was written.", err)
 			}
-			res := e.proposeMerge(ctx, p, res, start, why)
+			res := proposeMerge(res, why)
 			res.Error = result.ApprovalRefused
 			return res, nil
 		}
@@ -116,7 +125,6 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 		for i := range again {
 			if failed || again[i].merged && again[i].Diff != res.Files[i].Merge {
 				res.Outcome = Outcome{OK: false, Error: result.FileChanged, Message: res.Files[i].Path + " changed while the merge was being approved; nothing was written. Send the patch again."}
-				e.auditPatch(ctx, p, res, start)
 				return res, nil
 			}
 		}
@@ -134,15 +142,13 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 			}
 		}
 		res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply; nothing was written. " + firstMessage(res.Files)}
-		e.auditPatch(ctx, p, res, start)
 		return res, nil
 	}
 	if dry {
 		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the patch applies to %d %s; nothing was written.", len(files), plural(len(files), "file", "files"))}
 		return res, nil
 	}
-	warnings, err := e.commitWrites(ctx, p.Caller, "sightline/applyPatch", writes)
-	res.Warnings = append(res.Warnings, warnings...)
+	warnings, err = e.commitWrites(ctx, p.Caller, "sightline/applyPatch", writes)
 	if err != nil {
 		o := Refusal(err)
 		for i := range res.Files {
@@ -153,8 +159,7 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 		} else {
 			res.Outcome = Outcome{OK: false, Error: o.Error, Message: "The patch was not applied; nothing was written. " + o.Message}
 		}
-		e.auditPatch(ctx, p, res, start)
-		return res, nil
+		return res, warnings
 	}
 	for i := range res.Files {
 		r := &res.Files[i]
@@ -164,11 +169,16 @@ func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error
 		}
 	}
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied the patch to %d %s.", len(files), plural(len(files), "file", "files"))}
-	e.auditPatch(ctx, p, res, start)
-	return res, nil
+	return res, warnings
 }
 
+// auditPatch audits a patch: a row per file, or one for a patch that names
+// none it could read.
 func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, start time.Time) {
+	if len(res.Files) == 0 {
+		e.audit(ctx, "sightline/applyPatch", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
+		return
+	}
 	for _, f := range res.Files {
 		o := Outcome{OK: f.Status == "applied" || f.Status == "validated"}
 		if !o.OK {
@@ -305,7 +315,7 @@ func mergePaths(fs []PatchFileResult) string {
 }
 
 // proposeMerge answers with the merge as a proposal: nothing is written.
-func (e *Env) proposeMerge(ctx context.Context, p PatchParams, res PatchResult, start time.Time, next string) PatchResult {
+func proposeMerge(res PatchResult, next string) PatchResult {
 	for i := range res.Files {
 		switch {
 		case res.Files[i].merged:
@@ -315,7 +325,6 @@ func (e *Env) proposeMerge(ctx context.Context, p PatchParams, res PatchResult, 
 		}
 	}
 	res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply as written, but a three-way merge with the current text is clean (" + mergePaths(res.Files) + "). " + next}
-	e.auditPatch(ctx, p, res, start)
 	return res
 }
 

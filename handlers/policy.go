@@ -326,6 +326,7 @@ type ApprovalInfo struct {
 // ApprovalsParams are the params of sightline/approvals: the session (""
 // for all) and a path whose approvals to revoke.
 type ApprovalsParams struct {
+	Rendering
 	Session string `json:"session,omitempty"`
 	Revoke  string `json:"revoke,omitempty"`
 }

@@ -47,7 +47,6 @@ var onDiskRead func(hit bool)
 func (e *Env) ReadDisk(ctx context.Context, p ReadParams) (ReadResult, error) {
 	start := time.Now()
 	if res, ok, err := e.readDisk(ctx, p); ok {
-		e.annotate(&res)
 		if err == nil {
 			e.audit(ctx, "sightline/read", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
 		}

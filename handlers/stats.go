@@ -107,6 +107,7 @@ func digest(b []byte) string {
 
 // StatsParams are the params of sightline/stats.
 type StatsParams struct {
+	Rendering
 	// Limit bounds how many of the latest audited calls are counted (0: all).
 	Limit int `json:"limit,omitempty"`
 }
@@ -145,7 +146,6 @@ type StatsResult struct {
 // Stats computes the metrics from the audit log (the database when open,
 // else this process's memory).
 func (e *Env) Stats(ctx context.Context, p StatsParams) (res StatsResult, err error) {
-	defer func() { e.annotate(&res) }()
 	entries, src, err := e.audits.entries(ctx, store.AuditFilter{Limit: p.Limit, Methods: writeMethods})
 	if err != nil {
 		return StatsResult{}, err

@@ -56,18 +56,6 @@ func Split(s string) []Line {
 	return out
 }
 
-// Each calls fn for every line of s, in order, with its 0-based index; it stops
-// early when fn returns false.
-func Each(s string, fn func(i int, l Line) bool) {
-	for i := 0; s != ""; i++ {
-		var l Line
-		l, s = Next(s)
-		if !fn(i, l) {
-			return
-		}
-	}
-}
-
 // Count returns the number of lines in s by the LSP rule.
 func Count(s string) int {
 	n, _ := count(s)

@@ -185,9 +185,6 @@ func (e *Editor) Notify(method string, params any) error {
 	return e.conn.Notify(context.Background(), method, params)
 }
 
-// Conn exposes the raw connection (malformed-input tests).
-func (e *Editor) Conn() jsonrpc2.Conn { return e.conn }
-
 // Open sends didOpen and keeps the buffer.
 func (e *Editor) Open(u, lang, text string) {
 	e.t.Helper()
@@ -289,13 +286,6 @@ func (e *Editor) Version(u string) int32 {
 
 // Encoding is the negotiated position encoding.
 func (e *Editor) Encoding() string { return e.enc }
-
-// Diagnostics returns the last published diagnostics of a document.
-func (e *Editor) Diagnostics(u string) []protocol.Diagnostic {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.diags[u]
-}
 
 // WaitDiagnostics waits until the published diagnostics satisfy ok.
 func (e *Editor) WaitDiagnostics(u string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {

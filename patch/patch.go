@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/sightline-lsp/sightline/lines"
 )
 
 // Kind says what a file patch does.
@@ -631,14 +629,4 @@ func clip(s string) string {
 		return s[:60] + "…"
 	}
 	return s
-}
-
-// splitText splits text into line contents by the LSP rule.
-func splitText(text string) []string {
-	ls := lines.Split(text)
-	out := make([]string, len(ls))
-	for i, l := range ls {
-		out[i] = l.Content
-	}
-	return out
 }

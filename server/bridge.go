@@ -106,20 +106,10 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		switch {
 		case method == bridge.MethodStatus:
 			return s.bridgeStatus(), nil
-		case method == bridge.MethodAudit:
-			var p handlers.AuditParams
-			if err := decode(raw, &p, false); err != nil {
-				return nil, err
-			}
-			res, err := s.env.Audit(ctx, p)
-			return answer(res, err)
-		case method == bridge.MethodSessions:
-			res, err := s.env.Sessions(ctx)
-			return answer(res, err)
 		case method == bridge.MethodBlocks:
 			var p bridge.BlocksParams
-			if err := decode(raw, &p, true); err != nil {
-				return nil, err
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 			}
 			return runs.feed(ctx, s.env, p)
 		case strings.HasPrefix(method, "sightline/"):

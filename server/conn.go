@@ -252,14 +252,5 @@ func rpcError(method string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return protocol.ErrRequestCancelled
 	}
-	if errors.Is(err, errInvalidParams) {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", method, err)
-	}
 	return jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
-}
-
-var errInvalidParams = errors.New("invalid params")
-
-func invalidParams(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errInvalidParams, fmt.Sprintf(format, args...))
 }

@@ -167,3 +167,40 @@ func TestPatchOpenDocumentsTogether(t *testing.T) {
 		}
 	}
 }
+
+// A patch is audited once, whichever way it ends: a row per file it names,
+// or one for a patch that names none it could read; its dry run too.
+func TestPatchAuditedOnce(t *testing.T) {
+	e, root := start(t, map[string]string{"f.txt": "a\nb\nc\n"}, lsptest.Options{})
+	u := fileURI(root, "f.txt")
+	if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rows := func() int {
+		var res handlers.AuditResult
+		if err := e.Call("sightline/audit", map[string]any{}, &res); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, a := range res.Entries {
+			if a.Method == "sightline/applyPatch" {
+				n++
+			}
+		}
+		return n
+	}
+	for i, p := range []map[string]any{
+		{"text": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n", "dryRun": true},
+		{"text": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+		{"text": "not a patch"},
+		{"text": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-x\n+B\n c\n"},
+	} {
+		var res handlers.PatchResult
+		if err := e.Call("sightline/applyPatch", p, &res); err != nil {
+			t.Fatal(err)
+		}
+		if got := rows(); got != i+1 {
+			t.Fatalf("after patch %d (%v %s) the audit has %d applyPatch rows, want %d", i, res.OK, res.Error, got, i+1)
+		}
+	}
+}

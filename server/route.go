@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,8 +9,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -51,160 +50,36 @@ func (s *Server) route(ctx context.Context, req *jsonrpc2.Request, typed jsonrpc
 	return typed(ctx, req)
 }
 
-// custom serves the sightline/* requests.
+// custom serves the sightline/* requests: the operations of the table.
 func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage, isCall bool) (any, error) {
 	if !isCall {
 		return nil, nil // sightline defines no client-to-server notifications
 	}
-	env := s.env
-	switch method {
-	case "sightline/read":
-		var p handlers.ReadParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.Read(ctx, p)
-		return answer(res, err)
-	case "sightline/ledger":
-		var p handlers.LedgerParams
-		if err := decode(raw, &p, false); err != nil {
-			return nil, err
-		}
-		res, err := env.LedgerReport(ctx, p)
-		return answer(res, err)
-	case "sightline/edit":
-		var p handlers.EditParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.Edit(ctx, p)
-		return answer(res, err)
-	case "sightline/open":
-		var p handlers.OpenParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		var ed handlers.Shower
-		if s.clientCaps().showDocument {
-			ed = showDocument{s}
-		}
-		res, err := env.Open(ctx, p, ed)
-		return answer(res, err)
-	case "sightline/applyPatch":
-		var p handlers.PatchParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.ApplyPatch(ctx, p)
-		return answer(res, err)
-	case "sightline/applyBlocks":
-		var p handlers.BlocksParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.ApplyBlocks(ctx, p)
-		return answer(res, err)
-	case "sightline/write":
-		var p handlers.WriteParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.Write(ctx, p)
-		return answer(res, err)
-	case "sightline/summary":
-		var p handlers.SummaryParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.Summary(ctx, p)
-		return answer(res, err)
-	case "sightline/stats":
-		var p handlers.StatsParams
-		if err := decode(raw, &p, false); err != nil {
-			return nil, err
-		}
-		res, err := env.Stats(ctx, p)
-		return answer(res, err)
-	case "sightline/files":
-		var p handlers.FilesParams
-		if err := decode(raw, &p, false); err != nil {
-			return nil, err
-		}
-		res, err := env.Files(ctx, p)
-		return answer(res, err)
-	case "sightline/history":
-		var p handlers.HistoryParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.History(ctx, p)
-		return answer(res, err)
-	case "sightline/diff":
-		var p handlers.DiffParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.Diff(ctx, p)
-		return answer(res, err)
-	case "sightline/rollback":
-		var p handlers.RollbackParams
-		if err := decode(raw, &p, true); err != nil {
-			return nil, err
-		}
-		res, err := env.Rollback(ctx, p)
-		return answer(res, err)
-	case "sightline/approvals":
-		var p handlers.ApprovalsParams
-		if err := decode(raw, &p, false); err != nil {
-			return nil, err
-		}
-		res, err := env.Approvals(ctx, p)
-		return answer(res, err)
-	case "sightline/session/reset":
-		var p handlers.ResetParams
-		if err := decode(raw, &p, false); err != nil {
-			return nil, err
-		}
-		res, touched := env.Reset(ctx, p)
-		for _, k := range touched {
+	op := ops.Lookup(method)
+	if op == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
+	}
+	c := &ops.Call{Env: s.env, Touched: func(keys []workspace.Key) {
+		for _, k := range keys {
 			s.pub.mark(k)
 		}
-		return encoded(res)
+	}}
+	if s.clientCaps().showDocument {
+		c.Shower = showDocument{s}
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
+	b, err := op.Serve(ctx, c, raw)
+	if err != nil {
+		return answerError(err)
+	}
+	// The JSON the CLI's --json prints too (result.Marshal), passed through
+	// the LSP codec as is: the protocol package's encoder would send fields
+	// the struct tags omit (dryRun: false).
+	return jsonrpc2.RawMessage(b), nil
 }
 
-// decode reads params strictly enough to catch mistakes: unknown fields are
-// allowed (clients add their own), wrong types are -32602.
-func decode(raw json.RawMessage, v any, required bool) error {
-	if emptyParams(raw) {
-		if required {
-			return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "params are required")
-		}
-		return nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
-	}
-	return nil
-}
-
-// emptyParams: absent, null, or an empty array, which is how Neovim's Lua
-// encodes an empty table ({}).
-func emptyParams(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || string(t) == "null" {
-		return true
-	}
-	return t[0] == '[' && len(bytes.TrimSpace(t[1:])) == 1 && t[len(t)-1] == ']'
-}
-
-// answer maps a handler's error: invalid params are -32602, cancellation is
-// RequestCancelled, anything else is an internal error.
-func answer[T any](res T, err error) (any, error) {
-	if err == nil {
-		return encoded(res)
-	}
+// answerError maps an operation's error: invalid params are -32602,
+// cancellation is RequestCancelled, anything else is an internal error.
+func answerError(err error) (any, error) {
 	if result.KindOf(err) == result.InvalidParams {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s", result.Message(err))
 	}
@@ -214,9 +89,7 @@ func answer[T any](res T, err error) (any, error) {
 	return nil, fmt.Errorf("%w", err)
 }
 
-// encoded is a result in the JSON encoding the CLI's --json uses too
-// (result.Marshal), passed through the LSP codec as is: the protocol
-// package's encoder would send fields the struct tags omit (dryRun: false).
+// encoded is a result in the JSON encoding of every answer (result.Marshal).
 func encoded(v any) (any, error) {
 	b, err := result.Marshal(v)
 	if err != nil {

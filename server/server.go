@@ -250,8 +250,6 @@ func (s *Server) session() string {
 // Env exposes the features' environment (tests, the local socket).
 func (s *Server) Env() *handlers.Env { return s.env }
 
-func (s *Server) config() config.Config { return s.env.Config() }
-
 // clientCaps returns what the client announced.
 func (s *Server) clientCaps() clientCaps {
 	s.mu.Lock()

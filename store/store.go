@@ -1,7 +1,9 @@
 // Package store is sightline's embedded database: one SQLite file per
 // workspace (pure Go, no cgo) holding the persisted ledger entries and the
-// audit log. The ledger itself lives in memory; the store is written behind
-// it (see Writer), never on the request path.
+// audit log, the file history, the approvals and the write journal. The
+// ledger itself lives in memory; the store is written behind it (package
+// ledgerdb's write-behind, and the audit and history workers of package
+// handlers), never on the request path.
 //
 // Several processes of one workspace (two editor windows, the CLI) open the
 // same file: WAL lets readers run beside the one writer, write transactions

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 // runApply reads model output from standard input as a stream, checks each
@@ -90,11 +91,4 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return exitOK
 }
 
-func printBlock(w io.Writer, r handlers.BlockResult) {
-	fmt.Fprintf(w, "[%s] %s: %s\n", r.Status, r.Path, r.Message)
-	if r.Diagnostic != nil && r.Diagnostic.Line > 0 {
-		fmt.Fprintf(w, "  (%s near line %d)\n", r.Diagnostic.Kind, r.Diagnostic.Line)
-	}
-	io.WriteString(w, r.Diff)
-	io.WriteString(w, r.Expanded)
-}
+func printBlock(w io.Writer, r handlers.BlockResult) { io.WriteString(w, ops.BlockText(r)) }

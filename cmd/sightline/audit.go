@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
+	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
 )
 
@@ -37,44 +38,24 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		p.Path = env.Rel(key)
 	}
-	res, err := env.Audit(ctx, p)
+	res, err := backend.Do(ctx, env.Backend, ops.Audit, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline audit: %v\n", err)
 		return exitUsage
 	}
+	if !*asJSON {
+		io.WriteString(stdout, ops.Audit.Op.Body(res))
+		return exitOK
+	}
 	for _, a := range res.Entries {
-		if *asJSON {
-			b, err := result.Marshal(a)
-			if err != nil {
-				fmt.Fprintf(stderr, "sightline audit: %v\n", err)
-				return exitUsage
-			}
-			stdout.Write(append(b, '\n'))
-			continue
+		b, err := result.Marshal(a)
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline audit: %v\n", err)
+			return exitUsage
 		}
-		outcome := a.Outcome
-		if a.Error != "" {
-			outcome += " " + a.Error
-		}
-		who := a.Session
-		if a.Agent != "" {
-			who += "/" + a.Agent
-		}
-		fmt.Fprintf(stdout, "%s  %-10s %-22s %-26s %s  %s → %s  %.1fms\n", a.Time.Local().Format("2006-01-02 15:04:05.000"), who, a.Method, outcome, a.Path,
-			short(a.Before), short(a.After), a.DurationMs)
+		stdout.Write(append(b, '\n'))
 	}
 	return exitOK
-}
-
-// short abbreviates a file hash for people: sha256:1a2b3c4d.
-func short(h string) string {
-	if len(h) > 15 {
-		return h[:15]
-	}
-	if h == "" {
-		return "-"
-	}
-	return h
 }
 
 func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -101,19 +82,8 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		p.Revoke = filepath.ToSlash(env.Rel(key))
 	}
-	res, err := env.Approvals(ctx, p)
 	out := output{"approvals", stdout, stderr, *asJSON, false}
-	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
-		if res.Message != "" {
-			fmt.Fprintln(w, res.Message)
-		}
-		if len(res.Approvals) == 0 {
-			fmt.Fprintln(w, "No approvals remembered.")
-		}
-		for _, a := range res.Approvals {
-			fmt.Fprintf(w, "%s  %s  %s  %s\n", a.Session, a.Path, a.Granted.Local().Format(time.DateTime), a.Rule)
-		}
-	})
+	return out.call(ctx, env, ops.Approvals.Op, p)
 }
 
 func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -136,18 +106,9 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
-		res, err := env.Reset(ctx, handlers.ResetParams{Caller: handlers.Caller{Session: *session}})
-		return out.answer(res, res, err, nil, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
+		return out.call(ctx, env, ops.Reset.Op, handlers.ResetParams{Caller: handlers.Caller{Session: *session}})
 	}
-	res, err := env.Sessions(ctx)
-	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
-		if len(res.Sessions) == 0 {
-			fmt.Fprintln(w, "No sessions.")
-		}
-		for _, s := range res.Sessions {
-			fmt.Fprintf(w, "%s  %d documents  %d approvals  last seen %s\n", s.Session, s.Documents, s.Approvals, s.LastSeen.Local().Format(time.DateTime))
-		}
-	})
+	return out.call(ctx, env, ops.Sessions.Op, handlers.SessionsParams{})
 }
 
 // databaseCommand opens the workspace for a command on its state (audit,

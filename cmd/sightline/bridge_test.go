@@ -292,3 +292,37 @@ func TestOpenShowsTheDocumentInTheEditor(t *testing.T) {
 		t.Fatalf("showDocument: %+v", shown)
 	}
 }
+
+// The commands on the session's state (session reset, approvals, audit) run
+// on a running server like every other call: a reset through it must reach
+// its ledger (and so its editor), not only the database behind it.
+func TestBridgeSessionResetReachesTheServer(t *testing.T) {
+	c, ed, u := bridged(t)
+	if _, errOut, code := c.run("", "read", "f.py"); code != 0 {
+		t.Fatalf("read: %s", errOut)
+	}
+	state := func() string {
+		var res struct {
+			Documents []struct{ State string } `json:"documents"`
+		}
+		if err := ed.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &res); err != nil || len(res.Documents) != 1 {
+			t.Fatalf("ledger: %v %+v", err, res)
+		}
+		return res.Documents[0].State
+	}
+	if s := state(); s != "fully_read" {
+		t.Fatalf("after the CLI's read the server's ledger says %s", s)
+	}
+	if out, errOut, code := c.run("", "session", "reset"); code != 0 {
+		t.Fatalf("session reset: %d\n%s%s", code, out, errOut)
+	}
+	if s := state(); s != "never_read" {
+		t.Fatalf("session reset answered success but the server's ledger still says %s", s)
+	}
+	// The audit the CLI shows is the server's, with the rows it has not
+	// written yet: the reset itself is in it.
+	out, errOut, code := c.run("", "audit", "--json")
+	if code != 0 || !strings.Contains(out, `"method":"sightline/session/reset"`) {
+		t.Fatalf("audit through the server: %d\n%s%s", code, out, errOut)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -50,28 +51,13 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"edit", stdout, stderr, *asJSON, *pretty}
 	key := env.key(pos[0])
-	res, err := env.Edit(ctx, handlers.EditParams{
+	return out.call(ctx, env, ops.Edit.Op, handlers.EditParams{
 		Caller:       handlers.Caller{Session: *session, Agent: *agent},
 		TextDocument: handlers.TextDocument{URI: string(key)},
 		FileHash:     *fileHash,
 		Edits:        raw,
 		DryRun:       *dryRun,
 		FullRefresh:  *full,
-	})
-	return out.answer(res, res.Outcome.WithWarnings(res.Warnings), err, func(w io.Writer) {
-		for _, l := range res.FreshRefs {
-			fmt.Fprintln(w, l)
-		}
-		io.WriteString(w, res.Expanded)
-	}, func(w io.Writer) {
-		fmt.Fprintln(w, res.Message)
-		io.WriteString(w, res.Diff)
-		if res.Applied && res.WindowRange != nil {
-			// The window counts as read (PROTOCOL section 5): show it, with the
-			// fresh refs the next edit can use.
-			fmt.Fprintf(w, "%s now:\n", res.WindowRange.Word())
-			io.WriteString(w, res.Window)
-		}
 	})
 }
 
@@ -89,25 +75,6 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	res, err := env.Stats(ctx, handlers.StatsParams{Limit: *limit})
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline stats: %v\n", err)
-		return exitUsage
-	}
-	if *asJSON {
-		if err := writeJSON(stdout, res, *pretty); err != nil {
-			fmt.Fprintf(stderr, "sightline stats: %v\n", err)
-			return exitUsage
-		}
-		return exitOK
-	}
-	fmt.Fprintf(stdout, "%d calls audited (%s)\n", res.Calls, res.Source)
-	for name, m := range res.Methods {
-		fmt.Fprintf(stdout, "%-20s calls %d  success %d  stale %d  refused %d  error %d  p50 %.2fms  p99 %.2fms\n",
-			name, m.Calls, m.Success, m.Stale, m.Refused, m.Error, m.P50Ms, m.P99Ms)
-	}
-	g := res.Guard
-	fmt.Fprintf(stdout, "guard: %d checks, %d trips (%.1f%%); auto-expand %d, resolved by the next edit %d (%.1f%%)\n",
-		g.Checks, g.Trips, 100*g.TripRate, g.Expanded, g.Resolved, 100*g.ResolutionRate)
-	return exitOK
+	out := output{"stats", stdout, stderr, *asJSON, *pretty}
+	return out.call(ctx, env, ops.Stats.Op, handlers.StatsParams{Limit: *limit})
 }

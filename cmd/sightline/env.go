@@ -14,6 +14,7 @@ import (
 	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -191,4 +192,17 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 		return exitRefused
 	}
 	return exitOK
+}
+
+// call runs an operation of the table and prints its answer: its text
+// (ops), the answer on standard output and a refusal's on standard error,
+// or the result as JSON.
+func (o output) call(ctx context.Context, env *cliEnv, op *ops.Op, p any) int {
+	res, err := env.Call(ctx, op, p)
+	var out handlers.Outcome
+	if err == nil {
+		out = op.Outcome(res)
+	}
+	body := func(w io.Writer) { io.WriteString(w, op.Body(res)) }
+	return o.answer(res, out, err, body, body)
 }

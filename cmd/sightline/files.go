@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -26,18 +26,6 @@ func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	res, err := env.Files(ctx, handlers.FilesParams{Caller: handlers.Caller{Session: *session}, Globs: globs, Hash: *hash})
 	out := output{"files", stdout, stderr, *asJSON, false}
-	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
-		for _, f := range res.Files {
-			line := fmt.Sprintf("%s  %d bytes  %s  %s", f.Path, f.Size, strings.Join(f.Tags, ","), f.State)
-			if f.Sensitive {
-				line += "  sensitive"
-			}
-			if f.FileHash != "" {
-				line += "  " + f.FileHash
-			}
-			fmt.Fprintln(w, line)
-		}
-	})
+	return out.call(ctx, env, ops.Files.Op, handlers.FilesParams{Caller: handlers.Caller{Session: *session}, Globs: globs, Hash: *hash})
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 // fileCommand opens the environment for a command on one PATH and resolves
@@ -43,27 +43,7 @@ func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer done()
 	out := output{"history", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	res, err := env.History(ctx, handlers.HistoryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}})
-	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
-		if len(res.Versions) == 0 {
-			fmt.Fprintln(w, res.Message)
-			return
-		}
-		for _, v := range res.Versions {
-			cur := ""
-			if v.FileHash == res.FileHash {
-				cur = "  (current)"
-			}
-			who := v.Session
-			if v.Agent != "" {
-				who += "/" + v.Agent
-			}
-			if who == "" {
-				who = "-"
-			}
-			fmt.Fprintf(w, "%d  %s  %s  %d bytes  %s  %s%s\n", v.ID, v.Time.Local().Format(time.DateTime), v.FileHash[:min(len(v.FileHash), 19)], v.Size, v.Method, who, cur)
-		}
-	})
+	return out.call(ctx, env, ops.History.Op, handlers.HistoryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}})
 }
 
 func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -85,14 +65,7 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer done()
 	out := output{"diff", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	res, err := env.Diff(ctx, handlers.DiffParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, From: *from, To: *to})
-	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
-		if res.Diff == "" {
-			fmt.Fprintln(w, res.Message)
-			return
-		}
-		io.WriteString(w, res.Diff)
-	})
+	return out.call(ctx, env, ops.Diff.Op, handlers.DiffParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, From: *from, To: *to})
 }
 
 func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -119,13 +92,5 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	defer done()
 	out := output{"rollback", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	res, err := env.Rollback(ctx, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
-	return out.answer(res, res.Outcome.WithWarnings(res.Warnings), err, func(w io.Writer) {
-		if res.Expanded != "" {
-			io.WriteString(w, res.Expanded)
-		}
-	}, func(w io.Writer) {
-		fmt.Fprintln(w, res.Message)
-		io.WriteString(w, res.Diff)
-	})
+	return out.call(ctx, env, ops.Rollback.Op, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
 }

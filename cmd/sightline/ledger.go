@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -31,6 +32,5 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		key := env.key(pos[0])
 		p.TextDocument = &handlers.TextDocument{URI: string(key)}
 	}
-	res, err := env.Ledger(ctx, p)
-	return out.answer(res, res.Outcome, err, nil, res.WriteText)
+	return out.call(ctx, env, ops.Ledger.Op, p)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 // runOpen asks the running editor of the workspace (through its language
@@ -36,6 +37,5 @@ func runOpen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if rng != nil {
 		p.Line = rng.Start
 	}
-	res, err := env.Open(ctx, p)
-	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) { fmt.Fprintln(w, res.Message) })
+	return out.call(ctx, env, ops.Open.Op, p)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 // runPatch applies a unified diff or a V4A patch from standard input, all
@@ -41,34 +42,6 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	res, err := env.ApplyPatch(ctx, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
 	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON, pretty: *pretty}
-	show := func(w io.Writer) {
-		for _, f := range res.Files {
-			fmt.Fprintf(w, "[%s] %s: %s\n", f.Status, f.Path, f.Message)
-			if f.Hunk > 0 {
-				fmt.Fprintf(w, "  (hunk %d", f.Hunk)
-				if f.Line > 0 {
-					fmt.Fprintf(w, ", near line %d", f.Line)
-				}
-				fmt.Fprintln(w, ")")
-			}
-			io.WriteString(w, f.Diff)
-			io.WriteString(w, f.Expanded)
-			if len(f.FreshRefs) > 0 {
-				fmt.Fprintln(w, "  current lines (fresh refs):")
-				for _, l := range f.FreshRefs {
-					fmt.Fprintln(w, l)
-				}
-			}
-			if f.Merge != "" {
-				fmt.Fprintln(w, "  three-way merge (apply with --merge):")
-				io.WriteString(w, f.Merge)
-			}
-		}
-	}
-	return o.answer(res, res.Outcome, err, show, func(w io.Writer) {
-		show(w)
-		fmt.Fprintln(w, res.Message)
-	})
+	return o.call(ctx, env, ops.ApplyPatch.Op, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
 }

@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/handlers"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/version"
 )
 
@@ -57,7 +59,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	// On disk, a range of a large file is read without building all of it
 	// (handlers.Env.ReadDisk); through a server, its document is read.
-	res, err := env.Read(ctx, p)
+	res, err := backend.Do(ctx, env.Backend, ops.Read, p)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)
 		if res.Notice != "" {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -52,14 +53,5 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			p.OldText = oldText
 		}
 	})
-	res, err := env.Write(ctx, p)
-	return out.answer(res, res.Outcome, err, func(w io.Writer) {
-		for _, l := range res.Nearest {
-			fmt.Fprintln(w, l)
-		}
-		io.WriteString(w, res.Expanded)
-	}, func(w io.Writer) {
-		fmt.Fprintln(w, res.Message)
-		io.WriteString(w, res.Diff)
-	})
+	return out.call(ctx, env, ops.Write.Op, p)
 }

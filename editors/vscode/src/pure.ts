@@ -315,6 +315,8 @@ interface Outcome {
   message?: string;
   error?: string;
   warnings?: string[] | null;
+  /** The answer rendered for an agent (asked for with render: true). */
+  text?: string;
 }
 
 export interface GuardFields {
@@ -322,18 +324,6 @@ export interface GuardFields {
   stale?: LineRange[];
   expanded?: string;
   expandedRanges?: LineRange[];
-}
-
-export interface ReadResult extends Outcome {
-  path?: string;
-  content: string;
-  range: LineRange | null;
-  totalLines: number;
-  version: number | null;
-  fileHash?: string;
-  truncated: boolean;
-  notice?: string;
-  ledger?: DocLedger;
 }
 
 export interface EditResult extends Outcome, GuardFields {
@@ -400,6 +390,9 @@ export interface WriteResult extends Outcome, GuardFields {
   matches?: number[];
 }
 
+/** Any answer asked for with render: true: text is what the agent reads. */
+export type Rendered = Outcome;
+
 export interface LedgerResult {
   ok: boolean;
   session: string;
@@ -419,47 +412,12 @@ export function fmtRanges(rs: LineRange[] | undefined | null): string {
   return rs.map((r) => (r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`)).join(', ');
 }
 
-function withNewline(s: string): string {
-  return s.endsWith('\n') ? s : s + '\n';
-}
-
-function refusalHead(r: Outcome): string {
-  return `Refused (${r.error ?? 'error'}): ${r.message ?? 'no message'}`;
-}
-
-function warningsText(ws: string[] | null | undefined): string {
-  return (ws ?? []).map((w) => `Warning: ${w}\n`).join('');
-}
-
-function guardText(g: GuardFields): string {
-  let s = '';
-  if (g.unread?.length) s += `Unread target lines: ${fmtRanges(g.unread)}\n`;
-  if (g.stale?.length) s += `Stale target lines (changed since read): ${fmtRanges(g.stale)}\n`;
-  if (g.expanded) {
-    s += `Lines ${fmtRanges(g.expandedRanges)} as they are now (they now count as read; check them and retry with these refs):\n`;
-    s += withNewline(g.expanded);
-  }
-  return s;
-}
-
 export function ledgerLine(l: DocLedger | undefined): string {
   if (!l) return '';
   let s = `${l.path ?? l.uri ?? '?'}  ${l.state}  ${l.totalLines} lines  read ${fmtRanges(l.read)}`;
   if (l.authored?.length) s += `  authored ${fmtRanges(l.authored)}`;
   if (l.stale?.length) s += `  stale ${fmtRanges(l.stale)}`;
   s += `  unread ${fmtRanges(l.unread)}`;
-  return s;
-}
-
-export function formatRead(r: ReadResult): string {
-  if (!r.ok) return refusalHead(r) + '\n';
-  let s = '';
-  const where = r.range ? `lines ${r.range.start}-${r.range.end} of ${r.totalLines}` : `${r.totalLines} lines`;
-  s += `${r.path ?? ''} (${where}${r.version != null ? `, editor buffer version ${r.version}` : ', from disk'})\n`;
-  if (r.message && !r.content) s += r.message + '\n';
-  if (r.content) s += withNewline(r.content);
-  if (r.notice) s += r.notice + '\n';
-  if (r.fileHash) s += `file_hash: ${r.fileHash}\n`;
   return s;
 }
 
@@ -472,80 +430,6 @@ export function formatDiagnostics(diags: EditorDiagnostic[], elsewhere = 0): str
   }
   if (elsewhere) s += `The editor reports ${elsewhere} more error${elsewhere === 1 ? '' : 's'} elsewhere in the file.\n`;
   return s;
-}
-
-export function formatEdit(r: EditResult, diags = ''): string {
-  if (!r.ok) {
-    let s = refusalHead(r) + '\n';
-    if (r.failing_ref) s += `Failing ref: ${r.failing_ref} (edit #${r.failing_edit_index ?? '?'}; expected hash ${r.expected_hash ?? '?'}, the line now has ${r.actual_hash ?? '?'})\n`;
-    if (r.candidates?.length) s += `It could mean lines: ${r.candidates.join(', ')}\n`;
-    if (r.fresh_refs?.length) s += 'Fresh refs (they count as read; use them to retry):\n' + r.fresh_refs.map(withNewline).join('');
-    s += guardText(r);
-    return s;
-  }
-  let s = (r.message ?? (r.applied ? 'Applied.' : 'Nothing changed.')) + '\n';
-  s += warningsText(r.warnings);
-  if (r.remapped?.length) s += `Refs resolved to other lines: ${r.remapped.map((m) => `${m.ref} -> line ${m.line}`).join(', ')}\n`;
-  if (r.window) {
-    s += `Lines ${r.windowRange ? `${r.windowRange.start}-${r.windowRange.end}` : ''} ${r.dryRun ? 'would be' : 'now'}:\n`;
-    s += withNewline(r.window);
-  }
-  if (r.dryRun && r.diff) s += withNewline(r.diff);
-  s += diags;
-  return s;
-}
-
-export function formatBlocks(r: BlocksResult, diags = ''): string {
-  let s = '';
-  for (const b of r.blocks ?? []) {
-    s += `[${b.status}] ${b.path || '(no path)'}: ${b.message}`;
-    if (b.diagnostic) s += ` (${b.diagnostic.kind}${b.diagnostic.line ? ` near line ${b.diagnostic.line}` : ''})`;
-    s += '\n';
-    if (b.diff) s += withNewline(b.diff);
-    if (b.expanded) s += 'Lines as they are now (they now count as read):\n' + withNewline(b.expanded);
-  }
-  s += (r.message ?? (r.ok ? 'Done.' : 'Failed.')) + '\n';
-  if (!r.ok && r.error && !(r.blocks ?? []).length) s = refusalHead(r) + '\n';
-  s += diags;
-  return s;
-}
-
-export function formatPatch(r: PatchResult, diags = ''): string {
-  let s = '';
-  if (!r.ok && r.error) s += refusalHead(r) + '\n';
-  for (const f of r.files ?? []) {
-    s += `[${f.status}] ${f.path}${f.newPath ? ' -> ' + f.newPath : ''}: ${f.message}`;
-    if (f.hunk) s += ` (hunk ${f.hunk}${f.line ? `, near line ${f.line}` : ''})`;
-    s += '\n';
-    if (f.diff) s += withNewline(f.diff);
-    if (f.freshRefs && f.freshRefs.length) s += 'Lines as they are now (fresh refs; they now count as read):\n' + withNewline(f.freshRefs.join('\n'));
-    if (f.expanded) s += 'Lines as they are now (they now count as read):\n' + withNewline(f.expanded);
-    if (f.merge) s += 'A clean merge is possible (the user must approve it):\n' + withNewline(f.merge);
-  }
-  if (r.ok) s += (r.message ?? 'Done.') + '\n';
-  s += diags;
-  return s;
-}
-
-export function formatWrite(r: WriteResult, diags = ''): string {
-  if (!r.ok) {
-    let s = refusalHead(r) + '\n';
-    if (r.matches?.length) s += `old_text occurs at lines: ${r.matches.join(', ')}; give more context so it is unique\n`;
-    if (r.nearest?.length) s += 'The nearest lines (they count as read):\n' + r.nearest.map(withNewline).join('');
-    s += guardText(r);
-    return s;
-  }
-  let s = (r.message ?? 'Written.') + '\n';
-  s += warningsText(r.warnings);
-  if (r.diff) s += withNewline(r.diff);
-  if (r.fileHash) s += `file_hash: ${r.fileHash}\n`;
-  s += diags;
-  return s;
-}
-
-export function formatLedger(r: LedgerResult): string {
-  if (!r.documents?.length) return `Session "${r.session}" has read nothing yet.\n`;
-  return `Session "${r.session}":\n` + r.documents.map((d) => ledgerLine(d) + '\n').join('');
 }
 
 export interface StatsMethod {
@@ -614,6 +498,10 @@ export function coveragePercent(c: Coverage): number {
     for (let l = Math.max(1, r.start); l <= Math.min(r.end, c.totalLines); l++) seen.add(l);
   }
   return Math.round((seen.size / c.totalLines) * 100);
+}
+
+function withNewline(s: string): string {
+  return s.endsWith('\n') ? s : s + '\n';
 }
 
 /** The text shown in a confirmation before a write: what it will do. */

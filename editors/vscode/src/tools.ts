@@ -1,16 +1,18 @@
-// The five agent tools (language model tools): each validates its input,
-// calls the matching sightline/* request through the language client, and
-// answers text a model can act on. They never throw.
+// The six agent tools (language model tools): each validates its input,
+// calls the matching sightline/* request through the language client with
+// render: true, and passes on the answer's text, rendered by the server in
+// the words every sightline door shows (plus what only the editor knows:
+// other language servers' diagnostics of the edited lines). They never
+// throw.
 import * as vscode from 'vscode';
 import {
   BlocksResult,
   Checked,
   EditResult,
   EditorDiagnostic,
-  LedgerResult,
   LineRange,
   PatchResult,
-  ReadResult,
+  Rendered,
   WriteResult,
   checkBlocks,
   checkEdit,
@@ -20,14 +22,7 @@ import {
   checkWrite,
   confirmationText,
   diffNewRanges,
-  displayPath,
-  formatBlocks,
   formatDiagnostics,
-  formatEdit,
-  formatLedger,
-  formatPatch,
-  formatRead,
-  formatWrite,
   inRanges,
   resolveToolPath,
 } from './pure';
@@ -83,7 +78,7 @@ export class ToolHost {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        client.sendRequest<T>(method, params, cts.token),
+        client.sendRequest<T>(method, { ...(params as object), render: true }, cts.token),
         new Promise<T>((_, reject) => {
           timer = setTimeout(() => {
             cts.cancel();
@@ -229,9 +224,9 @@ export class ReadTool extends Tool<import('./pure').ReadInput> {
     const uri = this.host.uri(i.path);
     const params: Record<string, unknown> = { textDocument: { uri: uri.toString() }, session: this.host.session(i.session), agent: 'vscode-agent' };
     if (i.start !== undefined || i.end !== undefined) params.range = { start: i.start ?? 1, end: i.end ?? 1_000_000_000 };
-    const r = await this.host.request<ReadResult>('sightline/read', params, token);
+    const r = await this.host.request<Rendered>('sightline/read', params, token);
     timings.answered[this.name] = now();
-    return formatRead(r);
+    return r.text ?? '';
   }
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>) {
     const c = checkRead(options.input);
@@ -260,14 +255,14 @@ export class EditTool extends WriteTool<EditIn> {
   }
   async dryRun(i: EditIn, token: vscode.CancellationToken) {
     const r = await this.host.request<EditResult>('sightline/edit', this.params(i, true), token);
-    return r.ok ? { diff: r.diff ?? '' } : { refusal: formatEdit(r), answered: true };
+    return r.ok ? { diff: r.diff ?? '' } : { refusal: r.text ?? '', answered: true };
   }
   async run(i: EditIn, token: vscode.CancellationToken) {
     const uri = this.host.uri(i.path);
     const r = await this.host.request<EditResult>('sightline/edit', this.params(i, !!i.dry_run), token);
     timings.answered[this.name] = now();
     const diags = r.ok && r.applied && !r.dryRun ? await this.host.diagnosticsFor(uri, diffNewRanges(r.diff)) : '';
-    return formatEdit(r, diags);
+    return (r.text ?? '') + diags;
   }
 }
 
@@ -287,7 +282,7 @@ export class ApplyBlocksTool extends WriteTool<BlocksIn> {
     // Any failed block: nothing is written and the model gets the whole dry-run report.
     return r.ok
       ? { diff }
-      : { refusal: formatBlocks(r) + 'Nothing was written, because a block did not validate (the dry run above): fix it and send all blocks again.\n', answered: true };
+      : { refusal: (r.text ?? '') + 'Nothing was written, because a block did not validate (the dry run above): fix it and send all blocks again.\n', answered: true };
   }
   async run(i: BlocksIn, token: vscode.CancellationToken) {
     const r = await this.host.request<BlocksResult>('sightline/applyBlocks', this.params(i, !!i.dry_run), token);
@@ -304,7 +299,7 @@ export class ApplyBlocksTool extends WriteTool<BlocksIn> {
         }
       }
     }
-    return formatBlocks(r, diags);
+    return (r.text ?? '') + diags;
   }
 }
 
@@ -329,14 +324,14 @@ export class WriteFileTool extends WriteTool<WriteIn & { dry_run?: boolean }> {
   }
   async dryRun(i: WriteIn, token: vscode.CancellationToken) {
     const r = await this.host.request<WriteResult>('sightline/write', this.params(i, true), token);
-    return r.ok ? { diff: r.diff } : { refusal: formatWrite(r), answered: true };
+    return r.ok ? { diff: r.diff } : { refusal: r.text ?? '', answered: true };
   }
   async run(i: WriteIn, token: vscode.CancellationToken) {
     const uri = this.host.uri(i.path);
     const r = await this.host.request<WriteResult>('sightline/write', this.params(i, false), token);
     timings.answered[this.name] = now();
     const diags = r.ok && r.applied ? await this.host.diagnosticsFor(uri, diffNewRanges(r.diff)) : '';
-    return formatWrite(r, diags);
+    return (r.text ?? '') + diags;
   }
 }
 
@@ -353,12 +348,12 @@ export class ApplyPatchTool extends WriteTool<PatchIn> {
   async dryRun(i: PatchIn, token: vscode.CancellationToken) {
     const r = await this.host.request<PatchResult>('sightline/applyPatch', this.params(i, true), token);
     const diff = (r.files ?? []).map((f) => f.diff ?? '').join('');
-    return r.ok ? { diff } : { refusal: formatPatch(r), answered: true };
+    return r.ok ? { diff } : { refusal: r.text ?? '', answered: true };
   }
   async run(i: PatchIn, token: vscode.CancellationToken) {
     const r = await this.host.request<PatchResult>('sightline/applyPatch', this.params(i, !!i.dry_run), token);
     timings.answered[this.name] = now();
-    return formatPatch(r);
+    return r.text ?? '';
   }
 }
 
@@ -368,9 +363,8 @@ export class LedgerTool extends Tool<LedgerIn> {
   async run(i: LedgerIn, token: vscode.CancellationToken) {
     const params: Record<string, unknown> = { session: this.host.session(i.session) };
     if (i.path) params.textDocument = { uri: this.host.uri(i.path).toString() };
-    const r = await this.host.request<LedgerResult>('sightline/ledger', params, token);
-    for (const d of r.documents ?? []) if (!d.path && d.uri) d.path = displayPath(vscode.Uri.parse(d.uri).fsPath, this.host.roots());
-    return formatLedger(r);
+    const r = await this.host.request<Rendered>('sightline/ledger', params, token);
+    return r.text ?? '';
   }
   prepareInvocation() {
     return { invocationMessage: 'Checking what the agent has read' };

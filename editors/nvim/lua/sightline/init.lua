@@ -480,6 +480,8 @@ end
 local function caller(o, p)
   p.session = o.session or config.session
   p.agent = o.agent or config.agent
+  -- render: the answer carries its text as the server renders it for agents.
+  if o.render == true then p.render = true end
   return p
 end
 

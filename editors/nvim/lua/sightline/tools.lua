@@ -133,69 +133,12 @@ end
 -- Answers as a model reads them
 ---------------------------------------------------------------------------
 
-local function add(out, s)
-  if type(s) == 'string' and s ~= '' then table.insert(out, (s:gsub('\n$', ''))) end
-end
-
-local function refusal(out, res)
-  add(out, (res.error and res.error ~= '' and (res.error .. ': ') or '') .. (res.message or 'refused'))
-  if type(res.fresh_refs) == 'table' and #res.fresh_refs > 0 then
-    add(out, 'Current lines:')
-    add(out, table.concat(res.fresh_refs, '\n'))
-  end
-  if type(res.candidates) == 'table' and #res.candidates > 0 then
-    local c = {}
-    for _, n in ipairs(res.candidates) do table.insert(c, tostring(n)) end
-    add(out, 'Candidate lines: ' .. table.concat(c, ', '))
-  end
-  add(out, res.expanded)
-  if type(res.nearest) == 'table' and #res.nearest > 0 then
-    add(out, 'Nearest lines:')
-    add(out, table.concat(res.nearest, '\n'))
-  end
-  if type(res.matches) == 'table' and #res.matches > 0 then
-    local m = {}
-    for _, n in ipairs(res.matches) do table.insert(m, tostring(n)) end
-    add(out, 'Matches start at lines ' .. table.concat(m, ', '))
-  end
-end
-
---- The text a model reads for an answer, and whether it is a refusal.
-function M.format(name, res)
-  local out = {}
-  if name == 'sightline_ledger' then
-    return table.concat(sl().format_ledger(res), '\n'), false
-  end
-  if name == 'sightline_apply_blocks' then
-    add(out, res.message)
-    for _, b in ipairs(res.blocks or {}) do
-      add(out, string.format('[%s] %s: %s', b.status or '?', b.path or '?', b.message or ''))
-      add(out, b.expanded)
-    end
-    return table.concat(out, '\n'), res.ok == false
-  end
-  if res.ok == false then
-    refusal(out, res)
-    return table.concat(out, '\n'), true
-  end
-  if name == 'sightline_read' then
-    if type(res.range) == 'table' then
-      add(out, string.format('%s lines %d-%d of %d:', res.path or '', res.range.start, res.range['end'], res.totalLines or 0))
-    else
-      add(out, res.message)
-    end
-    add(out, res.content)
-    add(out, res.notice)
-    return table.concat(out, '\n'), false
-  end
-  add(out, res.message)
-  for _, w in ipairs(type(res.warnings) == 'table' and res.warnings or {}) do add(out, 'warning: ' .. w) end
-  if type(res.window) == 'string' and res.window ~= '' then
-    local wr = res.windowRange
-    add(out, type(wr) == 'table' and string.format('Lines %d-%d now:', wr.start, wr['end']) or 'Now:')
-    add(out, res.window)
-  end
-  return table.concat(out, '\n'), false
+--- The text a model reads for an answer, and whether it is a refusal: the
+--- server's own rendering (asked for with render = true), in the words every
+--- sightline door shows.
+function M.format(_, res)
+  local text = type(res.text) == 'string' and res.text or (res.message or '')
+  return (text:gsub('\n$', '')), res.ok == false
 end
 
 ---------------------------------------------------------------------------
@@ -214,7 +157,7 @@ function M.run(name, args, opts, cb)
       cb(text, is_error, res)
     end)
   end
-  local common = { session = opts.session, agent = opts.agent, timeout = opts.timeout, callback = done }
+  local common = { session = opts.session, agent = opts.agent, timeout = opts.timeout, callback = done, render = true }
   local api = sl()
   local o = vim.tbl_extend('force', common, {})
   if name == 'sightline_read' then

@@ -104,7 +104,7 @@ exports.activate = async function activate() {
     const edit = await call('sightline_edit', { path: 'src/sched.py', edits: [{ type: 'replace_line', ref, new_content: '        self._queue = []  # heap of Event' }] });
     const answered = now();
     sub.dispose();
-    check('edit applied', /Lines \d+-\d+ now:/.test(edit) && edit.includes('self._queue = []  # heap of Event'), edit);
+    check('edit applied', /Lines \d+-\d+ now \(fresh refs for your next edit\):/.test(edit) && edit.includes('self._queue = []  # heap of Event'), edit);
     check('edit is in the buffer', doc.lineAt(18).text === '        self._queue = []  # heap of Event', doc.lineAt(18).text);
     check('buffer is dirty', doc.isDirty);
     check('disk unchanged until save', fs.readFileSync(schedPath, 'utf8') === diskBefore);
@@ -120,7 +120,7 @@ exports.activate = async function activate() {
     const l45 = doc.lineAt(44).text;
     const n0 = doc.lineCount;
     const refused = await call('sightline_edit', { path: 'src/sched.py', edits: [{ type: 'delete_line', ref: `45:${lineHash(l45)}` }] });
-    check('guard refusal in the result', refused.includes('Refused (unread_range)') && /Lines? 45/.test(refused) && new RegExp(`^45:${lineHash(l45)}\\|`, 'm').test(refused), refused);
+    check('guard refusal in the result', refused.includes('unread_range: ') && /Lines? 45/.test(refused) && new RegExp(`^45:${lineHash(l45)}\\|`, 'm').test(refused), refused);
     check('refused edit changed nothing', doc.lineAt(44).text === l45 && doc.lineCount === n0, `${doc.lineCount} lines`);
     // the refusal showed line 45, so it now counts as read: the same edit goes through
     const retry = await call('sightline_edit', { path: 'src/sched.py', edits: [{ type: 'delete_line', ref: `45:${lineHash(l45)}` }] });

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/uri"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ops"
+)
+
+// TestTableThroughCLIAndMCP walks the operation table through the doors
+// that run as their own process, the CLI and sightline mcp, against a
+// running server: each operation answers the same verdict in the same words
+// as the editor's connection does (the server's text, asked for with
+// render), and the state afterwards is the server's. An operation added to
+// the table without a row here fails the test.
+func TestTableThroughCLIAndMCP(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
+	ed := startEditor(t, c)
+	u := string(uri.File(filepath.Join(c.dir, "f.txt")))
+	doc := map[string]any{"uri": u}
+	ref2 := "2:" + hashline.Hash("b")
+	edits := `[{"type":"replace_line","ref":"` + ref2 + `","new_content":"B"}]`
+	blocks := "f.txt\n<<<< EDIT\nb\n==== REPLACE\nB\n>>>> EDIT END\n"
+	patchText := "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+	type row struct {
+		params map[string]any // the LSP params
+		stdin  string
+		cli    []string       // the command line; nil: none
+		tool   map[string]any // the MCP tool's arguments (when the operation has a tool)
+		// words: the text is compared (not for answers holding times and
+		// durations, whose verdict alone is)
+		words bool
+	}
+	rows := map[string]row{
+		"sightline/read":          {map[string]any{"textDocument": doc}, "", []string{"read", "f.txt"}, map[string]any{"path": "f.txt"}, true},
+		"sightline/edit":          {map[string]any{"textDocument": doc, "dryRun": true, "edits": json.RawMessage(edits)}, edits, []string{"edit", "f.txt", "--dry-run", "--edits", "-"}, map[string]any{"path": "f.txt", "dry_run": true, "edits": json.RawMessage(edits)}, true},
+		"sightline/write":         {map[string]any{"textDocument": doc, "dryRun": true, "mode": "append", "content": "d"}, "d", []string{"write", "f.txt", "--mode", "append", "--dry-run"}, map[string]any{"path": "f.txt", "dry_run": true, "mode": "append", "content": "d"}, true},
+		"sightline/applyBlocks":   {map[string]any{"dryRun": true, "text": blocks}, blocks, []string{"apply", "--dry-run"}, map[string]any{"text": blocks, "dry_run": true}, false},
+		"sightline/applyPatch":    {map[string]any{"dryRun": true, "text": patchText}, patchText, []string{"patch", "--dry-run"}, map[string]any{"patch": patchText, "dry_run": true}, true},
+		"sightline/ledger":        {map[string]any{"textDocument": doc}, "", []string{"ledger", "f.txt"}, map[string]any{"path": "f.txt"}, true},
+		"sightline/summary":       {map[string]any{"textDocument": doc}, "", []string{"summary", "f.txt"}, map[string]any{"path": "f.txt"}, true},
+		"sightline/files":         {map[string]any{}, "", []string{"files"}, map[string]any{}, true},
+		"sightline/history":       {map[string]any{"textDocument": doc}, "", []string{"history", "f.txt"}, map[string]any{"path": "f.txt"}, true},
+		"sightline/diff":          {map[string]any{"textDocument": doc}, "", []string{"diff", "f.txt"}, nil, true},
+		"sightline/rollback":      {map[string]any{"textDocument": doc, "version": 1, "dryRun": true}, "", []string{"rollback", "f.txt", "1", "--dry-run"}, nil, true},
+		"sightline/open":          {map[string]any{"textDocument": doc, "line": 2}, "", []string{"open", "f.txt:2"}, nil, true},
+		"sightline/stats":         {map[string]any{}, "", []string{"stats"}, nil, false},
+		"sightline/approvals":     {map[string]any{}, "", []string{"approvals"}, nil, true},
+		"sightline/session/reset": {map[string]any{"session": "other"}, "", []string{"session", "reset", "--session", "other"}, nil, true},
+		"sightline/audit":         {map[string]any{"limit": 1}, "", []string{"audit", "--limit", "1"}, nil, false},
+		"sightline/sessions":      {map[string]any{}, "", []string{"session", "list"}, nil, false},
+	}
+	s := mcpSession(t, c)
+	// The first read makes the dry runs' lines read.
+	if _, errOut, code := c.run("", "read", "f.txt"); code != 0 {
+		t.Fatalf("read: %s", errOut)
+	}
+	for _, op := range ops.Table() {
+		t.Run(strings.TrimPrefix(op.Method, "sightline/"), func(t *testing.T) {
+			r, ok := rows[op.Method]
+			if !ok {
+				t.Fatalf("%s is in the table but not in this test", op.Method)
+			}
+			if (op.Tool != nil) != (r.tool != nil) {
+				t.Fatalf("%s: the operation's tool and this test's row disagree", op.Method)
+			}
+			params := map[string]any{"render": true}
+			for k, v := range r.params {
+				params[k] = v
+			}
+			var lsp handlers.Outcome
+			if err := ed.Call(op.Method, params, &lsp); err != nil {
+				t.Fatalf("LSP: %v", err)
+			}
+
+			stdout, stderr, code := c.run(r.stdin, r.cli...)
+			if (code == 0) != lsp.OK || (code != 0 && code != 1) {
+				t.Fatalf("CLI verdict %d, LSP ok=%v %s\n%s%s", code, lsp.OK, lsp.Error, stdout, stderr)
+			}
+			cliText := stdout
+			if !lsp.OK {
+				cliText = stderr
+			}
+			switch {
+			case !r.words:
+			case op.Method == "sightline/read":
+				// The CLI's read prints the file's lines alone (they are
+				// what a pipe wants); the text heads them with where they
+				// come from.
+				if !strings.HasSuffix(lsp.Text, cliText) || cliText == "" {
+					t.Fatalf("CLI read:\n%s\nLSP text:\n%s", cliText, lsp.Text)
+				}
+			case cliText != lsp.Text:
+				t.Fatalf("texts differ:\nLSP:\n%s\nCLI:\n%s", lsp.Text, cliText)
+			}
+
+			if r.tool == nil {
+				return
+			}
+			text, isErr := callText(t, s, op.Tool.Name, r.tool)
+			if isErr == lsp.OK {
+				t.Fatalf("MCP verdict isError=%v, LSP ok=%v: %s", isErr, lsp.OK, text)
+			}
+			if r.words && text != lsp.Text {
+				t.Fatalf("texts differ:\nLSP:\n%s\nMCP:\n%s", lsp.Text, text)
+			}
+		})
+	}
+
+	// State afterwards: the dry runs wrote nothing, and the reset reached
+	// the server.
+	if got := ed.Buffer(u); got != "" {
+		t.Fatalf("a buffer appeared: %q", got)
+	}
+	var led handlers.LedgerResult
+	if err := ed.Call("sightline/ledger", map[string]any{"session": "other"}, &led); err != nil || len(led.Documents) != 0 {
+		t.Fatalf("session other after its reset: %v %+v", err, led.Documents)
+	}
+}

@@ -1,0 +1,30 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Diff is sightline/diff: the unified diff between two recorded versions
+// of a document (or a version and its current text).
+var Diff = define(spec[handlers.DiffParams, handlers.DiffResult]{
+	method:   "sightline/diff",
+	required: true,
+	docs: func(p handlers.DiffParams, _ func(string) (workspace.Key, error)) []string {
+		return one(p.TextDocument.URI)
+	},
+	run: func(ctx context.Context, c *Call, p handlers.DiffParams) (handlers.DiffResult, error) {
+		return c.Env.Diff(ctx, p)
+	},
+	text: func(r *handlers.DiffResult) string {
+		if !r.OK {
+			return ""
+		}
+		if r.Diff == "" {
+			return r.Message + "\n"
+		}
+		return r.Diff
+	},
+})

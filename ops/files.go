@@ -1,0 +1,49 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Files is sightline/files: the workspace's files with their tags and
+// ledger states.
+var Files = define(spec[handlers.FilesParams, handlers.FilesResult]{
+	method: "sightline/files",
+	run: func(ctx context.Context, c *Call, p handlers.FilesParams) (handlers.FilesResult, error) {
+		if c.Disk {
+			c.Env.LoadSession(ctx, p.SessionOr()) // ledger states of files not loaded yet
+		}
+		return c.Env.Files(ctx, p)
+	},
+	text: func(r *handlers.FilesResult) string {
+		var b strings.Builder
+		if !r.OK {
+			return ""
+		}
+		if len(r.Files) == 0 {
+			b.WriteString("No files match.\n")
+		}
+		for _, f := range r.Files {
+			fmt.Fprintf(&b, "%s  %d bytes  %s  %s", f.Path, f.Size, strings.Join(f.Tags, ","), f.State)
+			if f.Sensitive {
+				b.WriteString("  sensitive")
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	},
+	tool: tool("sightline_files", "List the workspace's files",
+		`List the workspace's files (.gitignore respected; denied paths left out): path, size, tags (code, test, doc, config, generated), whether the file is sensitive (reading it needs the user's approval), and what this session has read of it (never_read, partial_read, fully_read, stale, model_authored). Optional globs narrow the list ("*.go", "src/**"). Use it to find files before reading them.`,
+		true, func(in filesIn, session string, _ func(string) workspace.Key) (handlers.FilesParams, error) {
+			return handlers.FilesParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Globs: in.Globs}, nil
+		}, nil),
+})
+
+type filesIn struct {
+	Globs   []string `json:"globs,omitempty" jsonschema:"Optional: globs to narrow the listing."`
+	Session string   `json:"session,omitempty" jsonschema:"Session whose read ledger this call uses. Leave it out: the server's default session (SIGHTLINE_SESSION, else \"default\") is right unless you were told otherwise."`
+}

@@ -1,0 +1,54 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// History is sightline/history: the versions of a document sightline
+// recorded.
+var History = define(spec[handlers.HistoryParams, handlers.HistoryResult]{
+	method:   "sightline/history",
+	required: true,
+	docs: func(p handlers.HistoryParams, _ func(string) (workspace.Key, error)) []string {
+		return one(p.TextDocument.URI)
+	},
+	run: func(ctx context.Context, c *Call, p handlers.HistoryParams) (handlers.HistoryResult, error) {
+		return c.Env.History(ctx, p)
+	},
+	text: func(r *handlers.HistoryResult) string {
+		var b strings.Builder
+		if !r.OK {
+			return ""
+		}
+		if len(r.Versions) == 0 {
+			return r.Message + "\n"
+		}
+		for _, v := range r.Versions {
+			cur := ""
+			if v.FileHash == r.FileHash {
+				cur = "  (current)"
+			}
+			who := v.Session
+			if v.Agent != "" {
+				who += "/" + v.Agent
+			}
+			if who == "" {
+				who = "-"
+			}
+			fmt.Fprintf(&b, "%d  %s  %s  %d bytes  %s  %s%s\n", v.ID, v.Time.UTC().Format(time.DateTime), v.FileHash, v.Size, v.Method, who, cur)
+		}
+		return b.String()
+	},
+	tool: tool("sightline_history", "A file's recorded versions",
+		`The versions of a file that sightline recorded (every write through sightline stores the text before and after): id, time, file hash, size, and which session and method wrote it. Use it to see what changed; the CLI's sightline diff and rollback work with these ids.`,
+		true, func(in pathIn, session string, key func(string) workspace.Key) (handlers.HistoryParams, error) {
+			doc, err := toolDoc(in.Path, key)
+			return handlers.HistoryParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
+		}, nil),
+})

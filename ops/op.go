@@ -1,0 +1,325 @@
+// Package ops is the operation table: every agent-facing operation declared
+// once, in a file of its own (its params and result types, its run over the
+// engine, its text for agents, its agent tool), and the one envelope that
+// every door serves it through. The doors are derived from the table: the
+// language server and the bridge serve its methods, package backend routes
+// its calls, the CLI maps flags to its params and the MCP server registers
+// its tools. Adding an operation is one file here plus its section in
+// docs/protocol.md.
+package ops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Call is what an operation runs over: the engine, and what its door lends
+// it.
+type Call struct {
+	Env *handlers.Env
+	// Disk is a call run by a process of its own over the files (the CLI,
+	// sightline mcp) rather than by a language server, whose memory is live.
+	Disk bool
+	// Shower shows a document in the editor; nil: no editor to show it.
+	Shower handlers.Shower
+	// Touched receives the documents whose ledger changed without a call
+	// about them (a reset), so the editor's coverage follows.
+	Touched func([]workspace.Key)
+}
+
+// Op is one operation of the table, its types erased: what the doors that
+// speak JSON (the language server, the bridge) serve. Def is the same
+// operation typed, for the doors written in Go.
+type Op struct {
+	// Method is the LSP method (sightline/read).
+	Method string
+	// Tool is the operation's agent tool (MCP); nil: no tool.
+	Tool *Tool
+
+	required bool
+	decode   func(json.RawMessage) (any, error)
+	run      func(context.Context, *Call, any) (any, error)
+	text     func(any) string
+	writes   func(any) bool
+	docs     func(any, func(string) (workspace.Key, error)) []string
+	refused  func(error) any
+	result   func([]byte) (any, error)
+	outcome  func(any) handlers.Outcome
+	body     func(any) string
+}
+
+// Def is an operation with its params type P and result type R.
+type Def[P, R any] struct {
+	*Op
+	// Writes reports whether a call may change a file or the session's
+	// state: such a call is refused rather than run on the disk when a
+	// server that may hold the documents does not answer.
+	Writes func(P) bool
+	// Docs are the documents a call is about (URIs), which choose the
+	// server to run it on; resolve turns a workspace path into a URI.
+	Docs func(p P, resolve func(string) (workspace.Key, error)) []string
+	spec spec[P, R]
+}
+
+// spec is how an operation's file declares it.
+type spec[P, R any] struct {
+	method string
+	// required: the params must be present (absent or null is -32602).
+	required bool
+	// audit says whether the envelope audits the call, and as whose. A
+	// call about a document audits its own verdicts (the admission step's
+	// first); a call on the session's state (a reset, a revocation) has
+	// none, and is audited here.
+	audit  func(P) (handlers.Caller, bool)
+	writes func(P) bool
+	docs   func(P, func(string) (workspace.Key, error)) []string
+	run    func(context.Context, *Call, P) (R, error)
+	// text renders a result for an agent: the one rendering every door
+	// shows.
+	text func(*R) string
+	tool *Tool
+}
+
+// define makes an operation of its declaration.
+func define[P, R any](s spec[P, R]) *Def[P, R] {
+	if _, ok := any(new(R)).(enveloped); !ok {
+		panic(s.method + ": the result type does not embed handlers.Outcome")
+	}
+	d := &Def[P, R]{spec: s, Writes: s.writes, Docs: s.docs}
+	if d.Writes == nil {
+		d.Writes = func(P) bool { return false }
+	}
+	if d.Docs == nil {
+		d.Docs = func(P, func(string) (workspace.Key, error)) []string { return nil }
+	}
+	d.Op = &Op{
+		Method:   s.method,
+		Tool:     s.tool,
+		required: s.required,
+		decode: func(raw json.RawMessage) (any, error) {
+			var p P
+			if emptyParams(raw) {
+				if s.required {
+					return nil, result.Errorf(result.InvalidParams, "params are required")
+				}
+				return p, nil
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return nil, result.Errorf(result.InvalidParams, "invalid params: %v", err)
+			}
+			return p, nil
+		},
+		run: func(ctx context.Context, c *Call, p any) (any, error) {
+			r, err := d.Run(ctx, c, p.(P))
+			return r, err
+		},
+		text:    func(r any) string { return d.Text(r.(R)) },
+		writes:  func(p any) bool { return d.Writes(p.(P)) },
+		docs:    func(p any, resolve func(string) (workspace.Key, error)) []string { return d.Docs(p.(P), resolve) },
+		refused: func(err error) any { return d.Refused(err) },
+		body: func(r any) string {
+			v := r.(R)
+			return s.text(&v)
+		},
+		outcome: func(r any) handlers.Outcome {
+			v := r.(R)
+			return *any(&v).(enveloped).Envelope()
+		},
+		result: func(b []byte) (any, error) {
+			var r R
+			err := json.Unmarshal(b, &r)
+			return r, err
+		},
+	}
+	if s.tool != nil {
+		s.tool.op = d.Op
+	}
+	return d
+}
+
+type enveloped interface{ Envelope() *handlers.Outcome }
+
+// Run is the envelope around the operation, written once for all of them:
+// the run (whose admission step and audit are the engine's), the refusal
+// an agent-facing error becomes, the warnings every answer carries, the
+// audit of a call on the session's state, and the text when the caller
+// asks for it. Invalid params, cancellation and internal faults stay
+// errors, which each door answers in its own way.
+func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
+	start := time.Now()
+	r, err := d.spec.run(ctx, c, p)
+	if err != nil {
+		if k := result.KindOf(err); k == "" || k == result.InvalidParams || errors.Is(err, context.Canceled) {
+			var zero R
+			return zero, err
+		}
+		r = d.Refused(err)
+	}
+	o := any(&r).(enveloped).Envelope()
+	c.Env.Annotate(o)
+	if d.spec.audit != nil {
+		if who, ok := d.spec.audit(p); ok {
+			c.Env.AuditCall(ctx, d.Method, who, *o, time.Since(start))
+		}
+	}
+	if rendered(p) {
+		o.Text = d.Text(r)
+	}
+	return r, nil
+}
+
+// Refused is the answer of a call refused before it ran (a server gone
+// mid-call): its outcome is the refusal, the rest empty.
+func (d *Def[P, R]) Refused(err error) R {
+	var r R
+	*any(&r).(enveloped).Envelope() = handlers.Refusal(err)
+	return r
+}
+
+// Text renders a result for an agent: every door shows these words.
+func (d *Def[P, R]) Text(r R) string {
+	var b strings.Builder
+	o := *any(&r).(enveloped).Envelope()
+	for _, w := range o.Warnings {
+		b.WriteString("warning: " + w + "\n")
+	}
+	if !o.OK && o.Error != "" {
+		b.WriteString(string(o.Error) + ": " + o.Message + "\n")
+	}
+	b.WriteString(d.spec.text(&r))
+	return b.String()
+}
+
+// Serve runs a call from its JSON params and answers its JSON result: the
+// language server's and the bridge's door.
+func (o *Op) Serve(ctx context.Context, c *Call, raw json.RawMessage) ([]byte, error) {
+	p, err := o.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	r, err := o.run(ctx, c, p)
+	if err != nil {
+		return nil, err
+	}
+	return result.Marshal(r)
+}
+
+// The operation with its types erased, for a door that holds params and
+// results untyped (package backend's routing, the MCP tools).
+
+// Text renders a result for an agent.
+func (o *Op) Text(r any) string { return o.text(r) }
+
+// Run is Def.Run: the envelope around the operation.
+func (o *Op) Run(ctx context.Context, c *Call, p any) (any, error) { return o.run(ctx, c, p) }
+
+// Writes is Def.Writes.
+func (o *Op) Writes(p any) bool { return o.writes(p) }
+
+// Docs is Def.Docs.
+func (o *Op) Docs(p any, resolve func(string) (workspace.Key, error)) []string {
+	return o.docs(p, resolve)
+}
+
+// Refused is Def.Refused.
+func (o *Op) Refused(err error) any { return o.refused(err) }
+
+// Body is a result's text without its warnings and its refusal's kind and
+// message: the CLI prints those on standard error, the rest on standard
+// output (a refusal's details too on standard error).
+func (o *Op) Body(r any) string { return o.body(r) }
+
+// Params decodes JSON params into the operation's params type.
+func (o *Op) Params(raw json.RawMessage) (any, error) { return o.decode(raw) }
+
+// Outcome is a result's outcome.
+func (o *Op) Outcome(r any) handlers.Outcome { return o.outcome(r) }
+
+// Result decodes a result's JSON (a server's answer) into its type.
+func (o *Op) Result(b []byte) (any, error) { return o.result(b) }
+
+// Table is every operation, in the order the docs list them.
+func Table() []*Op {
+	return []*Op{
+		Read.Op, Edit.Op, Write.Op, ApplyBlocks.Op, ApplyPatch.Op, Ledger.Op, Summary.Op, Files.Op,
+		History.Op, Diff.Op, Rollback.Op, Open.Op, Stats.Op, Approvals.Op, Reset.Op, Audit.Op, Sessions.Op,
+	}
+}
+
+// Lookup finds an operation by its method; nil when there is none.
+func Lookup(method string) *Op {
+	i := slices.IndexFunc(Table(), func(o *Op) bool { return o.Method == method })
+	if i < 0 {
+		return nil
+	}
+	return Table()[i]
+}
+
+// emptyParams: absent, null, or an empty array, which is how Neovim's Lua
+// encodes an empty table ({}).
+func emptyParams(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || t == "null" {
+		return true
+	}
+	return t[0] == '[' && strings.TrimSpace(t[1:len(t)-1]) == "" && t[len(t)-1] == ']'
+}
+
+func rendered(p any) bool {
+	r, ok := p.(interface{ Rendered() bool })
+	return ok && r.Rendered()
+}
+
+// Tool is an operation's agent tool: its name, what the model reads about
+// it, and its input, whose schema is inferred from the input type.
+type Tool struct {
+	Name, Title, Description string
+	// ReadOnly: the tool changes no file (a read records what the model was
+	// shown, in sightline's own ledger).
+	ReadOnly bool
+	// Schema is the input's JSON schema.
+	Schema *jsonschema.Schema
+	// Params turns the tool's arguments into the operation's params:
+	// session is the session of a call that names none, key turns a path
+	// into a document URI.
+	Params func(args json.RawMessage, session string, key func(string) workspace.Key) (any, error)
+	op     *Op
+}
+
+// Op is the operation the tool calls.
+func (t *Tool) Op() *Op { return t.op }
+
+// tool declares an agent tool whose input is In, converted to the params
+// by conv.
+func tool[In, P any](name, title, description string, readOnly bool, conv func(In, string, func(string) workspace.Key) (P, error), tune func(*jsonschema.Schema)) *Tool {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(name + ": " + err.Error())
+	}
+	if tune != nil {
+		tune(s)
+	}
+	return &Tool{Name: name, Title: title, Description: description, ReadOnly: readOnly, Schema: s,
+		Params: func(raw json.RawMessage, session string, key func(string) workspace.Key) (any, error) {
+			var in In
+			if len(raw) == 0 || string(raw) == "null" {
+				raw = json.RawMessage("{}")
+			}
+			if err := json.Unmarshal(raw, &in); err != nil {
+				return nil, result.Errorf(result.InvalidParams, "invalid arguments for %s: %v. See the tool's input schema.", name, err)
+			}
+			return conv(in, session, key)
+		}}
+}
+
+func invalid(msg string) error { return result.Errorf(result.InvalidParams, "%s", msg) }

@@ -1,0 +1,26 @@
+package ops
+
+import (
+	"context"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Open is sightline/open: the editor shows a document at a line.
+var Open = define(spec[handlers.OpenParams, handlers.OpenResult]{
+	method:   "sightline/open",
+	required: true,
+	docs: func(p handlers.OpenParams, _ func(string) (workspace.Key, error)) []string {
+		return one(p.TextDocument.URI)
+	},
+	run: func(ctx context.Context, c *Call, p handlers.OpenParams) (handlers.OpenResult, error) {
+		return c.Env.Open(ctx, p, c.Shower)
+	},
+	text: func(r *handlers.OpenResult) string {
+		if !r.OK {
+			return ""
+		}
+		return r.Message + "\n"
+	},
+})

@@ -1,0 +1,72 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/patch"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// ApplyPatch is sightline/applyPatch: a unified diff or a V4A patch, all
+// files or none.
+var ApplyPatch = define(spec[handlers.PatchParams, handlers.PatchResult]{
+	method:   "sightline/applyPatch",
+	required: true,
+	writes:   func(p handlers.PatchParams) bool { return !(p.DryRun || p.DryRunAlt) },
+	docs: func(p handlers.PatchParams, resolve func(string) (workspace.Key, error)) []string {
+		files, err := patch.Parse(p.Text)
+		if err != nil {
+			return nil // an unreadable patch names none: the answer says why
+		}
+		var uris []string
+		for _, f := range files {
+			if k, err := resolve(f.Path); err == nil {
+				uris = append(uris, string(k))
+			}
+		}
+		return uris
+	},
+	run: func(ctx context.Context, c *Call, p handlers.PatchParams) (handlers.PatchResult, error) {
+		return c.Env.ApplyPatch(ctx, p)
+	},
+	text: func(r *handlers.PatchResult) string {
+		var b strings.Builder
+		if r.OK {
+			b.WriteString(r.Message + "\n")
+		}
+		for _, f := range r.Files {
+			fmt.Fprintf(&b, "[%s] %s: %s\n", f.Status, f.Path, f.Message)
+			if f.Hunk > 0 {
+				fmt.Fprintf(&b, "  (hunk %d", f.Hunk)
+				if f.Line > 0 {
+					fmt.Fprintf(&b, ", near line %d", f.Line)
+				}
+				b.WriteString(")\n")
+			}
+			b.WriteString(f.Diff)
+			if f.Expanded != "" {
+				fmt.Fprintf(&b, "expanded (now counted as read):\n%s", f.Expanded)
+			}
+			freshRefs(&b, f.FreshRefs)
+			if f.Merge != "" {
+				b.WriteString("three-way merge (apply with --merge):\n" + f.Merge)
+			}
+		}
+		return b.String()
+	},
+	tool: tool("sightline_apply_patch", "Apply a unified diff or a V4A patch",
+		`Apply a patch: a unified diff as git diff writes it (--- a/file, +++ b/file, @@ hunks; many files, new and deleted files, renames) or a V4A patch (*** Begin Patch, *** Update File: path, @@ context lines, -/+/space lines, *** Add File:, *** Delete File:, *** End Patch). Paths are relative to the workspace root.
+Every hunk's context and removed lines must occur exactly once in the file (the @@ line numbers are ignored: a hunk that matches twice is ambiguous_match; add context). Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
+		false, func(in patchIn, session string, _ func(string) workspace.Key) (handlers.PatchParams, error) {
+			return handlers.PatchParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Patch, DryRun: in.DryRun}, nil
+		}, nil),
+})
+
+type patchIn struct {
+	Patch   string `json:"patch" jsonschema:"The patch text."`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"Validate and show the diff; change nothing and record nothing."`
+	Session string `json:"session,omitempty" jsonschema:"Session whose read ledger this call uses. Leave it out: the server's default session (SIGHTLINE_SESSION, else \"default\") is right unless you were told otherwise."`
+}

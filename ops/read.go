@@ -1,0 +1,70 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Read is sightline/read: lines of a document, hashline-annotated; every
+// line shown counts as read.
+var Read = define(spec[handlers.ReadParams, handlers.ReadResult]{
+	method:   "sightline/read",
+	required: true,
+	docs: func(p handlers.ReadParams, _ func(string) (workspace.Key, error)) []string {
+		return one(p.TextDocument.URI)
+	},
+	run: func(ctx context.Context, c *Call, p handlers.ReadParams) (handlers.ReadResult, error) {
+		if c.Disk {
+			// A range of a large file is read without building all of it.
+			return c.Env.ReadDisk(ctx, p)
+		}
+		return c.Env.Read(ctx, p)
+	},
+	text: func(r *handlers.ReadResult) string {
+		var b strings.Builder
+		if !r.OK {
+			return ""
+		}
+		if r.Range == nil {
+			return r.Message + "\n"
+		}
+		where := "on disk"
+		if r.Version != nil {
+			where = fmt.Sprintf("editor buffer v%d", *r.Version)
+		}
+		fmt.Fprintf(&b, "%s lines %d-%d of %d (%s, file_hash %s)\n", r.Path, r.Range.Start, r.Range.End, r.TotalLines, where, r.FileHash)
+		b.WriteString(r.Content)
+		if r.Notice != "" {
+			b.WriteString(r.Notice + "\n")
+		}
+		return b.String()
+	},
+	tool: tool("sightline_read", "Read lines (hashline-annotated)",
+		`Read a file, or lines start..end of it, as "LINE:HASH|content" lines: the LINE:HASH prefix is the ref you pass to sightline_edit, the text after "|" is the line itself.
+Read only what you need: a range of a large file is cheaper than all of it. Long reads are cut at a character budget; a notice then says which lines were cut, what they contain, and the range to read next.
+Every line shown counts as read in your session's ledger; edits may only change lines you have read in their current form.`,
+		true, func(in readIn, session string, key func(string) workspace.Key) (handlers.ReadParams, error) {
+			doc, err := toolDoc(in.Path, key)
+			p := handlers.ReadParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}
+			if in.Start > 0 || in.End > 0 {
+				r := ledger.Range{Start: max(in.Start, 1), End: in.End}
+				if r.End == 0 {
+					r.End = 1 << 30
+				}
+				p.Range = &r
+			}
+			return p, err
+		}, nil),
+})
+
+type readIn struct {
+	Path    string `json:"path" jsonschema:"File path relative to the workspace root (an absolute path inside the workspace also works)."`
+	Start   int    `json:"start,omitempty" jsonschema:"First line to read (1-based). Default 1."`
+	End     int    `json:"end,omitempty" jsonschema:"Last line to read (1-based, inclusive; past the end is fine). Default: the last line."`
+	Session string `json:"session,omitempty" jsonschema:"Session whose read ledger this call uses. Leave it out: the server's default session (SIGHTLINE_SESSION, else \"default\") is right unless you were told otherwise."`
+}

@@ -1,0 +1,35 @@
+package ops
+
+import (
+	"context"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Rollback is sightline/rollback: a document's text made a recorded
+// version again, through the guard like any write.
+var Rollback = define(spec[handlers.RollbackParams, handlers.RollbackResult]{
+	method:   "sightline/rollback",
+	required: true,
+	// A dry run too goes to the server holding the document open: only it
+	// knows the buffer the diff is of.
+	writes: func(handlers.RollbackParams) bool { return true },
+	docs: func(p handlers.RollbackParams, _ func(string) (workspace.Key, error)) []string {
+		return one(p.TextDocument.URI)
+	},
+	run: func(ctx context.Context, c *Call, p handlers.RollbackParams) (handlers.RollbackResult, error) {
+		return c.Env.Rollback(ctx, p)
+	},
+	text: func(r *handlers.RollbackResult) string {
+		var b strings.Builder
+		if !r.OK {
+			expanded(&b, r.GuardRefusal)
+			return b.String()
+		}
+		b.WriteString(r.Message + "\n")
+		b.WriteString(r.Diff)
+		return b.String()
+	},
+})
