@@ -287,6 +287,13 @@ func (e *Editor) Version(u string) int32 {
 // Encoding is the negotiated position encoding.
 func (e *Editor) Encoding() string { return e.enc }
 
+// Diagnostics returns the last published diagnostics of a document.
+func (e *Editor) Diagnostics(u string) []protocol.Diagnostic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.diags[u]
+}
+
 // WaitDiagnostics waits until the published diagnostics satisfy ok.
 func (e *Editor) WaitDiagnostics(u string, ok func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
 	e.t.Helper()

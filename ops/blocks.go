@@ -46,6 +46,7 @@ the exact old lines
 ==== REPLACE
 the new lines
 >>>> EDIT END
+aider's SEARCH/REPLACE blocks (path line, <<<<<<< SEARCH, old lines, =======, new lines, >>>>>>> REPLACE) work the same way. A block whose file cannot be told is skipped and nothing is written.
 The EDIT half must occur exactly once in the file (whitespace inside lines counts); an empty EDIT half creates a new file. Blocks apply in order, each to the file as the earlier ones left it. Paths are relative to the workspace root.
 A failed block says why: not_found, whitespace_mismatch or near_match (with the line to look at), ambiguous. The edited lines must have been read (the guard refusals of sightline_edit apply).`,
 		false, func(in blocksIn, session string, _ func(string) workspace.Key) (handlers.BlocksParams, error) {
