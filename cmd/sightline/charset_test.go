@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/uri"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/lsptest"
+	"github.com/sightline-lsp/sightline/server"
+)
+
+// The encoding fixtures (testdata/encodings, made with iconv by make.sh):
+// each file's line 1 decoded, the new line 3 its .edited.txt holds, and a
+// character the encoding cannot represent ("" for UTF-16, which has all).
+var encodingFixtures = []struct {
+	file, line1, line3, foreign string
+}{
+	{"latin1.txt", "café crème", "déjà vu", "→"},
+	{"cp1252.txt", "“quoted” €5", "„low“ ‰", "→"},
+	{"sjis.txt", "日本語", "編集済み", "😀"},
+	{"gbk.txt", "中文", "编辑过", "😀"},
+	{"utf16le.txt", "héllo", "ünïcode 😀", ""},
+	{"utf16be.txt", "héllo", "ünïcode 😀", ""},
+}
+
+// encodingWorkspace copies the fixtures into a new workspace whose
+// .editorconfig declares Latin-1, Shift_JIS and GBK for their files, and
+// whose settings list windows-1252 as the encoding to try for files that
+// are not UTF-8 (UTF-16 is found by its byte-order mark).
+func encodingWorkspace(t *testing.T, dir string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	for _, f := range encodingFixtures {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "encodings", f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f.file), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, ".editorconfig"), []byte("root = true\n\n[latin1.txt]\ncharset = latin1\n\n[sjis.txt]\ncharset = shift_jis\n\n[gbk.txt]\ncharset = gbk\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".sightline.json"), []byte(`{"encodings": ["windows-1252"]}`), 0o644)
+}
+
+func fixtureBytes(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "encodings", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// editLine3 is the hashline edit that replaces line 3 ("plain line") of a
+// fixture with text.
+func editLine3(text string) string {
+	b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": "3:" + hashline.Hash("plain line"), "new_content": text}})
+	return string(b)
+}
+
+// checkEncodedEdit: after the edit the file is its .edited.txt fixture byte
+// for byte (iconv's bytes for the new line; every other byte, the mark and
+// the line endings included, as it was); after the refused edit the file is
+// unchanged.
+func checkFile(t *testing.T, dir, file, want string) {
+	t.Helper()
+	got, _ := os.ReadFile(filepath.Join(dir, file))
+	if w := fixtureBytes(t, want); !bytes.Equal(got, w) {
+		t.Errorf("%s: bytes\n% x\nwant (%s)\n% x", file, got, want, w)
+	}
+}
+
+func edited(file string) string { return strings.TrimSuffix(file, ".txt") + ".edited.txt" }
+
+// TestEncodingsCLI: files in Latin-1, windows-1252, Shift_JIS, GBK and
+// UTF-16 are read as text and edited in their own encoding through the
+// command line; an edit bringing a character the encoding lacks is refused
+// (unrepresentable, naming it and its line) and writes nothing.
+func TestEncodingsCLI(t *testing.T) {
+	c := newCLI(t, nil)
+	encodingWorkspace(t, c.dir)
+	for _, f := range encodingFixtures {
+		out, errOut, code := c.run("", "read", f.file, "--json")
+		var rr struct {
+			OK      bool   `json:"ok"`
+			Content string `json:"content"`
+		}
+		json.Unmarshal([]byte(out), &rr)
+		if code != 0 || !rr.OK || !strings.Contains(rr.Content, "1:"+hashline.Hash(f.line1)+"|"+f.line1+"\n") {
+			t.Fatalf("read %s: %d %s %s", f.file, code, out, errOut)
+		}
+		if f.foreign != "" {
+			_, errOut, code = c.run(editLine3("a "+f.foreign+" b"), "edit", f.file, "--edits", "-")
+			if code != 1 || !strings.Contains(errOut, "unrepresentable") || !strings.Contains(errOut, "Line 3") || !strings.Contains(errOut, f.foreign) {
+				t.Errorf("edit %s with %s: %d %s", f.file, f.foreign, code, errOut)
+			}
+			checkFile(t, c.dir, f.file, f.file)
+		}
+		out, errOut, code = c.run(editLine3(f.line3), "edit", f.file, "--edits", "-")
+		if code != 0 {
+			t.Fatalf("edit %s: %d %s %s", f.file, code, out, errOut)
+		}
+		checkFile(t, c.dir, f.file, edited(f.file))
+	}
+}
+
+// TestEncodingsLSP: the same through the language server, for files the
+// editor has not opened (written on disk).
+func TestEncodingsLSP(t *testing.T) {
+	root := t.TempDir()
+	encodingWorkspace(t, root)
+	ed := lsptest.Start(t, lsptest.Options{Root: root, Server: server.Options{StateDir: t.TempDir()}})
+	for _, f := range encodingFixtures {
+		doc := map[string]string{"uri": string(uri.File(filepath.Join(root, f.file)))}
+		var rr struct {
+			OK      bool   `json:"ok"`
+			Content string `json:"content"`
+			Message string `json:"message"`
+		}
+		if err := ed.Call("sightline/read", map[string]any{"textDocument": doc}, &rr); err != nil || !rr.OK || !strings.Contains(rr.Content, "|"+f.line1+"\n") {
+			t.Fatalf("read %s: %v %+v", f.file, err, rr)
+		}
+		var er struct {
+			OK      bool   `json:"ok"`
+			Error   string `json:"error"`
+			Message string `json:"message"`
+			Applied bool   `json:"applied"`
+		}
+		if f.foreign != "" {
+			if err := ed.Call("sightline/edit", map[string]any{"textDocument": doc, "edits": json.RawMessage(editLine3(f.foreign))}, &er); err != nil || er.OK || er.Error != "unrepresentable" {
+				t.Errorf("edit %s with %s: %v %+v", f.file, f.foreign, err, er)
+			}
+			checkFile(t, root, f.file, f.file)
+		}
+		er = struct {
+			OK      bool   `json:"ok"`
+			Error   string `json:"error"`
+			Message string `json:"message"`
+			Applied bool   `json:"applied"`
+		}{}
+		if err := ed.Call("sightline/edit", map[string]any{"textDocument": doc, "edits": json.RawMessage(editLine3(f.line3))}, &er); err != nil || !er.OK || !er.Applied {
+			t.Fatalf("edit %s: %v %+v", f.file, err, er)
+		}
+		checkFile(t, root, f.file, edited(f.file))
+	}
+}
+
+// TestEncodingsMCP: the same through the MCP tools.
+func TestEncodingsMCP(t *testing.T) {
+	c := newCLI(t, nil)
+	c.env = append(c.env, "SIGHTLINE_NO_BRIDGE=1")
+	encodingWorkspace(t, c.dir)
+	s := mcpSession(t, c)
+	for _, f := range encodingFixtures {
+		text, isErr := callText(t, s, "sightline_read", map[string]any{"path": f.file})
+		if isErr || !strings.Contains(text, "|"+f.line1+"\n") {
+			t.Fatalf("read %s: %s", f.file, text)
+		}
+		var edits []map[string]string
+		if f.foreign != "" {
+			json.Unmarshal([]byte(editLine3(f.foreign)), &edits)
+			text, isErr = callText(t, s, "sightline_edit", map[string]any{"path": f.file, "edits": edits})
+			if !isErr || !strings.Contains(text, "unrepresentable") {
+				t.Errorf("edit %s with %s: %s", f.file, f.foreign, text)
+			}
+			checkFile(t, c.dir, f.file, f.file)
+		}
+		json.Unmarshal([]byte(editLine3(f.line3)), &edits)
+		if text, isErr = callText(t, s, "sightline_edit", map[string]any{"path": f.file, "edits": edits}); isErr {
+			t.Fatalf("edit %s: %s", f.file, text)
+		}
+		checkFile(t, c.dir, f.file, edited(f.file))
+	}
+}
