@@ -31,13 +31,13 @@ func (w *Workspace) fallbacks() []charset.Charset {
 // configuration.
 const maxEditorconfig = 1 << 20
 
-// declared returns the charset the .editorconfig files of the workspace
+// Declared returns the charset the .editorconfig files of the workspace
 // declare for the file rel (slash-separated, relative to root), read as
 // editors read them: from the file's folder up, nearer files winning, up
 // to one that says root = true or the workspace root (nothing outside the
 // workspace is read). An .editorconfig that cannot be read or parsed, or a
 // charset sightline does not know, declares nothing; note says which.
-func declared(root *confine.Root, rel string) (c charset.Charset, from string, note string) {
+func Declared(root *confine.Root, rel string) (c charset.Charset, from string, note string) {
 	dir := path.Dir(rel)
 	for {
 		name := path.Join(dir, ".editorconfig")

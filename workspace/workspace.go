@@ -1071,7 +1071,7 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	// The file's encoding: UTF-8 unless a UTF-16 byte-order mark, its
 	// .editorconfig, or (for bytes that are not UTF-8) the encodings
 	// setting says otherwise.
-	decl, from, note := declared(root, filepath.ToSlash(rel))
+	decl, from, note := Declared(root, filepath.ToSlash(rel))
 	_, bom := charset.ByBOM(data)
 	if bom || !decl.IsUTF8() {
 		if isText != nil {

@@ -177,3 +177,82 @@ func TestEncodingsMCP(t *testing.T) {
 		checkFile(t, c.dir, f.file, edited(f.file))
 	}
 }
+
+// TestEncodingDeclaredWins: a file whose .editorconfig declares Latin-1 is
+// read as Latin-1 even when its bytes are also valid UTF-8 (as the editor
+// shows it), by every read path of the command line, and a character
+// written into it is written in Latin-1.
+func TestEncodingDeclaredWins(t *testing.T) {
+	c := newCLI(t, map[string]string{
+		".editorconfig": "root = true\n[*.txt]\ncharset = latin1\n",
+		"a.txt":         "caf\xc3\xa9\nascii\n",
+	})
+	out, errOut, code := c.run("", "read", "a.txt")
+	if code != 0 || !strings.Contains(out, "|cafÃ©\n") {
+		t.Fatalf("read: %d %s %s", code, out, errOut)
+	}
+	b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": "2:" + hashline.Hash("ascii"), "new_content": "naïve"}})
+	if out, errOut, code = c.run(string(b), "edit", "a.txt", "--edits", "-"); code != 0 {
+		t.Fatalf("edit: %d %s %s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "a.txt")); string(got) != "caf\xc3\xa9\nna\xefve\n" {
+		t.Fatalf("written: %q", got)
+	}
+}
+
+// TestEncodingsEveryWrite: edit blocks, a patch and the write modes (the
+// multi-file write and the one-file write) write a Latin-1 and a UTF-16
+// file in their encodings too, every byte they did not change kept.
+func TestEncodingsEveryWrite(t *testing.T) {
+	c := newCLI(t, nil)
+	encodingWorkspace(t, c.dir)
+	for _, f := range []string{"latin1.txt", "utf16le.txt"} {
+		if _, errOut, code := c.run("", "read", f); code != 0 {
+			t.Fatalf("read %s: %s", f, errOut)
+		}
+	}
+	le := func(s string) string { // UTF-16LE of s (ASCII and Latin-1 only)
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		return string(b)
+	}
+	steps := []struct {
+		what, file, stdin string
+		args              []string
+		want              string // the file's bytes after the step
+	}{
+		{"edit block", "latin1.txt", "latin1.txt\n<<<< EDIT\nnaïve\n==== REPLACE\nnaïveté\n>>>> EDIT END\n", []string{"apply"},
+			"caf\xe9 cr\xe8me\nna\xefvet\xe9\r\nplain line\n"},
+		{"patch", "latin1.txt", "--- a/latin1.txt\n+++ b/latin1.txt\n@@ -1,2 +1,2 @@\n-café crème\n+café noir\n naïveté\n", []string{"patch"},
+			"caf\xe9 noir\nna\xefvet\xe9\r\nplain line\n"},
+		{"append", "latin1.txt", "fin ½\n", []string{"write", "latin1.txt", "--mode", "append"},
+			"caf\xe9 noir\nna\xefvet\xe9\r\nplain line\nfin \xbd\n"},
+		{"edit block", "utf16le.txt", "utf16le.txt\n<<<< EDIT\nwörld\n==== REPLACE\nwörld!\n>>>> EDIT END\n", []string{"apply"},
+			"\xff\xfe" + le("héllo\nwörld!\r\nplain line\n")},
+		{"write edit", "utf16le.txt", "hé", []string{"write", "utf16le.txt", "--mode", "edit", "--old-text", "héllo"},
+			"\xff\xfe" + le("hé\nwörld!\r\nplain line\n")},
+	}
+	for _, s := range steps {
+		if out, errOut, code := c.run(s.stdin, s.args...); code != 0 {
+			t.Fatalf("%s of %s: %d %s %s", s.what, s.file, code, out, errOut)
+		}
+		if got, _ := os.ReadFile(filepath.Join(c.dir, s.file)); string(got) != s.want {
+			t.Fatalf("%s of %s: bytes %q, want %q", s.what, s.file, got, s.want)
+		}
+	}
+	// A block bringing a character Latin-1 lacks is refused before any
+	// file of the batch is written.
+	before, _ := os.ReadFile(filepath.Join(c.dir, "latin1.txt"))
+	out, _, code := c.run("utf16le.txt\n<<<< EDIT\nplain line\n==== REPLACE\nnew line\n>>>> EDIT END\nlatin1.txt\n<<<< EDIT\nplain line\n==== REPLACE\n→\n>>>> EDIT END\n", "apply")
+	if code != 1 || !strings.Contains(out, "unrepresentable") && !strings.Contains(out, "cannot represent") {
+		t.Fatalf("apply with →: %d %s", code, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "latin1.txt")); !bytes.Equal(got, before) {
+		t.Fatalf("latin1.txt changed: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "utf16le.txt")); string(got) != "\xff\xfe"+le("hé\nwörld!\r\nplain line\n") {
+		t.Fatalf("utf16le.txt changed: %q", got)
+	}
+}
