@@ -13,6 +13,7 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -120,11 +121,31 @@ func (c Charset) Decode(data []byte) (string, bool) {
 	if err != nil || bytes.IndexByte(text, 0) >= 0 || !utf8.Valid(text) {
 		return "", false
 	}
-	back, err := c.enc.NewEncoder().Bytes(text)
-	if err != nil || !bytes.Equal(back, data) {
+	// Encoded again into a comparison with data, not into a copy of it.
+	same := &prefixOf{rest: data}
+	tw := transform.NewWriter(same, c.enc.NewEncoder())
+	if _, err := tw.Write(text); err != nil {
 		return "", false
 	}
-	return string(text), true
+	if err := tw.Close(); err != nil || len(same.rest) != 0 {
+		return "", false
+	}
+	// text is ours and never written again: the string aliases it.
+	return unsafe.String(unsafe.SliceData(text), len(text)), true
+}
+
+// prefixOf is a writer that fails as soon as what it is given is not the
+// next bytes of rest.
+type prefixOf struct{ rest []byte }
+
+var errDiffers = errors.New("differs")
+
+func (p *prefixOf) Write(b []byte) (int, error) {
+	if !bytes.HasPrefix(p.rest, b) {
+		return 0, errDiffers
+	}
+	p.rest = p.rest[len(b):]
+	return len(b), nil
 }
 
 // Unrepresentable returns the first character of s that c cannot encode,
