@@ -10,6 +10,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/charset"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -86,5 +87,21 @@ func TestEncodingsSetting(t *testing.T) {
 	o, err := w.Open(string(k), "plaintext", 1, "“quoted”\n")
 	if err != nil || o.Charset.Name() != "windows-1252" || o.Rev != d.Rev {
 		t.Fatalf("open: %s rev %d/%d %v", o.Charset.Name(), o.Rev, d.Rev, err)
+	}
+}
+
+// TestHashOfUnencodableBuffer: an editor buffer of a Latin-1 file can hold
+// a character Latin-1 lacks (the user typed it); its hash is of its UTF-8
+// text, not of the part before that character, so two such buffers that
+// differ after it do not share a hash.
+func TestHashOfUnencodableBuffer(t *testing.T) {
+	latin1, _ := charset.Lookup("latin1")
+	a := Doc{Snap: textdoc.New("caf\u00e9 \u2192 a\n"), Charset: latin1}
+	b := Doc{Snap: textdoc.New("caf\u00e9 \u2192 b\n"), Charset: latin1}
+	if a.FileHash() == b.FileHash() || a.FileHash() != fmt.Sprintf("sha256:%x", sha256.Sum256([]byte("caf\u00e9 \u2192 a\n"))) {
+		t.Fatalf("hashes %s %s", a.FileHash(), b.FileHash())
+	}
+	if c := (Doc{Snap: textdoc.New("caf\u00e9\n"), Charset: latin1}); c.FileHash() != fmt.Sprintf("sha256:%x", sha256.Sum256([]byte("caf\xe9\n"))) {
+		t.Fatalf("Latin-1 text hashed as %s", c.FileHash())
 	}
 }

@@ -100,9 +100,9 @@ func (d Doc) FileHash() string {
 		return ""
 	}
 	if d.hash == nil {
-		return hashBytes(d.FileBytes(d.Snap))
+		return hashText(d.Charset, d.Snap)
 	}
-	return d.hash.get(d.FileBytes(d.Snap))
+	return d.hash.get(d.Charset, d.Snap)
 }
 
 type lazyHash struct {
@@ -113,7 +113,7 @@ type lazyHash struct {
 	pending chan struct{}
 }
 
-func (h *lazyHash) get(s io.WriterTo) string {
+func (h *lazyHash) get(cs charset.Charset, s *textdoc.Snapshot) string {
 	h.mu.Lock()
 	p := h.pending
 	h.mu.Unlock()
@@ -123,7 +123,7 @@ func (h *lazyHash) get(s io.WriterTo) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.done {
-		h.v, h.done = hashBytes(s), true
+		h.v, h.done = hashText(cs, s), true
 	}
 	return h.v
 }
@@ -219,11 +219,17 @@ func (d Doc) FileHashIfKnown() string {
 	return d.hash.cached()
 }
 
-// hashBytes streams a document's bytes (FileBytes) through SHA-256, so a
-// large document is hashed without materialising its whole text.
-func hashBytes(s io.WriterTo) string {
+// hashText streams a text's file bytes (in cs: Doc.FileBytes) through
+// SHA-256, so a large document is hashed without materialising its whole
+// text. An editor buffer may hold a character its file's encoding lacks
+// (the user typed it): such a text has no file bytes yet and is hashed as
+// its UTF-8 text, never as the part before that character.
+func hashText(cs charset.Charset, s *textdoc.Snapshot) string {
 	h := sha256.New()
-	s.WriteTo(h) // a hash.Hash never fails a write
+	if _, err := cs.Bytes(s).WriteTo(h); err != nil { // a hash.Hash never fails a write
+		h.Reset()
+		s.WriteTo(h)
+	}
 	return hashline.FileHashOf(h.Sum(nil))
 }
 
@@ -836,7 +842,7 @@ func (w *Workspace) ExpectEdit(k Key, base int32, want *textdoc.Snapshot, region
 		cs = e.doc.Charset
 	}
 	if want.Len() >= hashAheadMin {
-		h.ahead(func() string { return hashBytes(cs.Bytes(want)) })
+		h.ahead(func() string { return hashText(cs, want) })
 	}
 	w.expects[k] = expectation{base: base, want: want, regions: regions, author: author, hash: h}
 	w.mu.Unlock()
