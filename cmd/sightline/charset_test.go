@@ -256,3 +256,53 @@ func TestEncodingsEveryWrite(t *testing.T) {
 		t.Fatalf("utf16le.txt changed: %q", got)
 	}
 }
+
+// TestEncodingsLSPOpenBuffer: an editor buffer of a Latin-1 file is its
+// Unicode text (LSP reports no encoding); the file keeps the encoding it
+// was read in, so an edit bringing a character Latin-1 lacks is refused
+// for the buffer too, an edit through the editor is applied to the buffer,
+// and one written to disk (applyVia disk, the buffer saved) is Latin-1.
+func TestEncodingsLSPOpenBuffer(t *testing.T) {
+	root := t.TempDir()
+	encodingWorkspace(t, root)
+	ed := lsptest.Start(t, lsptest.Options{Root: root, Server: server.Options{StateDir: t.TempDir()}})
+	u := string(uri.File(filepath.Join(root, "latin1.txt")))
+	doc := map[string]string{"uri": u}
+	type answer struct {
+		OK      bool   `json:"ok"`
+		Error   string `json:"error"`
+		Message string `json:"message"`
+		Applied bool   `json:"applied"`
+	}
+	var rr struct {
+		OK bool `json:"ok"`
+	}
+	if err := ed.Call("sightline/read", map[string]any{"textDocument": doc}, &rr); err != nil || !rr.OK {
+		t.Fatalf("read: %v", err)
+	}
+	ed.Open(u, "plaintext", "café crème\nnaïve\r\nplain line\n")
+	var er answer
+	if err := ed.Call("sightline/edit", map[string]any{"textDocument": doc, "edits": json.RawMessage(editLine3("→"))}, &er); err != nil || er.Error != "unrepresentable" {
+		t.Fatalf("edit with →: %v %+v", err, er)
+	}
+	er = answer{}
+	if err := ed.Call("sightline/edit", map[string]any{"textDocument": doc, "edits": json.RawMessage(editLine3("à bientôt"))}, &er); err != nil || !er.Applied {
+		t.Fatalf("edit through the editor: %v %+v", err, er)
+	}
+	if got := ed.Buffer(u); got != "café crème\nnaïve\r\nà bientôt\n" {
+		t.Fatalf("buffer %q", got)
+	}
+	checkFile(t, root, "latin1.txt", "latin1.txt") // the editor has not saved
+	// Saved (the disk holds the buffer's text), then written on disk.
+	os.WriteFile(filepath.Join(root, "latin1.txt"), []byte("caf\xe9 cr\xe8me\nna\xefve\r\n\xe0 bient\xf4t\n"), 0o644)
+	ed.SetSettings(json.RawMessage(`{"applyVia":"disk"}`))
+	if err := ed.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sightline": map[string]any{"applyVia": "disk"}}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": "3:" + hashline.Hash("à bientôt"), "new_content": "déjà vu"}})
+	er = answer{}
+	if err := ed.Call("sightline/edit", map[string]any{"textDocument": doc, "edits": json.RawMessage(b)}, &er); err != nil || !er.Applied {
+		t.Fatalf("edit on disk: %v %+v", err, er)
+	}
+	checkFile(t, root, "latin1.txt", "latin1.edited.txt")
+}
