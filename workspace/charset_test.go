@@ -105,3 +105,15 @@ func TestHashOfUnencodableBuffer(t *testing.T) {
 		t.Fatalf("Latin-1 text hashed as %s", c.FileHash())
 	}
 }
+
+// TestOpenTakesDeclaredEncoding: a buffer opened before its file was read
+// takes the encoding its .editorconfig declares.
+func TestOpenTakesDeclaredEncoding(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{".editorconfig": "[*.txt]\ncharset = latin1\n", "a.txt": "plain\n"})
+	w := New([]string{root}, Options{})
+	d, err := w.Open(string(FromPath(filepath.Join(root, "a.txt"))), "plaintext", 1, "plain\n")
+	if err != nil || d.Charset.Name() != "ISO-8859-1" {
+		t.Fatalf("open: %s %v", d.Charset.Name(), err)
+	}
+}

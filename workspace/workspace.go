@@ -695,14 +695,20 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 		return Doc{}, result.Errorf(result.TooLarge, "Document %s is %d bytes, over the %d-byte limit.", w.Rel(k), len(text), textdoc.MaxLen)
 	}
 	snap := textdoc.NewOwned(text) // an editor buffer lives long and changes
+	// The editor reports no encoding (LSP has none): the buffer is the
+	// file's text, and the file keeps the encoding it was read in, or,
+	// not read yet, the one its .editorconfig declares.
+	var decl charset.Charset
+	if root, rel, err := w.Locate(k); err == nil {
+		decl, _, _ = Declared(root, filepath.ToSlash(rel))
+	}
 	w.mu.Lock()
 	e, known := w.docs[k]
 	var ev *ChangeEvent
 	d := Doc{Key: k, URI: uri, Open: true, Version: version, Lang: lang, Snap: snap, hash: &lazyHash{}}
 	d.Path, _ = k.Path()
+	d.Charset = decl
 	if known {
-		// The editor reports no encoding (LSP has none): the buffer is the
-		// file's text, and the file keeps the encoding it was read in.
 		d.Charset = e.doc.Charset
 	}
 	if known && e.doc.Snap.Text() == text {
