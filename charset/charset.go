@@ -94,10 +94,12 @@ var (
 	utf16BE = Charset{"UTF-16BE", unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)}
 )
 
-// ByBOM returns the encoding a UTF-16 byte-order mark at the start of data
-// names.
+// ByBOM returns the encoding a byte-order mark at the start of data names
+// (UTF-8's, or UTF-16's).
 func ByBOM(data []byte) (Charset, bool) {
 	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		return UTF8, true
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
 		return utf16LE, true
 	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
@@ -227,7 +229,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // Detect finds the encoding of a file's bytes and returns its text:
-//  1. a UTF-16 byte-order mark names its encoding;
+//  1. a byte-order mark (UTF-8's or UTF-16's) names its encoding;
 //  2. declared (the file's .editorconfig charset), when not UTF-8;
 //  3. UTF-8;
 //  4. each of fallbacks in order (the encodings setting).

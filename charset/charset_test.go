@@ -118,3 +118,15 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestBOMWinsOverDeclaration: a byte-order mark says what the file is,
+// whatever .editorconfig declares.
+func TestBOMWinsOverDeclaration(t *testing.T) {
+	latin1 := lookup(t, "latin1")
+	if c, text, ok := Detect([]byte("\xef\xbb\xbfcaf\xc3\xa9\n"), latin1, nil); !ok || !c.IsUTF8() || text != "\ufeffcafé\n" {
+		t.Fatalf("UTF-8 mark: %s %q %v", c.Name(), text, ok)
+	}
+	if c, text, ok := Detect([]byte("\xff\xfeh\x00\n\x00"), latin1, nil); !ok || c.Name() != "UTF-16LE" || text != "\ufeffh\n" {
+		t.Fatalf("UTF-16 mark: %s %q %v", c.Name(), text, ok)
+	}
+}

@@ -117,3 +117,14 @@ func TestOpenTakesDeclaredEncoding(t *testing.T) {
 		t.Fatalf("open: %s %v", d.Charset.Name(), err)
 	}
 }
+
+// TestUTF8MarkWinsOverDeclaration: a file with a UTF-8 byte-order mark is
+// UTF-8 even where .editorconfig declares Latin-1.
+func TestUTF8MarkWinsOverDeclaration(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{".editorconfig": "[*]\ncharset = latin1\n", "a.txt": "\xef\xbb\xbfcaf\xc3\xa9\n"})
+	d, err := New([]string{root}, Options{}).Get(FromPath(filepath.Join(root, "a.txt")))
+	if err != nil || !d.Charset.IsUTF8() || d.Snap.Text() != "\ufeffcafé\n" {
+		t.Fatalf("%v %s", err, d.Charset.Name())
+	}
+}

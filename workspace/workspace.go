@@ -1081,11 +1081,11 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", w.Rel(k), w.opts.MaxFileSize)
 	}
 	// The file's encoding: UTF-8 unless a UTF-16 byte-order mark, its
-	// .editorconfig, or (for bytes that are not UTF-8) the encodings
-	// setting says otherwise.
+	// .editorconfig (a UTF-8 mark overrides it), or (for bytes that are not
+	// UTF-8) the encodings setting says otherwise.
 	decl, from, note := Declared(root, filepath.ToSlash(rel))
-	_, bom := charset.ByBOM(data)
-	if bom || !decl.IsUTF8() {
+	marked, bom := charset.ByBOM(data)
+	if bom && !marked.IsUTF8() || !bom && !decl.IsUTF8() {
 		if isText != nil {
 			<-isText
 		}
