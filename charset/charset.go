@@ -71,9 +71,20 @@ func Lookup(name string) (Charset, error) {
 		if e == unicode.UTF8 {
 			return UTF8, nil
 		}
-		return Charset{canonical(e, name), e}, nil
+		canon := canonical(e, name)
+		if stateful(canon) {
+			return Charset{}, fmt.Errorf("encoding %s is stateful (a line's bytes depend on the lines before it), so sightline could not keep the bytes of lines an edit does not change: it is not supported", canon)
+		}
+		return Charset{canon, e}, nil
 	}
 	return Charset{}, fmt.Errorf("unknown encoding %q: use an IANA name such as ISO-8859-1, windows-1252, Shift_JIS, GBK, EUC-KR, or utf-16le", name)
+}
+
+// stateful reports whether an encoding shifts between character sets with
+// escape sequences that hold across lines.
+func stateful(canon string) bool {
+	n := strings.ToUpper(canon)
+	return strings.HasPrefix(n, "ISO-2022") || strings.HasPrefix(n, "HZ") || n == "UTF-7"
 }
 
 // canonical is an encoding's preferred MIME name, else its IANA name.
@@ -150,22 +161,28 @@ func (p *prefixOf) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Unrepresentable returns the first character of s that c cannot encode,
-// and its byte offset in s; ok is false when c encodes all of s.
+// Unrepresentable returns the first character of s that c cannot encode
+// (or encodes as bytes that read back as another character), and its byte
+// offset in s; ok is false when c encodes all of s and it reads back as s.
 func (c Charset) Unrepresentable(s string) (r rune, at int, ok bool) {
-	if c.enc == nil {
-		return 0, 0, false
-	}
-	enc := c.enc.NewEncoder()
-	if _, err := enc.String(s); err == nil {
+	if c.enc == nil || c.readsBack(s) {
 		return 0, 0, false
 	}
 	for i, r := range s {
-		if _, err := enc.String(string(r)); err != nil {
+		if !c.readsBack(string(r)) {
 			return r, i, true
 		}
 	}
 	return 0, 0, false // the whole failed but no character alone: not expected
+}
+
+func (c Charset) readsBack(s string) bool {
+	b, err := c.enc.NewEncoder().String(s)
+	if err != nil {
+		return false
+	}
+	back, err := c.enc.NewDecoder().String(b)
+	return err == nil && back == s
 }
 
 // ErrUnrepresentable is what Bytes' WriteTo fails with when the text holds

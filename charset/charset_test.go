@@ -130,3 +130,26 @@ func TestBOMWinsOverDeclaration(t *testing.T) {
 		t.Fatalf("UTF-16 mark: %s %q %v", c.Name(), text, ok)
 	}
 }
+
+// TestUnrepresentableReadsBack: a character an encoder accepts but that
+// reads back as another (GB18030's private-use area) is refused: the next
+// read would show the agent something else than it wrote.
+func TestUnrepresentableReadsBack(t *testing.T) {
+	if r, _, ok := lookup(t, "gb18030").Unrepresentable("a\ue000b"); !ok || r != '\ue000' {
+		t.Fatalf("got %q %v", r, ok)
+	}
+	if _, _, ok := lookup(t, "gb18030").Unrepresentable("中文😀"); ok {
+		t.Fatal("GB18030 refused what it has")
+	}
+}
+
+// TestStatefulRefused: in a stateful encoding (ISO-2022-JP, HZ) a line's
+// bytes depend on the lines before it, so an edit could not keep the other
+// lines' bytes: such encodings are not accepted.
+func TestStatefulRefused(t *testing.T) {
+	for _, name := range []string{"iso-2022-jp", "ISO-2022-JP", "hz-gb-2312", "utf-7"} {
+		if c, err := Lookup(name); err == nil {
+			t.Errorf("Lookup(%q) = %s", name, c.Name())
+		}
+	}
+}
