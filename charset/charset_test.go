@@ -153,3 +153,39 @@ func TestStatefulRefused(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecode: whatever the bytes, a file read in an encoding is written back
+// as exactly those bytes, and its text holds no character the encoding
+// would refuse.
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"latin1.txt", "cp1252.txt", "sjis.txt", "gbk.txt", "utf16le.txt", "utf16be.txt"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "encodings", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	var all []Charset
+	for _, n := range []string{"latin1", "windows-1252", "shift_jis", "gbk", "gb18030", "euc-jp", "euc-kr", "big5", "koi8-r", "utf-16le", "utf-16be"} {
+		c, err := Lookup(n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		all = append(all, c)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, c := range all {
+			text, ok := c.Decode(data)
+			if !ok {
+				continue
+			}
+			var out bytes.Buffer
+			if _, err := c.Bytes(strings.NewReader(text)).WriteTo(&out); err != nil || !bytes.Equal(out.Bytes(), data) {
+				t.Fatalf("%s: % x decoded as %q, written back as % x (%v)", c.Name(), data, text, out.Bytes(), err)
+			}
+			if r, _, bad := c.Unrepresentable(text); bad {
+				t.Fatalf("%s: % x decoded as %q, which holds %q it refuses", c.Name(), data, text, r)
+			}
+		}
+	})
+}
