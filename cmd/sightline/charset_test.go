@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,12 +89,18 @@ func TestEncodingsCLI(t *testing.T) {
 	for _, f := range encodingFixtures {
 		out, errOut, code := c.run("", "read", f.file, "--json")
 		var rr struct {
-			OK      bool   `json:"ok"`
-			Content string `json:"content"`
+			OK       bool   `json:"ok"`
+			Content  string `json:"content"`
+			FileHash string `json:"fileHash"`
 		}
 		json.Unmarshal([]byte(out), &rr)
 		if code != 0 || !rr.OK || !strings.Contains(rr.Content, "1:"+hashline.Hash(f.line1)+"|"+f.line1+"\n") {
 			t.Fatalf("read %s: %d %s %s", f.file, code, out, errOut)
+		}
+		// The file hash is of the bytes on disk, and an edit can be made
+		// compare-and-swap against it.
+		if want := fmt.Sprintf("sha256:%x", sha256.Sum256(fixtureBytes(t, f.file))); rr.FileHash != want {
+			t.Fatalf("%s: fileHash %s, want %s", f.file, rr.FileHash, want)
 		}
 		if f.foreign != "" {
 			_, errOut, code = c.run(editLine3("a "+f.foreign+" b"), "edit", f.file, "--edits", "-")
@@ -101,7 +109,7 @@ func TestEncodingsCLI(t *testing.T) {
 			}
 			checkFile(t, c.dir, f.file, f.file)
 		}
-		out, errOut, code = c.run(editLine3(f.line3), "edit", f.file, "--edits", "-")
+		out, errOut, code = c.run(editLine3(f.line3), "edit", f.file, "--edits", "-", "--file-hash", rr.FileHash)
 		if code != 0 {
 			t.Fatalf("edit %s: %d %s %s", f.file, code, out, errOut)
 		}
