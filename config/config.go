@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/sightline-lsp/sightline/charset"
 	"github.com/sightline-lsp/sightline/policy"
 )
 
@@ -39,6 +40,22 @@ type Config struct {
 	// Session is the session whose ledger this editor shows (diagnostics,
 	// coverage, lens, hover). Editor setting only.
 	Session string `json:"session"`
+	// Encodings are tried in order for a file that is not UTF-8 and whose
+	// encoding neither a byte-order mark nor .editorconfig declares. None
+	// by default: a single-byte encoding decodes any bytes, so which one a
+	// file is in is the user's to say.
+	Encodings []string `json:"encodings"`
+}
+
+// Charsets is Encodings looked up (Validate checked every name).
+func (c Config) Charsets() []charset.Charset {
+	var out []charset.Charset
+	for _, n := range c.Encodings {
+		if cs, err := charset.Lookup(n); err == nil {
+			out = append(out, cs)
+		}
+	}
+	return out
 }
 
 // Diagnostics says which ranges the editor is shown.
@@ -79,9 +96,10 @@ func Default() Config {
 			Deny:      []string{},
 			Sensitive: policy.DefaultSensitive(),
 		},
-		Audit:   AuditConfig{MaxEntries: 1_000_000, MaxAgeDays: 90},
-		History: HistoryConfig{MaxBytes: 256 << 20},
-		Session: "default",
+		Audit:     AuditConfig{MaxEntries: 1_000_000, MaxAgeDays: 90},
+		History:   HistoryConfig{MaxBytes: 256 << 20},
+		Session:   "default",
+		Encodings: []string{},
 	}
 }
 
@@ -213,6 +231,11 @@ func (c Config) Validate() error {
 	}
 	if c.History.MaxBytes < 0 {
 		return errors.New("history.maxBytes must not be negative")
+	}
+	for _, n := range c.Encodings {
+		if _, err := charset.Lookup(n); err != nil {
+			return fmt.Errorf("encodings: %w", err)
+		}
 	}
 	return nil
 }

@@ -102,6 +102,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *ledgerdb.Sync, ed Edi
 		history:   &historyLog{behind: dbw, db: db, log: log},
 	}
 	ws.SetGate(e.gate)
+	ws.SetEncodings(cfg.Charsets())
 	return e
 }
 
@@ -113,6 +114,7 @@ func (e *Env) SetConfig(c config.Config) {
 	if old := e.settings.set(c); old.Extract != c.Extract {
 		e.syms.setEngine(c.Extract)
 	}
+	e.WS.SetEncodings(c.Charsets())
 }
 
 // Outcome is the envelope of every agent-facing answer (PROTOCOL section 5):

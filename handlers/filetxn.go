@@ -398,7 +398,7 @@ func (f *stagedFile) sameBytes() error {
 	if confine.IDOf(fi) != f.old {
 		return changedOnDisk(w.rel)
 	}
-	same, err := sameReader(rf, w.before.Snap)
+	same, err := sameReader(rf, w.before.FileBytes(w.before.Snap))
 	if err != nil {
 		return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
 	}
@@ -421,7 +421,7 @@ func (e *Env) stage(f *stagedFile, journaled bool) error {
 		return nil
 	}
 	f.hashed = make(chan string, 1)
-	go func() { f.hashed <- workspace.Doc{Snap: w.next}.FileHash() }()
+	go func() { f.hashed <- workspace.Doc{Snap: w.next, Charset: w.before.Charset}.FileHash() }()
 	temp := ""
 	if journaled {
 		temp = f.temp
@@ -429,20 +429,20 @@ func (e *Env) stage(f *stagedFile, journaled bool) error {
 	var err error
 	switch w.op {
 	case opCreate:
-		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.next), nil, w.mode, nil)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), nil, w.mode, nil)
 	case opRename:
 		mode := w.mode
 		if mode == 0 {
 			mode = f.like.Mode().Perm()
 		}
-		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.next), nil, mode, f.sameBytes)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), nil, mode, f.sameBytes)
 	default:
-		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.next), f.like, w.mode, f.sameBytes)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), f.like, w.mode, f.sameBytes)
 	}
 	return err
 }
 
-func snapWriter(s *textdoc.Snapshot) func(io.Writer) error {
+func snapWriter(s io.WriterTo) func(io.Writer) error {
 	return func(w io.Writer) error { _, err := s.WriteTo(w); return err }
 }
 
@@ -683,7 +683,7 @@ func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.
 func (e *Env) afterEditor(ctx context.Context, c Caller, method string, w *fileWrite) {
 	now := w.after
 	if now.Snap == nil || !sameLines(now.Snap, w.next, *w.plan) {
-		now = workspace.Doc{Snap: w.next}
+		now = workspace.Doc{Snap: w.next, Charset: w.before.Charset}
 	}
 	e.record(ctx, method, c, w.key, written{before: w.before, after: now, plan: w.plan})
 }

@@ -85,6 +85,11 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	if err != nil {
 		return no()
 	}
+	// The scan reads UTF-8; a file .editorconfig declares in another
+	// encoding is decoded by Read, even when its bytes are valid UTF-8.
+	if cs, _, _ := workspace.Declared(root, filepath.ToSlash(rel)); !cs.IsUTF8() {
+		return no()
+	}
 	// Judged again by the name this resolution reached (the one opened
 	// below): a folder swapped for a link since the check by name may lead
 	// to a file that needs approval, which Read asks for.

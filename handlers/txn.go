@@ -148,6 +148,9 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if err != nil {
 		return out, err
 	}
+	if err := d.Encodable(plan, e.WS.Rel(d.Key)); err != nil {
+		return out, err
+	}
 	out.plan = plan
 	if plan.Identity(base) {
 		out.noop, out.next = true, base
@@ -203,9 +206,10 @@ func sameLines(got, want *textdoc.Snapshot, plan hashline.Plan) bool {
 	return true
 }
 
-// sameReader reports whether r yields exactly the snapshot's bytes: the
-// snapshot is streamed into a writer that reads as much of r and compares.
-func sameReader(r io.Reader, s *textdoc.Snapshot) (bool, error) {
+// sameReader reports whether r yields exactly the snapshot's bytes
+// (Doc.FileBytes): they are streamed into a writer that reads as much of r
+// and compares.
+func sameReader(r io.Reader, s io.WriterTo) (bool, error) {
 	c := &comparer{r: r}
 	if _, err := s.WriteTo(c); err != nil {
 		if errors.Is(err, errDiffers) {

@@ -20,7 +20,8 @@ const refusalsHelp = `Refusals come back as tool errors that start with their ki
 - stale_ref: a ref names a line that changed or moved; nothing was applied. The fresh refs shown (lines around it, now counted as read) give the current LINE:HASH.
 - ambiguous_ref: the ref could mean several identical lines; pick one from the fresh refs.
 - file_changed: file_hash no longer matches; read again. not_found / denied: wrong path (or outside the workspace).
-- invalid_ref / invalid_edit / overlap: the edits array is malformed; fix it as the message says.`
+- invalid_ref / invalid_edit / overlap: the edits array is malformed; fix it as the message says.
+- unrepresentable: the file's encoding (Latin-1, Shift_JIS, ...) has no bytes for a character you wrote; nothing was written. Use characters it has.`
 
 // Edit is sightline/edit: hashline edits by ref, all or none.
 var Edit = define(spec[handlers.EditParams, handlers.EditResult]{

@@ -33,6 +33,9 @@ const (
 	ReadOnly          Kind = "read_only"
 	Timeout           Kind = "timeout"
 	IOError           Kind = "io_error"
+	// Unrepresentable: new text holds a character the file's encoding
+	// (Latin-1, Shift_JIS, ...) has no bytes for.
+	Unrepresentable Kind = "unrepresentable"
 	// InvalidParams is not an agent-facing kind: the LSP layer answers it with
 	// JSON-RPC -32602 and the CLI with exit code 2.
 	InvalidParams Kind = "invalid_params"

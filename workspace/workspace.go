@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/sightline-lsp/sightline/charset"
 	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/result"
@@ -58,7 +59,38 @@ type Doc struct {
 	// buffer. Admission judges it: a folder swapped for a link after the
 	// name was judged cannot lead the read to a file the name was not.
 	Real string
-	hash *lazyHash
+	// Charset is how the file stores the text: the zero value is UTF-8 (the
+	// file's bytes are the text's); another encoding was detected when the
+	// file was read (Get), and every write encodes the text back in it.
+	Charset charset.Charset
+	hash    *lazyHash
+}
+
+// FileBytes is s (a text of this document) as the file's bytes: in the
+// document's encoding. Every write of the document's file, and every
+// comparison of the file with a text, goes through it.
+func (d Doc) FileBytes(s *textdoc.Snapshot) io.WriterTo { return d.Charset.Bytes(s) }
+
+// Encodable checks that the lines a plan writes can be written in the
+// document's encoding, before anything is: the first character that
+// cannot is refused as unrepresentable, naming it and its line (1-based,
+// in the new text).
+func (d Doc) Encodable(p hashline.Plan, rel string) error {
+	if d.Charset.IsUTF8() {
+		return nil
+	}
+	shift := 0
+	for _, sp := range p.Splices {
+		for j, l := range sp.New {
+			if r, _, bad := d.Charset.Unrepresentable(l.Content); bad {
+				return result.Errorf(result.Unrepresentable,
+					"Line %d of %s would hold %q (U+%04X), which the file's encoding %s cannot represent; nothing was written. Write it with characters %s has (or an escape the file's language understands).",
+					sp.Start+shift+j+1, rel, r, r, d.Charset.Name(), d.Charset.Name())
+			}
+		}
+		shift += len(sp.New) - sp.Old
+	}
+	return nil
 }
 
 // FileHash is "sha256:" + hex SHA-256 of the document's exact bytes; ""
@@ -68,9 +100,9 @@ func (d Doc) FileHash() string {
 		return ""
 	}
 	if d.hash == nil {
-		return hashSnapshot(d.Snap)
+		return hashText(d.Charset, d.Snap)
 	}
-	return d.hash.get(d.Snap)
+	return d.hash.get(d.Charset, d.Snap)
 }
 
 type lazyHash struct {
@@ -81,7 +113,7 @@ type lazyHash struct {
 	pending chan struct{}
 }
 
-func (h *lazyHash) get(s *textdoc.Snapshot) string {
+func (h *lazyHash) get(cs charset.Charset, s *textdoc.Snapshot) string {
 	h.mu.Lock()
 	p := h.pending
 	h.mu.Unlock()
@@ -91,7 +123,7 @@ func (h *lazyHash) get(s *textdoc.Snapshot) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.done {
-		h.v, h.done = hashSnapshot(s), true
+		h.v, h.done = hashText(cs, s), true
 	}
 	return h.v
 }
@@ -187,11 +219,17 @@ func (d Doc) FileHashIfKnown() string {
 	return d.hash.cached()
 }
 
-// hashSnapshot streams the snapshot through SHA-256, so a large document is
-// hashed without materialising its whole text.
-func hashSnapshot(s *textdoc.Snapshot) string {
+// hashText streams a text's file bytes (in cs: Doc.FileBytes) through
+// SHA-256, so a large document is hashed without materialising its whole
+// text. An editor buffer may hold a character its file's encoding lacks
+// (the user typed it): such a text has no file bytes yet and is hashed as
+// its UTF-8 text, never as the part before that character.
+func hashText(cs charset.Charset, s *textdoc.Snapshot) string {
 	h := sha256.New()
-	s.WriteTo(h) // a hash.Hash never fails a write
+	if _, err := cs.Bytes(s).WriteTo(h); err != nil { // a hash.Hash never fails a write
+		h.Reset()
+		s.WriteTo(h)
+	}
 	return hashline.FileHashOf(h.Sum(nil))
 }
 
@@ -230,7 +268,9 @@ type Workspace struct {
 	// call reads it once and sees one consistent set without taking mu.
 	roots atomic.Pointer[roots]
 	gate  atomic.Pointer[confine.Gate]
-	opts  Options
+	// encodings is the encodings setting (SetEncodings), swapped whole.
+	encodings atomic.Pointer[[]charset.Charset]
+	opts      Options
 
 	mu      sync.Mutex
 	docs    map[Key]*entry
@@ -655,11 +695,22 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 		return Doc{}, result.Errorf(result.TooLarge, "Document %s is %d bytes, over the %d-byte limit.", w.Rel(k), len(text), textdoc.MaxLen)
 	}
 	snap := textdoc.NewOwned(text) // an editor buffer lives long and changes
+	// The editor reports no encoding (LSP has none): the buffer is the
+	// file's text, and the file keeps the encoding it was read in, or,
+	// not read yet, the one its .editorconfig declares.
+	var decl charset.Charset
+	if root, rel, err := w.Locate(k); err == nil {
+		decl, _, _ = Declared(root, filepath.ToSlash(rel))
+	}
 	w.mu.Lock()
 	e, known := w.docs[k]
 	var ev *ChangeEvent
 	d := Doc{Key: k, URI: uri, Open: true, Version: version, Lang: lang, Snap: snap, hash: &lazyHash{}}
 	d.Path, _ = k.Path()
+	d.Charset = decl
+	if known {
+		d.Charset = e.doc.Charset
+	}
 	if known && e.doc.Snap.Text() == text {
 		d.Rev = e.doc.Rev // same content: reads of it still count
 	} else {
@@ -791,10 +842,14 @@ func (w *Workspace) broadcast() {
 // so is attributed to author (its lines become authored, not stale).
 func (w *Workspace) ExpectEdit(k Key, base int32, want *textdoc.Snapshot, regions [][2]int, author string) {
 	h := &lazyHash{}
-	if want.Len() >= hashAheadMin {
-		h.ahead(func() string { return hashSnapshot(want) })
-	}
 	w.mu.Lock()
+	var cs charset.Charset
+	if e, ok := w.docs[k]; ok {
+		cs = e.doc.Charset
+	}
+	if want.Len() >= hashAheadMin {
+		h.ahead(func() string { return hashText(cs, want) })
+	}
 	w.expects[k] = expectation{base: base, want: want, regions: regions, author: author, hash: h}
 	w.mu.Unlock()
 }
@@ -1025,6 +1080,21 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 	if int64(len(data)) > w.opts.MaxFileSize {
 		return Doc{}, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", w.Rel(k), w.opts.MaxFileSize)
 	}
+	// The file's encoding: UTF-8 unless a UTF-16 byte-order mark, its
+	// .editorconfig (a UTF-8 mark overrides it), or (for bytes that are not
+	// UTF-8) the encodings setting says otherwise.
+	decl, from, note := Declared(root, filepath.ToSlash(rel))
+	marked, bom := charset.ByBOM(data)
+	if bom && !marked.IsUTF8() || !bom && !decl.IsUTF8() {
+		if isText != nil {
+			<-isText
+		}
+		cs, text, err := w.decode(w.Rel(k), data, decl, from, note)
+		if err != nil {
+			return Doc{}, err
+		}
+		return w.install(k, path, text, cs, textdoc.New(text), hash, fi, t.Rel), nil
+	}
 	// The buffer is ours and never written again: the text aliases it
 	// instead of copying the file once more.
 	text := unsafe.String(unsafe.SliceData(data), len(data))
@@ -1036,9 +1106,13 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		binary = IsBinary(data)
 	}
 	if binary {
-		return Doc{}, result.Errorf(result.Binary, "File %s is binary (NUL bytes or invalid UTF-8); sightline reads text files only.", w.Rel(k))
+		cs, text, err := w.decode(w.Rel(k), data, decl, from, note)
+		if err != nil {
+			return Doc{}, err
+		}
+		return w.install(k, path, text, cs, textdoc.New(text), hash, fi, t.Rel), nil
 	}
-	return w.install(k, path, text, snap, hash, fi, t.Rel), nil
+	return w.install(k, path, text, charset.UTF8, snap, hash, fi, t.Rel), nil
 }
 
 // Created records a file sightline just created with text (fi: its stat,
@@ -1046,13 +1120,13 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 // looking its name up again: the name may lead elsewhere by now.
 func (w *Workspace) Created(k Key, snap *textdoc.Snapshot, fi os.FileInfo, real string) Doc {
 	path, _ := k.Path()
-	return w.install(k, path, snap.Text(), snap, &lazyHash{}, fi, real)
+	return w.install(k, path, snap.Text(), charset.UTF8, snap, &lazyHash{}, fi, real)
 }
 
-// install makes text (snap), read from the file fi describes, the
+// install makes text (snap), read from the file fi describes (in cs), the
 // document of k (unless an editor opened it meanwhile: then the editor's
 // is returned).
-func (w *Workspace) install(k Key, path, text string, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo, real string) Doc {
+func (w *Workspace) install(k Key, path, text string, cs charset.Charset, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo, real string) Doc {
 	w.mu.Lock()
 	e, known := w.docs[k]
 	if known && e.doc.Open { // opened while we read the disk
@@ -1062,10 +1136,10 @@ func (w *Workspace) install(k Key, path, text string, snap *textdoc.Snapshot, ha
 	}
 	var ev *ChangeEvent
 	var d Doc
-	if known && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
+	if known && e.doc.Charset.Name() == cs.Name() && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
 		d = e.doc
 	} else {
-		d = Doc{Key: k, URI: string(k), Path: path, Snap: snap, Rev: w.nextRev(), hash: hash}
+		d = Doc{Key: k, URI: string(k), Path: path, Snap: snap, Rev: w.nextRev(), hash: hash, Charset: cs}
 		if known {
 			d.URI = e.doc.URI
 			d.Lang = e.doc.Lang
