@@ -128,7 +128,8 @@ func isTemp(name string) bool {
 // between a check and the rename.
 type folder struct {
 	r       *Root
-	rel     string // the folder, relative to the root
+	rel     string   // the folder, relative to the root
+	made    []string // the folders mkdirs made for it, outermost first
 	d       *dir
 	parents []*dir // kept open by mkdirs, so undo reaches the folders it made
 }
@@ -284,13 +285,16 @@ func (r *Root) mkdirs(rel, name string) (f *folder, undo func(), err error) {
 		}
 		mades = nil
 	}
+	at := ""
 	for _, p := range split(rel) {
 		if p == "." {
 			continue
 		}
+		at = filepath.Join(at, p)
 		err := cur.mkdir(p, 0o777)
 		if err == nil {
 			mades = append(mades, made{cur, p})
+			f.made = append(f.made, at)
 		}
 		var next *dir
 		if err == nil || errors.Is(err, fs.ErrExist) {

@@ -120,8 +120,11 @@ type Staged struct {
 	// cleaner) until the write is done: once placed, it is the new file,
 	// whose state Info gives without looking its name up again.
 	file *os.File
-	born int64  // the file system's clock when the temp file was made
-	undo func() // removes the folders made for it
+	r    *Root
+	born int64    // the file system's clock when the temp file was made
+	id   statID   // the temp file's state once written
+	made []string // the folders made for it, outermost first
+	undo func()   // removes them, through the folders held open
 }
 
 // Close releases the temp file and the folders the stage holds open.
@@ -136,12 +139,31 @@ func (s *Staged) Close() {
 	}
 }
 
-// Info is the staged file's state, from its descriptor: after Put or
-// Place, the new file's.
+// Release closes what the stage holds open before the write is done, so a
+// write of many files holds no descriptor per file: only a journaled stage
+// (its temp file named by the journal, which the cleaner leaves alone) may
+// be released. Discard and Info then go by name, checking what they find.
+func (s *Staged) Release() { s.Close() }
+
+// Info is the staged file's state: after Put or Place, the new file's. It
+// comes from the temp file's descriptor; a released stage looks the target
+// up (following no link) and answers only if it is the staged file still.
 func (s *Staged) Info() (fs.FileInfo, error) {
-	fi, err := s.file.Stat()
+	if s.file != nil {
+		fi, err := s.file.Stat()
+		if err != nil {
+			return nil, s.r.fault(err, s.Target.Name)
+		}
+		return fi, nil
+	}
+	fi, err := s.r.Info(s.Target.Rel)
 	if err != nil {
-		return nil, s.f.r.fault(err, s.Target.Name)
+		return nil, err
+	}
+	// Identity, size and modification time: placing a file (a link, a
+	// rename) changes its change time but none of these.
+	if now := statIDOf(fi); !now.ok || !s.id.ok || now.dev != s.id.dev || now.ino != s.id.ino || now.size != s.id.size || now.mtime != s.id.mtime {
+		return nil, ErrChanged
 	}
 	return fi, nil
 }
@@ -169,10 +191,12 @@ func (s *Staged) Recent(old FileID) bool {
 // with Recent; its error fails the stage, which is then discarded.
 func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs.FileInfo, mode fs.FileMode, check func() error) (*Staged, error) {
 	dir, base := filepath.Dir(t.Rel), filepath.Base(t.Rel)
-	s := &Staged{Target: t, undo: func() {}}
+	s := &Staged{Target: t, r: r, undo: func() {}}
 	var err error
 	if like == nil {
-		s.f, s.undo, err = r.mkdirs(dir, t.Name)
+		if s.f, s.undo, err = r.mkdirs(dir, t.Name); err == nil {
+			s.made = s.f.made
+		}
 	} else {
 		s.f, err = r.folder(dir, t.Name)
 	}
@@ -239,12 +263,22 @@ func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs
 	if err := checked(); err != nil {
 		return fail(err)
 	}
+	if st, err := tf.Stat(); err == nil {
+		s.id = statIDOf(st)
+	}
 	return s, nil
 }
 
-// Discard removes a staged temp file and the folders made for it.
+// Discard removes a staged temp file and the folders made for it (if
+// empty); a released stage's by name.
 func (r *Root) Discard(s *Staged) {
 	if s.f == nil {
+		if s.Temp != "" {
+			r.DiscardTemp(s.Temp)
+		}
+		for i := len(s.made) - 1; i >= 0; i-- {
+			r.RemoveDir(s.made[i])
+		}
 		return
 	}
 	if s.Temp != "" {

@@ -77,3 +77,43 @@ func TestStagedSteps(t *testing.T) {
 		t.Fatalf("left in x/y: %v", ents)
 	}
 }
+
+// A released stage holds no descriptor: it is discarded by name, folders
+// included, and once placed its state is the placed file's, or ErrChanged
+// when another file took the name.
+func TestReleasedStage(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	text := func(w io.Writer) error { _, err := io.WriteString(w, "n\n"); return err }
+	tn, _ := r.Resolve("x/y/n.txt", Write)
+	s, err := r.Stage(tn, StageName(), text, nil, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+	r.Discard(s)
+	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
+		t.Fatalf("a discarded released stage left its folders: %v", err)
+	}
+	s, err = r.Stage(tn, StageName(), text, nil, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release()
+	if err := r.Place(s.Temp, tn.Rel); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := s.Info()
+	if err != nil || fi.Size() != 2 {
+		t.Fatalf("placed: %v %v", fi, err)
+	}
+	os.Remove(filepath.Join(dir, "x/y/n.txt"))
+	os.WriteFile(filepath.Join(dir, "x/y/n.txt"), []byte("theirs\n"), 0o644)
+	if _, err := s.Info(); !errors.Is(err, ErrChanged) {
+		t.Fatalf("another file under the name: %v", err)
+	}
+}

@@ -439,6 +439,11 @@ func (e *Env) stage(f *stagedFile, journaled bool) error {
 	default:
 		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), f.like, w.mode, f.sameBytes)
 	}
+	if err == nil && journaled {
+		// A write of many files holds one descriptor per file (its lock),
+		// not three.
+		f.staged.Release()
+	}
 	return err
 }
 
