@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/charset"
 	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -370,6 +371,15 @@ func (e *Env) checkStaged(f *stagedFile) error {
 	if w.op == opDelete {
 		return f.sameBytes()
 	}
+	if w.op == opCreate {
+		// A new file is written in the charset its .editorconfig declares,
+		// and refused if its text has a character that charset lacks.
+		cs, _, _ := workspace.Declared(f.root, filepath.ToSlash(f.to.Rel))
+		w.before = workspace.Doc{Key: w.key, Charset: cs}
+		if err := w.before.Encodable(wholePlan(textdoc.New(""), w.next), w.rel); err != nil {
+			return err
+		}
+	}
 	f.temp = confine.StageName()
 	if w.op == opCreate || w.op == opRename {
 		if f.to.Exists {
@@ -656,21 +666,21 @@ func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedF
 		w.after.KnowFileHash(<-f.hashed)
 		e.record(ctx, method, c, w.key, written{before: w.before, after: w.after, plan: plan})
 	case opCreate:
-		w.after = e.created(ctx, c, method, w.key, w.next, fi, f.to.Rel, <-f.hashed)
+		w.after = e.created(ctx, c, method, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	case opDelete:
 		e.WS.Forget(w.key)
 		e.Ledger.Forget(ledger.DocKey(w.key))
 	case opRename:
 		e.WS.Forget(w.key)
 		e.Ledger.Forget(ledger.DocKey(w.key))
-		w.after = e.created(ctx, c, method, w.to, w.next, fi, f.to.Rel, <-f.hashed)
+		w.after = e.created(ctx, c, method, w.to, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	}
 }
 
 // created records a file the session wrote new (fi: its state, real: its
 // name as resolved): its lines are its own.
-func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.Key, text *textdoc.Snapshot, fi fs.FileInfo, real, hash string) workspace.Doc {
-	d := e.WS.Created(k, text, fi, real)
+func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.Key, text *textdoc.Snapshot, cs charset.Charset, fi fs.FileInfo, real, hash string) workspace.Doc {
+	d := e.WS.Created(k, text, cs, fi, real)
 	d.KnowFileHash(hash)
 	e.record(ctx, method, c, k, written{after: d})
 	doc := ledger.DocKey(k)

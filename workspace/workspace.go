@@ -1118,9 +1118,9 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 // Created records a file sightline just created with text (fi: its stat,
 // from the created file's descriptor), as Get would have read it, without
 // looking its name up again: the name may lead elsewhere by now.
-func (w *Workspace) Created(k Key, snap *textdoc.Snapshot, fi os.FileInfo, real string) Doc {
+func (w *Workspace) Created(k Key, snap *textdoc.Snapshot, cs charset.Charset, fi os.FileInfo, real string) Doc {
 	path, _ := k.Path()
-	return w.install(k, path, snap.Text(), charset.UTF8, snap, &lazyHash{}, fi, real)
+	return w.install(k, path, snap.Text(), cs, snap, &lazyHash{}, fi, real)
 }
 
 // install makes text (snap), read from the file fi describes (in cs), the

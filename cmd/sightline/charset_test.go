@@ -314,3 +314,36 @@ func TestEncodingsLSPOpenBuffer(t *testing.T) {
 	}
 	checkFile(t, root, "latin1.txt", "latin1.edited.txt")
 }
+
+// TestCreateInDeclaredCharset: a new file is written in the charset its
+// .editorconfig declares, whether a write creates it or a patch adds it;
+// a character the charset lacks refuses the create, and nothing is written.
+func TestCreateInDeclaredCharset(t *testing.T) {
+	c := newCLI(t, map[string]string{
+		".editorconfig": "root = true\n[*.txt]\ncharset = latin1\n",
+	})
+	if out, errOut, code := c.run("café\n", "write", "new.txt", "--mode", "create"); code != 0 {
+		t.Fatalf("create: %d %s %s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "new.txt")); string(got) != "caf\xe9\n" {
+		t.Fatalf("created: %q, want Latin-1", got)
+	}
+	patch := "--- /dev/null\n+++ b/added.txt\n@@ -0,0 +1 @@\n+naïve\n"
+	if out, errOut, code := c.run(patch, "patch"); code != 0 {
+		t.Fatalf("patch: %d %s %s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "added.txt")); string(got) != "na\xefve\n" {
+		t.Fatalf("added: %q, want Latin-1", got)
+	}
+	// Read back as the text written.
+	if out, _, code := c.run("", "read", "added.txt"); code != 0 || !strings.Contains(out, "|naïve\n") {
+		t.Fatalf("read back: %d %s", code, out)
+	}
+	out, errOut, code := c.run("→\n", "write", "arrow.txt", "--mode", "create")
+	if code == 0 || !strings.Contains(out+errOut, "unrepresentable") {
+		t.Fatalf("a create with a character Latin-1 lacks: %d %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, "arrow.txt")); !os.IsNotExist(err) {
+		t.Fatalf("arrow.txt was written: %v", err)
+	}
+}
