@@ -71,6 +71,8 @@ func commands() []command {
 		{"approvals", "approvals [--session S] [--revoke PATH] [--json]", "the sensitive paths sessions were allowed to use; revoke them", runApprovals},
 		{"session", "session reset [--session S] | session list [--json]", "forget what a session read, wrote and was allowed; list sessions", runSession},
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
+		{"completion", "completion bash|zsh|fish", "print a shell completion script", runCompletion},
+		{"man", "man", "print the manual page, sightline(1), in roff (sightline man | man -l -)", runMan},
 		{"bridge", "bridge [--json]", "the workspace's socket folder and the language servers listening there", runBridge},
 		{"version", "version (or --version)", "print the version", runVersion},
 	}

@@ -56,3 +56,42 @@ func TestBridgeReport(t *testing.T) {
 		t.Fatalf("bridge = %d %q", code, out)
 	}
 }
+
+// The completions and the manual page come from the table of --help: every
+// command is there, and bash completes a command's name and its flags.
+func TestCompletionAndMan(t *testing.T) {
+	c := newCLI(t, nil)
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		out, errOut, code := c.run("", "completion", sh)
+		if code != 0 {
+			t.Fatalf("completion %s = %d %q", sh, code, errOut)
+		}
+		for _, cmd := range commands() {
+			if !strings.Contains(out, cmd.name) {
+				t.Errorf("completion %s lacks %s", sh, cmd.name)
+			}
+		}
+	}
+	if _, err := exec.LookPath("bash"); err == nil {
+		script := `source <(sightline completion bash)
+COMP_WORDS=(sightline rea); COMP_CWORD=1; _sightline; echo "${COMPREPLY[*]}"
+COMP_WORDS=(sightline read --bu); COMP_CWORD=2; _sightline; echo "${COMPREPLY[*]}"`
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(c.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		if err != nil || string(out) != "read\n--budget\n" {
+			t.Errorf("bash completion = %q, %v; want read, then --budget", out, err)
+		}
+	}
+	man, errOut, code := c.run("", "man")
+	if code != 0 || !strings.HasPrefix(man, ".TH SIGHTLINE 1") {
+		t.Fatalf("man = %d %q %q", code, man[:min(len(man), 80)], errOut)
+	}
+	if _, err := exec.LookPath("groff"); err == nil {
+		cmd := exec.Command("groff", "-man", "-Tutf8", "-ww", "-z")
+		cmd.Stdin = strings.NewReader(man)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Errorf("groff finds the page wrong: %v\n%s", err, out)
+		}
+	}
+}
