@@ -27,7 +27,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -259,11 +258,7 @@ func launch(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	var rss int64
-	if ru != nil {
-		rss = ru.Maxrss
-	}
+	rss := peakRSS(cmd.ProcessState)
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	fmt.Printf("%d %d %d\n", d.Microseconds(), rss, cpu.Microseconds())
 	return 0

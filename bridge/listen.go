@@ -47,11 +47,9 @@ func Listen(dir string) (*Listener, error) {
 			return nil, fmt.Errorf("bridge: listen on %s: %w", p, err)
 		}
 		ln.SetUnlinkOnClose(true)
-		// The folder is owner-only already; the socket is too, in case the
-		// folder's mode is ever widened.
-		if err := os.Chmod(p, 0o600); err != nil {
+		if err := restrictSocket(p); err != nil {
 			_ = ln.Close()
-			return nil, fmt.Errorf("bridge: chmod socket: %w", err)
+			return nil, err
 		}
 		RemoveStale(dir)
 		return &Listener{Path: p, ln: ln, conns: map[jsonrpc2.Conn]struct{}{}}, nil

@@ -11,15 +11,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -109,12 +106,12 @@ func shortBases() []string {
 	if r := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(r) {
 		out = append(out, filepath.Join(r, "sightline"))
 	}
-	return append(out, filepath.Join("/tmp", "sightline-"+strconv.Itoa(os.Getuid())))
+	return append(out, sharedBase())
 }
 
-// ownedDir makes dir if needed (0700) and checks that it is a real folder
-// of ours that nobody else can enter: in a shared /tmp another user could
-// have made it first, to catch the sockets.
+// ownedDir makes dir if needed and checks that it is a real folder of ours
+// that nobody else can enter (ownerOnly): in a shared temporary folder
+// another user could have made it first, to catch the sockets.
 func ownedDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("bridge: create %s: %w", dir, err)
@@ -126,15 +123,7 @@ func ownedDir(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("bridge: %s is not a folder", dir)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("bridge: %s belongs to another user", dir)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("bridge: %s is open to others: %w", dir, err)
-		}
-	}
-	return nil
+	return ownerOnly(dir, fi)
 }
 
 // Sockets lists the socket files in dir, oldest name first. Whether one is
@@ -152,12 +141,6 @@ func Sockets(dir string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// refused reports whether a dial error means nobody listens: the socket is
-// a leftover of a server that was killed.
-func refused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // probe dials a socket and hangs up: nil when a server listens there.

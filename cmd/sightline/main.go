@@ -101,11 +101,17 @@ func commands() []command {
 		{"approvals", "approvals [--session S] [--revoke PATH] [--json]", "the sensitive paths sessions were allowed to use; revoke them", runApprovals},
 		{"session", "session reset [--session S] | session list [--json]", "forget what a session read, wrote and was allowed; list sessions", runSession},
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
-		{"version", "version", "print the version", runVersion},
+		{"completion", "completion bash|zsh|fish", "print a shell completion script", runCompletion},
+		{"man", "man", "print the manual page, sightline(1), in roff (sightline man | man -l -)", runMan},
+		{"bridge", "bridge [--json]", "the workspace's socket folder and the language servers listening there", runBridge},
+		{"version", "version (or --version)", "print the version", runVersion},
 	}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(context.Background(), nil, stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

@@ -13,8 +13,10 @@ import (
 	"time"
 )
 
-func TestNeovimPlugin(t *testing.T) {
-	nvim := os.Getenv("SIGHTLINE_NVIM") // another Neovim to try the plugin with
+// neovimAndServer finds Neovim (or skips) and builds the server.
+func neovimAndServer(t *testing.T) (nvim, bin string) {
+	t.Helper()
+	nvim = os.Getenv("SIGHTLINE_NVIM") // another Neovim to try the plugin with
 	if nvim == "" {
 		var err error
 		if nvim, err = exec.LookPath("nvim"); err != nil {
@@ -24,12 +26,17 @@ func TestNeovimPlugin(t *testing.T) {
 			t.Skip("nvim not installed")
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "sightline")
+	bin = filepath.Join(t.TempDir(), "sightline")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/sightline")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return nvim, bin
+}
+
+func TestNeovimPlugin(t *testing.T) {
+	nvim, bin := neovimAndServer(t)
 	src, err := os.ReadFile("../../testdata/realworld/sched.py")
 	if err != nil {
 		t.Fatal(err)
@@ -64,5 +71,36 @@ func TestNeovimPlugin(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "ok  exit code 0") {
 		t.Fatal("neovim plugin test did not finish its checks")
+	}
+}
+
+// :checkhealth sightline and lsp/sightline.lua (vim.lsp.enable on 0.11+; on
+// older Neovim the configuration it returns, started by hand).
+func TestNeovimHealthAndLspConfig(t *testing.T) {
+	nvim, bin := neovimAndServer(t)
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"demo.py": "a = 1\nb = 2\nc = 3\nd = 4\n", ".git/HEAD": "ref: refs/heads/main\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, _ := filepath.Abs("test/health_lsp_test.lua")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-n", "-u", "NONE", "-i", "NONE", "-c", "luafile "+script)
+	cmd.Dir = ws
+	state := filepath.Join(t.TempDir(), "state")
+	cmd.Env = append(os.Environ(), "SIGHTLINE_BIN="+bin, "WORKSPACE="+ws, "STATE_DIR="+state,
+		"SIGHTLINE_STATE_DIR="+state, "XDG_STATE_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("neovim health and lsp/:\n%s", out)
+	if err != nil {
+		t.Fatalf("neovim health test failed: %v", err)
+	}
+	if !strings.Contains(string(out), "ok  exit code 0") {
+		t.Fatal("neovim health test did not finish its checks")
 	}
 }

@@ -352,21 +352,16 @@ local function show_ledger_command(command, ctx)
   end
 end
 
---- Start (or return) the client of a workspace root.
-function M.start(root)
-  local id = state.clients[root]
-  if id and lsp.get_client_by_id(id) then return id end
+--- The client configuration of the server, without a root: what
+--- lsp/sightline.lua gives vim.lsp.enable('sightline') (Neovim 0.11+), and
+--- what start() completes for one workspace.
+function M.lsp_config()
+  define_highlights()
   local cmd = config.cmd
   if type(cmd) == 'string' then cmd = { cmd } end
-  if vim.fn.executable(cmd[1]) ~= 1 then
-    return nil, string.format('sightline: %s is not executable (set cmd in setup)', cmd[1])
-  end
-  local new_id
-  local client_config = {
+  return {
     name = 'sightline',
     cmd = cmd,
-    root_dir = root,
-    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } },
     init_options = M.settings(),
     settings = { sightline = M.settings() },
     flags = { debounce_text_changes = 0 },
@@ -379,6 +374,8 @@ function M.start(root)
     on_init = function(client)
       -- Plain Neovim 0.7 never sends didChangeConfiguration by itself.
       client_notify(client, 'workspace/didChangeConfiguration', { settings = { sightline = M.settings() } })
+      local root = client.config.root_dir
+      if root and not state.clients[root] then state.clients[root] = client.id end
       flush_waiting(client.id, client)
     end,
     on_attach = function(client, bufnr)
@@ -386,12 +383,50 @@ function M.start(root)
       refresh_lens(bufnr)
       if config.on_attach then config.on_attach(client, bufnr) end
     end,
-    on_exit = function(code)
-      state.exits[new_id] = code
-      if state.clients[root] == new_id then state.clients[root] = nil end
-      flush_waiting(new_id, nil, 'the sightline server exited (code ' .. tostring(code) .. ')')
-    end,
   }
+end
+
+--- The root_dir of vim.lsp.config (0.11+): a file buffer inside a workspace
+--- (not inside .git) gets the workspace's root; other buffers none.
+function M.lsp_root_dir(bufnr, on_dir)
+  local path = buf_path(bufnr)
+  if not path then return end
+  local root = M.find_root(path)
+  if root and inside(path, root) then on_dir(root) end
+end
+
+-- A client of root started elsewhere (vim.lsp.enable('sightline')), adopted
+-- so that the API and the commands use it rather than start another.
+local function adopt(root)
+  for _, c in ipairs(get_clients()) do
+    if c.config.root_dir == root and not (c.is_stopped and (has('0.11') and c:is_stopped() or not has('0.11') and c.is_stopped())) then
+      state.clients[root] = c.id
+      return c.id
+    end
+  end
+end
+
+--- Start (or return) the client of a workspace root.
+function M.start(root)
+  local id = state.clients[root]
+  if id and lsp.get_client_by_id(id) then return id end
+  id = adopt(root)
+  if id then return id end
+  local cmd = config.cmd
+  if type(cmd) == 'string' then cmd = { cmd } end
+  if vim.fn.executable(cmd[1]) ~= 1 then
+    return nil, string.format('sightline: %s is not executable (set cmd in setup)', cmd[1])
+  end
+  local new_id
+  local client_config = M.lsp_config()
+  client_config.cmd = cmd
+  client_config.root_dir = root
+  client_config.workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ':t') } }
+  client_config.on_exit = function(code)
+    state.exits[new_id] = code
+    if state.clients[root] == new_id then state.clients[root] = nil end
+    flush_waiting(new_id, nil, 'the sightline server exited (code ' .. tostring(code) .. ')')
+  end
   if has('0.12') then
     -- start_client is deprecated from 0.12 on; start without attaching (the
     -- plugin attaches buffers itself) and never reuse another config's client.
