@@ -88,15 +88,46 @@ func check(ctx context.Context, r Runner, p handlers.CheckParams, path string) (
 	return reason(cr, path), nil
 }
 
-// reason is a refusal as the agent reads it: what is wrong, which lines,
-// and the lines themselves as the agent's own read tool shows them.
+// reason is a refusal as the agent reads it: which lines, why, and the
+// lines themselves as the agent's own read tool shows them.
 func reason(cr handlers.CheckResult, path string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sightline: %s", cr.Message)
-	if cr.Shown != "" {
-		fmt.Fprintf(&b, "\n\nLines %s of %s as they are now (these now count as read):\n%s", ledger.List(cr.ExpandedRanges), path, cr.Shown)
+	b.WriteString("sightline refused this change of " + path + ":")
+	for _, r := range cr.Unread {
+		fmt.Fprintf(&b, " %s %s never shown to you.", r.Word(), wasWere(r))
 	}
+	for _, r := range cr.Stale {
+		fmt.Fprintf(&b, " %s changed since you read %s.", r.Word(), itThem(r))
+	}
+	if cr.Shown == "" {
+		b.WriteString(" Read them, then retry.")
+		return b.String()
+	}
+	var missing, rest ledger.RangeSet
+	missing.AddAll(cr.Unread)
+	missing.AddAll(cr.Stale)
+	rest = missing.Clone()
+	rest.RemoveAll(cr.ExpandedRanges)
+	fmt.Fprintf(&b, " Here they are as they are now (line number, tab, line); they now count as read: check them and retry the change.")
+	if !rest.IsEmpty() {
+		fmt.Fprintf(&b, " Lines %s did not fit here: read them before retrying.", ledger.List(rest.Ranges()))
+	}
+	b.WriteString("\n" + cr.Shown)
 	return b.String()
+}
+
+func wasWere(r ledger.Range) string {
+	if r.Start == r.End {
+		return "was"
+	}
+	return "were"
+}
+
+func itThem(r ledger.Range) string {
+	if r.Start == r.End {
+		return "it"
+	}
+	return "them"
 }
 
 // textLines splits text into lines as the agents' tools show them.

@@ -156,7 +156,6 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-
 // claudeSettings is Claude Code's settings file: the user's, or the
 // project's (in the workspace root).
 func claudeSettings(project bool) (string, error) {
