@@ -23,13 +23,13 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // per event, as Claude Code runs them: what one event records reaches the
 // next through the ledger database only.
 type workspace struct {
-	t     *testing.T
+	t     testing.TB
 	root  string
 	state string
 	log   strings.Builder
 }
 
-func newWorkspace(t *testing.T, files map[string]string) *workspace {
+func newWorkspace(t testing.TB, files map[string]string) *workspace {
 	w := &workspace{t: t, root: t.TempDir(), state: t.TempDir()}
 	for name, text := range files {
 		w.write(name, text)
