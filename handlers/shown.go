@@ -3,12 +3,15 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/linediff"
+	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
@@ -35,6 +38,10 @@ type ShownParams struct {
 	Authored bool `json:"authored,omitempty"`
 	// Created: the agent's own tool created the document.
 	Created bool `json:"created,omitempty"`
+	// Hunks are a patch's hunks the agent's tool applied (with Authored):
+	// each hunk's new side is found in the current text, and its added
+	// lines count as written.
+	Hunks []CheckHunk `json:"hunks,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
 }
@@ -78,6 +85,9 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 	bom, _ := hashline.StripBOM(firstContent(d.Snap))
 	total := d.Snap.LineCount()
 	var got, skipped ledger.RangeSet
+	if len(p.Hunks) > 0 {
+		p.Lines = append(p.Lines, added(d.Snap, p.Hunks)...)
+	}
 	for _, l := range p.Lines {
 		if l.Line < 1 {
 			continue
@@ -125,6 +135,37 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 	return res, nil
 }
 
+// added finds each hunk's new side in the current text and returns its
+// added lines (those a diff of its old side and its new side inserts),
+// numbered as they are now; a hunk whose new side is not there exactly once
+// gives none.
+func added(s *textdoc.Snapshot, hunks []CheckHunk) []ShownLine {
+	text := s.Text()
+	var out []ShownLine
+	for _, h := range hunks {
+		if len(h.New) == 0 {
+			continue
+		}
+		rs := spans(s, text, OldText{Text: strings.Join(h.New, "\n")})
+		if len(rs) != 1 {
+			continue
+		}
+		sum := func(ls []string) []uint32 {
+			out := make([]uint32, len(ls))
+			for i, l := range ls {
+				out[i] = crc32.ChecksumIEEE([]byte(l))
+			}
+			return out
+		}
+		for _, d := range linediff.Diff(sum(h.Old), sum(h.New)) {
+			for i := d.B; i < d.B+d.Ins; i++ {
+				out = append(out, ShownLine{Line: rs[0].Start + i, Text: h.New[i]})
+			}
+		}
+	}
+	return out
+}
+
 func rangesOrNone(rs []ledger.Range) string {
 	if len(rs) == 0 {
 		return "no line"
@@ -149,11 +190,25 @@ type CheckParams struct {
 	Old []OldText `json:"old,omitempty"`
 	// Lines are target lines given directly.
 	Lines []ledger.Range `json:"lines,omitempty"`
+	// Hunks are a patch's hunks of the document: each is placed in the
+	// current text as sightline's own patch places it, and the lines it
+	// vouches for (context and removed) are the targets.
+	Hunks []CheckHunk `json:"hunks,omitempty"`
 	// Whole: the change replaces the whole document (a write of an existing
 	// file); a document that does not exist may be created.
 	Whole bool `json:"whole,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
+}
+
+// CheckHunk is a patch hunk: its context and removed lines in order (Old),
+// its context and added lines (New), the V4A anchors before it, and
+// whether it ends at the end of the file.
+type CheckHunk struct {
+	Old     []string `json:"old"`
+	New     []string `json:"new"`
+	Anchors []string `json:"anchors,omitempty"`
+	EOF     bool     `json:"eof,omitempty"`
 }
 
 // CheckResult is the answer of sightline/check. A refusal's missing lines
@@ -164,8 +219,8 @@ type CheckResult struct {
 	Path    string         `json:"path,omitempty"`
 	Exists  bool           `json:"exists"`
 	Targets []ledger.Range `json:"targets"`
-	// Unmatched are the indexes of old texts that the document does not
-	// hold exactly once: the agent's tool reports those itself.
+	// Unmatched are the indexes of old texts (or hunks) that the document
+	// does not hold exactly once: the agent's tool reports those itself.
 	Unmatched []int `json:"unmatched,omitempty"`
 	GuardRefusal
 	Shown string `json:"shown,omitempty"`
@@ -220,6 +275,19 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 				res.Unmatched = append(res.Unmatched, i)
 			}
 			targets.AddAll(rs)
+		}
+	}
+	for i, h := range p.Hunks {
+		f := patch.File{Kind: patch.Modify, Hunks: []patch.Hunk{{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF}}}
+		_, placed, fail := patch.Plan(d.Snap, f, d.Snap.Dominant())
+		if fail != nil {
+			res.Unmatched = append(res.Unmatched, i)
+			continue
+		}
+		for _, pl := range placed {
+			if pl.End >= pl.Start {
+				targets.Add(ledger.Range{Start: pl.Start, End: pl.End})
+			}
 		}
 	}
 	res.Targets = nonNil(targets.Ranges())

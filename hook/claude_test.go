@@ -27,10 +27,12 @@ type workspace struct {
 	root  string
 	state string
 	log   strings.Builder
+	// answer is the agent's door (hook.Claude unless set).
+	answer func(context.Context, hook.Runner, hook.ClaudeEvent, hook.Options) hook.Answer
 }
 
 func newWorkspace(t testing.TB, files map[string]string) *workspace {
-	w := &workspace{t: t, root: t.TempDir(), state: t.TempDir()}
+	w := &workspace{t: t, root: t.TempDir(), state: t.TempDir(), answer: hook.Claude}
 	for name, text := range files {
 		w.write(name, text)
 	}
@@ -72,7 +74,7 @@ func (w *workspace) event(step string, ev map[string]any, opt hook.Options) hook
 		w.t.Fatalf("%s: %v", step, err)
 	}
 	b := w.backend()
-	a := hook.Claude(context.Background(), b, parsed, opt)
+	a := w.answer(context.Background(), b, parsed, opt)
 	if err := b.Close(context.Background()); err != nil {
 		w.t.Fatal(err)
 	}

@@ -16,6 +16,14 @@ var ClaudeHooks = []struct{ Event, Matcher, Why string }{
 	{"SessionStart", "compact|clear", "expire reads after a compaction or clear"},
 }
 
+// CodexHooks are the hooks sightline adds to Codex's hooks.json.
+var CodexHooks = []struct{ Event, Matcher, Why string }{
+	{"PreToolUse", "apply_patch", "check a patch against what was read"},
+	{"PostToolUse", "apply_patch|Bash", "record what shell reads showed and what patches wrote"},
+	{"PreCompact", "", "expire reads when the context is compacted"},
+	{"SessionStart", "compact|clear", "expire reads after a compaction or clear"},
+}
+
 // object is a JSON object that keeps its keys' order and its values' bytes,
 // so that editing one key leaves the rest of a user's file as it was.
 type object []member

@@ -15,7 +15,7 @@ import (
 	"github.com/sightline-lsp/sightline/hook"
 )
 
-const hookUsage = "usage: sightline hook claude [--keep-reads] < EVENT | sightline hook install|uninstall claude [--user|--project] [--dry-run]"
+const hookUsage = "usage: sightline hook claude|codex [--keep-reads] < EVENT | sightline hook install|uninstall claude|codex [--user|--project] [--dry-run]"
 
 // hookTimeout bounds one hook call: the agent waits for it before its tool
 // runs.
@@ -27,13 +27,13 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	switch args[0] {
-	case "claude":
-		fs := flag.NewFlagSet("hook claude", flag.ContinueOnError)
+	case "claude", "codex":
+		fs := flag.NewFlagSet("hook "+args[0], flag.ContinueOnError)
 		keep := fs.Bool("keep-reads", false, "keep what was read across a context compaction or clear")
 		if _, ok := parseFlags(fs, args[1:], stderr); !ok {
 			return exitUsage
 		}
-		return runHookClaude(ctx, stdin, stdout, stderr, hook.Options{KeepReads: *keep})
+		return runHookEvent(ctx, args[0], stdin, stdout, stderr, hook.Options{KeepReads: *keep})
 	case "install", "uninstall":
 		return runHookInstall(args[0], args[1:], stdout, stderr)
 	}
@@ -41,11 +41,12 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return exitUsage
 }
 
-// runHookClaude answers one Claude Code hook event. Whatever happens it
-// exits 0: Claude Code reads a deny from standard output, and a hook that
-// fails must not stop the agent's tools (the reason goes to standard
-// error, which Claude Code shows in its debug output).
-func runHookClaude(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
+// runHookEvent answers one hook event of an agent (Claude Code, Codex: the
+// same wire format). Whatever happens it exits 0: the agent reads a deny
+// from standard output, and a hook that fails must not stop the agent's
+// tools (the reason goes to standard error, which the agent shows in its
+// debug output).
+func runHookEvent(ctx context.Context, agent string, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "sightline: the hook failed (%v); the tool call proceeds unguarded\n", r)
@@ -72,7 +73,11 @@ func runHookClaude(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	b := newBackend(workspaceRoot(cwd), stderr, 0, nil)
-	a := hook.Claude(ctx, b, ev, opt)
+	answer := hook.Claude
+	if agent == "codex" {
+		answer = hook.Codex
+	}
+	a := answer(ctx, b, ev, opt)
 	if err := b.Close(context.WithoutCancel(ctx)); err != nil {
 		fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
 	}
@@ -87,20 +92,24 @@ func runHookClaude(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 // runHookInstall adds sightline's hooks to an agent's settings, or removes
 // them, and says what changed.
 func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "claude" {
+	if len(args) == 0 || args[0] != "claude" && args[0] != "codex" {
 		fmt.Fprintln(stderr, hookUsage)
 		return exitUsage
 	}
 	agent := args[0]
+	hooks := hook.ClaudeHooks
+	if agent == "codex" {
+		hooks = hook.CodexHooks
+	}
 	fs := flag.NewFlagSet("hook "+verb, flag.ContinueOnError)
-	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json), for every project (the default)")
-	project := fs.Bool("project", false, "the project's settings (.claude/settings.json in the workspace root)")
+	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json), for every project (the default)")
+	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json in the workspace root)")
 	dryRun := fs.Bool("dry-run", false, "print the new settings; change nothing")
 	if _, ok := parseFlags(fs, args[1:], stderr); !ok || *user && *project {
 		fmt.Fprintln(stderr, hookUsage)
 		return exitUsage
 	}
-	path, err := claudeSettings(*project)
+	path, err := agentSettings(agent, *project)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
@@ -118,7 +127,7 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", err)
 			return exitUsage
 		}
-		out, changed, err = hook.Install(old, agent, shellQuote(exe)+" hook "+agent, hook.ClaudeHooks)
+		out, changed, err = hook.Install(old, agent, shellQuote(exe)+" hook "+agent, hooks)
 	} else {
 		out, changed, err = hook.Uninstall(old, agent)
 	}
@@ -156,21 +165,29 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// claudeSettings is Claude Code's settings file: the user's, or the
-// project's (in the workspace root).
-func claudeSettings(project bool) (string, error) {
+// agentSettings is the file an agent reads its hooks from: Claude Code's
+// settings.json, Codex's hooks.json; the user's, or the project's (in the
+// workspace root).
+func agentSettings(agent string, project bool) (string, error) {
+	dir, file := ".claude", "settings.json"
+	if agent == "codex" {
+		dir, file = ".codex", "hooks.json"
+	}
 	if project {
 		wd, err := os.Getwd()
 		if err != nil {
 			return "", fmt.Errorf("working directory: %w", err)
 		}
-		return filepath.Join(workspaceRoot(wd), ".claude", "settings.json"), nil
+		return filepath.Join(workspaceRoot(wd), dir, file), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("no home folder for the user's settings (%w); use --project", err)
 	}
-	return filepath.Join(home, ".claude", "settings.json"), nil
+	if agent == "codex" && os.Getenv("CODEX_HOME") != "" {
+		return filepath.Join(os.Getenv("CODEX_HOME"), file), nil
+	}
+	return filepath.Join(home, dir, file), nil
 }
 
 // writeFileAtomic replaces a settings file by renaming a full copy over
