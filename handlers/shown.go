@@ -213,7 +213,7 @@ type CheckHunk struct {
 
 // CheckResult is the answer of sightline/check. A refusal's missing lines
 // come in Expanded (hashline) and in Shown (as the agent's own read tool
-// shows lines: cat -n); they now count as read.
+// shows lines: the number, a tab, the line); they now count as read.
 type CheckResult struct {
 	Outcome
 	Path    string         `json:"path,omitempty"`
@@ -335,14 +335,14 @@ func spans(s *textdoc.Snapshot, text string, o OldText) []ledger.Range {
 	}
 }
 
-// catN renders lines as the agents' own read tools show them: the line
-// number right-aligned in six columns, a tab, the line.
+// catN renders lines as the agents' own read tools show them (Claude
+// Code's Read): the line number, a tab, the line.
 func catN(s *textdoc.Snapshot, rs []ledger.Range) string {
 	var b strings.Builder
 	bom, _ := hashline.StripBOM(firstContent(s))
 	for _, r := range rs {
 		for i := r.Start; i <= min(r.End, s.LineCount()); i++ {
-			fmt.Fprintf(&b, "%6d\t%s\n", i, shownContent(s, i, bom))
+			fmt.Fprintf(&b, "%d\t%s\n", i, shownContent(s, i, bom))
 		}
 	}
 	return b.String()

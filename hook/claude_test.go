@@ -142,7 +142,7 @@ func TestClaudeContract(t *testing.T) {
 	// An edit of lines never shown is denied, with the lines in the reason;
 	// the retry passes.
 	a := w.event("PreToolUse Edit of unread lines: deny", edit(f, "two\nthree", "2\n3"), none)
-	if !denied(a) || !strings.Contains(string(a.Stdout), `     2\ttwo\n     3\tthree\n`) {
+	if !denied(a) || !strings.Contains(string(a.Stdout), `\n2\ttwo\n3\tthree\n`) {
 		t.Fatalf("not denied with the lines: %s", a.Stdout)
 	}
 	if a := w.event("PreToolUse Edit retried: allow", edit(f, "two\nthree", "2\n3"), none); denied(a) {

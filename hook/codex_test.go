@@ -26,7 +26,7 @@ func TestCodexContract(t *testing.T) {
 	none := hook.Options{}
 	p := "*** Begin Patch\n*** Update File: f.py\n@@\n b\n-c\n+C\n d\n*** End Patch\n"
 
-	if a := w.event("PreToolUse apply_patch of unread lines: deny", applyPatch("PreToolUse", p), none); !denied(a) || !strings.Contains(string(a.Stdout), `     2\tb\n     3\tc\n     4\td\n`) {
+	if a := w.event("PreToolUse apply_patch of unread lines: deny", applyPatch("PreToolUse", p), none); !denied(a) || !strings.Contains(string(a.Stdout), `\n2\tb\n3\tc\n4\td\n`) {
 		t.Fatalf("not denied with the hunk's lines: %s", a.Stdout)
 	}
 	if a := w.event("PreToolUse apply_patch retried: allow", applyPatch("PreToolUse", p), none); denied(a) {

@@ -122,9 +122,9 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	var out []byte
 	var changed []string
 	if verb == "install" {
-		exe, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", err)
+		exe, xerr := os.Executable()
+		if xerr != nil {
+			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", xerr)
 			return exitUsage
 		}
 		out, changed, err = hook.Install(old, agent, shellQuote(exe)+" hook "+agent, hooks)
