@@ -162,6 +162,11 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	if *dryRun {
 		stdout.Write(out)
 	}
+	if agent == "codex" && verb == "install" {
+		// Codex keeps a trust record per hook, which only the user gives: an
+		// installer that wrote it would approve itself.
+		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
+	}
 	return exitOK
 }
 
