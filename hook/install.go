@@ -140,14 +140,28 @@ func Install(settings []byte, agent, command string, hooks []struct{ Event, Matc
 				return nil, nil, fmt.Errorf("hooks.%s is not a list: %w", h.Event, err)
 			}
 		}
-		present := false
-		for _, g := range groups {
+		present, updated := false, false
+		for gi, g := range groups {
 			var mg matcherGroup
-			if json.Unmarshal(g, &mg) == nil && mg.Matcher == h.Matcher {
-				for _, e := range mg.Hooks {
-					present = present || ours(e.Command, agent) && e.Command == command
+			if json.Unmarshal(g, &mg) != nil || mg.Matcher != h.Matcher {
+				continue
+			}
+			for hi, e := range mg.Hooks {
+				if !ours(e.Command, agent) {
+					continue
+				}
+				present = true
+				if e.Command != command {
+					// Installed from another path (the program moved):
+					// the hook runs this one now, its other fields kept.
+					groups[gi], updated = setHookCommand(g, hi, command), true
 				}
 			}
+		}
+		if updated {
+			raw, _ := json.Marshal(groups)
+			events.set(h.Event, raw)
+			changed = append(changed, fmt.Sprintf("updated hooks.%s%s: it runs %s", h.Event, matcherNote(h.Matcher), command))
 		}
 		if present {
 			continue
@@ -156,14 +170,42 @@ func Install(settings []byte, agent, command string, hooks []struct{ Event, Matc
 		groups = append(groups, g)
 		raw, _ := json.Marshal(groups)
 		events.set(h.Event, raw)
-		m := ""
-		if h.Matcher != "" {
-			m = " (" + h.Matcher + ")"
-		}
-		changed = append(changed, fmt.Sprintf("added hooks.%s%s: %s", h.Event, m, h.Why))
+		changed = append(changed, fmt.Sprintf("added hooks.%s%s: %s", h.Event, matcherNote(h.Matcher), h.Why))
 	}
 	out, err := closeSettings(root, events)
 	return out, changed, err
+}
+
+func matcherNote(m string) string {
+	if m == "" {
+		return ""
+	}
+	return " (" + m + ")"
+}
+
+// setHookCommand returns a matcher group with the command of its i-th hook
+// replaced, everything else as it was.
+func setHookCommand(group json.RawMessage, i int, command string) json.RawMessage {
+	var g object
+	var hooks []json.RawMessage
+	if json.Unmarshal(group, &g) != nil {
+		return group
+	}
+	raw, _ := g.get("hooks")
+	if json.Unmarshal(raw, &hooks) != nil || i >= len(hooks) {
+		return group
+	}
+	var h object
+	if json.Unmarshal(hooks[i], &h) != nil {
+		return group
+	}
+	c, _ := json.Marshal(command)
+	h.set("command", c)
+	hooks[i], _ = json.Marshal(h)
+	raw, _ = json.Marshal(hooks)
+	g.set("hooks", raw)
+	out, _ := json.Marshal(g)
+	return out
 }
 
 // Uninstall removes every hook of sightline's for an agent from its

@@ -81,3 +81,22 @@ func TestInstallKeepsTheRest(t *testing.T) {
 		t.Fatalf("uninstall of a fresh install: %s", empty)
 	}
 }
+
+// TestInstallFromAMovedBinary: installing again from another path updates
+// sightline's hooks in place instead of adding a second set.
+func TestInstallFromAMovedBinary(t *testing.T) {
+	first, _, err := hook.Install(nil, "codex", "/old/bin/sightline hook codex", hook.CodexHooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, changed, err := hook.Install(first, "codex", "/new/bin/sightline hook codex", hook.CodexHooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(moved), "/old/") || strings.Count(string(moved), "/new/bin/sightline hook codex") != len(hook.CodexHooks) {
+		t.Fatalf("after the move:\n%s", moved)
+	}
+	if len(changed) != len(hook.CodexHooks) || !strings.HasPrefix(changed[0], "updated") {
+		t.Fatalf("changed: %q", changed)
+	}
+}
