@@ -112,16 +112,33 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	send("message_stop", block{"type": "message_stop"})
 }
 
-// TestClaudeCodeEndToEnd runs the real Claude Code (SIGHTLINE_CLAUDE names
-// its binary; the test is skipped without it) in print mode against the
+// agentBinary finds a real agent's native binary: the environment variable
+// env names it, else testdata/agents' npm install (npm ci there) holds it
+// under pattern. Without it the test skips, unless real clients are
+// required (CI).
+func agentBinary(t *testing.T, env, pattern, what string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "node_modules", pattern))
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o100 != 0 {
+			p, _ := filepath.Abs(m)
+			return p
+		}
+	}
+	requireOrSkip(t, what+" (npm ci in testdata/agents, or "+env+")")
+	return ""
+}
+
+// TestClaudeCodeEndToEnd runs the real Claude Code (npm ci in
+// testdata/agents, or SIGHTLINE_CLAUDE naming its binary) in print mode against the
 // scripted model, with sightline's hooks installed by `sightline hook
 // install claude`: the Edit of a line never shown is denied and the file is
 // unchanged, the retry lands, and the ledger and the audit say so.
 func TestClaudeCodeEndToEnd(t *testing.T) {
-	claude := os.Getenv("SIGHTLINE_CLAUDE")
-	if claude == "" {
-		t.Skip("SIGHTLINE_CLAUDE (the claude binary of @anthropic-ai/claude-code) is not set")
-	}
+	claude := agentBinary(t, "SIGHTLINE_CLAUDE", "@anthropic-ai/claude-code-linux-*/claude", "Claude Code")
 	c := newCLI(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
 	home := t.TempDir()
 	c.env = append(c.env, "HOME="+home)

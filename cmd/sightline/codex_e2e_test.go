@@ -74,17 +74,14 @@ func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestCodexEndToEnd runs the real Codex (SIGHTLINE_CODEX names its binary;
-// skipped without it) in exec mode against the scripted model through a
+// TestCodexEndToEnd runs the real Codex (npm ci in testdata/agents, or
+// SIGHTLINE_CODEX naming its binary) in exec mode against the scripted model through a
 // custom model provider, with sightline's hooks installed by `sightline
 // hook install codex`: the patch of a line never shown is denied and the
 // file is unchanged, the retry lands. Codex runs a hook only once the user
 // has trusted it (its /hooks review); exec here bypasses that.
 func TestCodexEndToEnd(t *testing.T) {
-	codex := os.Getenv("SIGHTLINE_CODEX")
-	if codex == "" {
-		t.Skip("SIGHTLINE_CODEX (the codex binary of @openai/codex) is not set")
-	}
+	codex := agentBinary(t, "SIGHTLINE_CODEX", "@openai/codex-linux-*/vendor/*/bin/codex", "Codex")
 	c := newCLI(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
 	home := t.TempDir()
 	c.env = append(c.env, "HOME="+home, "CODEX_HOME="+home)
