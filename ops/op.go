@@ -253,6 +253,7 @@ func Table() []*Op {
 	return []*Op{
 		Read.Op, Edit.Op, Write.Op, ApplyBlocks.Op, ApplyPatch.Op, Ledger.Op, Summary.Op, Files.Op,
 		History.Op, Diff.Op, Rollback.Op, Open.Op, Stats.Op, Approvals.Op, Reset.Op, Audit.Op, Sessions.Op,
+		Shown.Op, Check.Op,
 	}
 }
 

@@ -52,6 +52,8 @@ func TestTableThroughEveryDoor(t *testing.T) {
 		"sightline/session/reset": {"session": "other"},
 		"sightline/audit":         nil,
 		"sightline/sessions":      nil,
+		"sightline/shown":         {"textDocument": doc, "lines": []map[string]any{{"line": 1, "text": "a"}}},
+		"sightline/check":         {"textDocument": doc, "old": []map[string]any{{"text": "b"}}},
 	}
 	// Reads first, so that the dry runs are judged on read lines.
 	for _, op := range append([]*ops.Op{ops.Read.Op}, ops.Table()...) {

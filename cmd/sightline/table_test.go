@@ -55,6 +55,13 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 		"sightline/session/reset": {map[string]any{"session": "other"}, "", []string{"session", "reset", "--session", "other"}, nil, true},
 		"sightline/audit":         {map[string]any{"limit": 1}, "", []string{"audit", "--limit", "1"}, nil, false},
 		"sightline/sessions":      {map[string]any{}, "", []string{"session", "list"}, nil, false},
+		// The hook door: the agent's own tools; it answers in the agent's
+		// hook contract, not in the operation's words.
+		"sightline/shown": {map[string]any{"textDocument": doc, "lines": []map[string]any{{"line": 1, "text": "a"}}},
+			claudeEvent(c.dir, "PostToolUse", "Read", map[string]any{"file_path": filepath.Join(c.dir, "f.txt")},
+				map[string]any{"type": "text", "file": map[string]any{"content": "a\nb", "startLine": 1}}), []string{"hook", "claude"}, nil, false},
+		"sightline/check": {map[string]any{"textDocument": doc, "old": []map[string]any{{"text": "b"}}},
+			claudeEvent(c.dir, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(c.dir, "f.txt"), "old_string": "b", "new_string": "B"}, nil), []string{"hook", "claude"}, nil, false},
 	}
 	s := mcpSession(t, c)
 	// The first read makes the dry runs' lines read.
@@ -122,4 +129,11 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 	if err := ed.Call("sightline/ledger", map[string]any{"session": "other"}, &led); err != nil || len(led.Documents) != 0 {
 		t.Fatalf("session other after its reset: %v %+v", err, led.Documents)
 	}
+}
+
+// claudeEvent is a Claude Code hook event as its stdin carries it.
+func claudeEvent(cwd, event, tool string, input, response map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"session_id": "table", "cwd": cwd, "hook_event_name": event, "tool_name": tool,
+		"tool_input": input, "tool_response": response})
+	return string(b)
 }

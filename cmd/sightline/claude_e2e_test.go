@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scriptedModel is a model server on loopback speaking the Messages API
+// (streamed or not) that plays one conversation: a Read of lines 1-2, an
+// Edit of line 4 (never shown), the same Edit again, then a last word. The
+// step is the number of tool results the conversation holds; requests
+// without tools (titles, summaries) get a line of text.
+type scriptedModel struct {
+	mu      sync.Mutex
+	file    string
+	results []string // the tool results the model was sent, in order
+}
+
+func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/v1/messages") {
+		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
+			fmt.Fprint(w, `{"input_tokens": 10}`)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	var req struct {
+		Stream   bool `json:"stream"`
+		Tools    []json.RawMessage
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	var results []string
+	for _, msg := range req.Messages {
+		var blocks []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+			IsError bool            `json:"is_error"`
+		}
+		if json.Unmarshal(msg.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				results = append(results, fmt.Sprintf("error=%v %s", b.IsError, b.Content))
+			}
+		}
+	}
+	type block = map[string]any
+	var content block
+	stop := "tool_use"
+	edit := block{"file_path": m.file, "old_string": "four", "new_string": "FOUR"}
+	switch {
+	case len(req.Tools) == 0:
+		content, stop = block{"type": "text", "text": "ok"}, "end_turn"
+	case len(results) == 0:
+		content = block{"type": "tool_use", "id": "toolu_read", "name": "Read", "input": block{"file_path": m.file, "offset": 1, "limit": 2}}
+	case len(results) == 1:
+		content = block{"type": "tool_use", "id": "toolu_edit1", "name": "Edit", "input": edit}
+	case len(results) == 2:
+		content = block{"type": "tool_use", "id": "toolu_edit2", "name": "Edit", "input": edit}
+	default:
+		content, stop = block{"type": "text", "text": "done"}, "end_turn"
+	}
+	if len(req.Tools) > 0 {
+		m.mu.Lock()
+		m.results = results
+		m.mu.Unlock()
+	}
+	msg := block{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+		"stop_reason": nil, "stop_sequence": nil, "usage": block{"input_tokens": 10, "output_tokens": 1}, "content": []any{}}
+	if !req.Stream {
+		msg["content"], msg["stop_reason"] = []any{content}, stop
+		json.NewEncoder(w).Encode(msg)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(event string, data any) {
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+	}
+	send("message_start", block{"type": "message_start", "message": msg})
+	if content["type"] == "text" {
+		send("content_block_start", block{"type": "content_block_start", "index": 0, "content_block": block{"type": "text", "text": ""}})
+		send("content_block_delta", block{"type": "content_block_delta", "index": 0, "delta": block{"type": "text_delta", "text": content["text"]}})
+	} else {
+		input, _ := json.Marshal(content["input"])
+		send("content_block_start", block{"type": "content_block_start", "index": 0, "content_block": block{"type": "tool_use", "id": content["id"], "name": content["name"], "input": block{}}})
+		send("content_block_delta", block{"type": "content_block_delta", "index": 0, "delta": block{"type": "input_json_delta", "partial_json": string(input)}})
+	}
+	send("content_block_stop", block{"type": "content_block_stop", "index": 0})
+	send("message_delta", block{"type": "message_delta", "delta": block{"stop_reason": stop, "stop_sequence": nil}, "usage": block{"output_tokens": 5}})
+	send("message_stop", block{"type": "message_stop"})
+}
+
+// agentBinary finds a real agent's native binary: the environment variable
+// env names it, else testdata/agents' npm install (npm ci there) holds it
+// under pattern. Without it the test skips, unless real clients are
+// required (CI).
+func agentBinary(t *testing.T, env, pattern, what string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	matches, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "node_modules", pattern))
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o100 != 0 {
+			p, _ := filepath.Abs(m)
+			return p
+		}
+	}
+	requireOrSkip(t, what+" (npm ci in testdata/agents, or "+env+")")
+	return ""
+}
+
+// TestClaudeCodeEndToEnd runs the real Claude Code (npm ci in
+// testdata/agents, or SIGHTLINE_CLAUDE naming its binary) in print mode against the
+// scripted model, with sightline's hooks installed by `sightline hook
+// install claude`: the Edit of a line never shown is denied and the file is
+// unchanged, the retry lands, and the ledger and the audit say so.
+func TestClaudeCodeEndToEnd(t *testing.T) {
+	claude := agentBinary(t, "SIGHTLINE_CLAUDE", "@anthropic-ai/claude-code-linux-*/claude", "Claude Code")
+	c := newCLI(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
+	home := t.TempDir()
+	c.env = append(c.env, "HOME="+home)
+	if out, errOut, code := c.run("", "hook", "install", "claude"); code != 0 || !strings.Contains(out, "added hooks.PreToolUse") {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	f := filepath.Join(c.dir, "f.txt")
+	model := &scriptedModel{file: f}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "-p", "Change four to FOUR in f.txt.", "--permission-mode", "acceptEdits", "--output-format", "json", "--model", "claude-sonnet-4-5")
+	cmd.Dir = c.dir
+	cmd.Env = append(c.env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	model.mu.Lock()
+	results := model.results
+	model.mu.Unlock()
+	if len(results) != 3 {
+		t.Fatalf("tool results %d, want 3 (read, denied edit, edit): %q\n%s", len(results), results, out)
+	}
+	if !strings.HasPrefix(results[1], "error=true") || !strings.Contains(results[1], "never shown to you") || !strings.Contains(results[1], `\n4\tfour`) {
+		t.Fatalf("the first edit was not denied with the line: %s", results[1])
+	}
+	if strings.HasPrefix(results[2], "error=true") {
+		t.Fatalf("the retry failed: %s", results[2])
+	}
+	if got, _ := os.ReadFile(f); string(got) != "one\ntwo\nthree\nFOUR\nfive\n" {
+		t.Fatalf("file: %q", got)
+	}
+	sessions, _, _ := c.run("", "session", "list")
+	session := ""
+	for _, l := range strings.Split(sessions, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "claude-") {
+			session = f[0]
+		}
+	}
+	if session == "" {
+		t.Fatalf("no claude session: %s", sessions)
+	}
+	led, _, _ := c.run("", "ledger", "f.txt", "--session", session)
+	if !strings.Contains(led, "read 1-2") || !strings.Contains(led, "authored 4") {
+		t.Fatalf("ledger: %s", led)
+	}
+	audit, _, _ := c.run("", "audit", "--session", session)
+	if !strings.Contains(audit, "refused unread_range") || strings.Count(audit, "sightline/check") != 2 {
+		t.Fatalf("audit:\n%s", audit)
+	}
+	t.Logf("results: %q\nledger: %s\naudit:\n%s", results, led, audit)
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sightline-lsp/sightline/hook"
+)
+
+const hookUsage = "usage: sightline hook claude|codex [--keep-reads] < EVENT | sightline hook install|uninstall claude|codex [--user|--project] [--dry-run]"
+
+// hookTimeout bounds one hook call: the agent waits for it before its tool
+// runs.
+const hookTimeout = 20 * time.Second
+
+func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, hookUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "claude", "codex":
+		fs := flag.NewFlagSet("hook "+args[0], flag.ContinueOnError)
+		keep := fs.Bool("keep-reads", false, "keep what was read across a context compaction or clear")
+		if _, ok := parseFlags(fs, args[1:], stderr); !ok {
+			return exitUsage
+		}
+		return runHookEvent(ctx, args[0], stdin, stdout, stderr, hook.Options{KeepReads: *keep})
+	case "install", "uninstall":
+		return runHookInstall(args[0], args[1:], stdout, stderr)
+	}
+	fmt.Fprintln(stderr, hookUsage)
+	return exitUsage
+}
+
+// runHookEvent answers one hook event of an agent (Claude Code, Codex: the
+// same wire format). Whatever happens it exits 0: the agent reads a deny
+// from standard output, and a hook that fails must not stop the agent's
+// tools (the reason goes to standard error, which the agent shows in its
+// debug output).
+func runHookEvent(ctx context.Context, agent string, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "sightline: the hook failed (%v); the tool call proceeds unguarded\n", r)
+			code = exitOK
+		}
+	}()
+	raw, err := io.ReadAll(io.LimitReader(stdin, hook.MaxEvent+1))
+	if err != nil || len(raw) > hook.MaxEvent {
+		fmt.Fprintf(stderr, "sightline: the hook event could not be read whole (%v, %d bytes); the tool call proceeds unguarded\n", err, len(raw))
+		return exitOK
+	}
+	ev, err := hook.ParseClaude(raw)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline: %v; the tool call proceeds unguarded\n", err)
+		return exitOK
+	}
+	cwd := ev.Cwd
+	if !filepath.IsAbs(cwd) {
+		if cwd, err = os.Getwd(); err != nil {
+			fmt.Fprintf(stderr, "sightline: no working directory (%v); the tool call proceeds unguarded\n", err)
+			return exitOK
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	b := newBackend(workspaceRoot(cwd), stderr, 0, nil)
+	answer := hook.Claude
+	if agent == "codex" {
+		answer = hook.Codex
+	}
+	a := answer(ctx, b, ev, opt)
+	if err := b.Close(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
+	}
+	for _, n := range b.Notices() {
+		fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
+	}
+	stdout.Write(a.Stdout)
+	io.WriteString(stderr, a.Stderr)
+	return exitOK
+}
+
+// runHookInstall adds sightline's hooks to an agent's settings, or removes
+// them, and says what changed.
+func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "claude" && args[0] != "codex" {
+		fmt.Fprintln(stderr, hookUsage)
+		return exitUsage
+	}
+	agent := args[0]
+	hooks := hook.ClaudeHooks
+	if agent == "codex" {
+		hooks = hook.CodexHooks
+	}
+	fs := flag.NewFlagSet("hook "+verb, flag.ContinueOnError)
+	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json), for every project (the default)")
+	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json in the workspace root)")
+	dryRun := fs.Bool("dry-run", false, "print the new settings; change nothing")
+	if _, ok := parseFlags(fs, args[1:], stderr); !ok || *user && *project {
+		fmt.Fprintln(stderr, hookUsage)
+		return exitUsage
+	}
+	path, err := agentSettings(agent, *project)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline: %v\n", err)
+		return exitUsage
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		fmt.Fprintf(stderr, "sightline: reading %s: %v\n", path, err)
+		return exitUsage
+	}
+	var out []byte
+	var changed []string
+	if verb == "install" {
+		exe, xerr := os.Executable()
+		if xerr != nil {
+			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", xerr)
+			return exitUsage
+		}
+		out, changed, err = hook.Install(old, agent, shellQuote(exe)+" hook "+agent, hooks)
+	} else {
+		out, changed, err = hook.Uninstall(old, agent)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline: %s: %v\n", path, err)
+		return exitUsage
+	}
+	if len(changed) == 0 {
+		what := "already installed"
+		if verb == "uninstall" {
+			what = "not installed"
+		}
+		fmt.Fprintf(stdout, "%s: sightline's %s hooks are %s; nothing changed.\n", path, agent, what)
+		return exitOK
+	}
+	if *dryRun {
+		fmt.Fprintf(stdout, "%s would change (dry run, nothing written):\n", path)
+	} else {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintf(stderr, "sightline: %v\n", err)
+			return exitUsage
+		}
+		if err := writeFileAtomic(path, out); err != nil {
+			fmt.Fprintf(stderr, "sightline: writing %s: %v\n", path, err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s changed:\n", path)
+	}
+	for _, c := range changed {
+		fmt.Fprintf(stdout, "  %s\n", c)
+	}
+	if *dryRun {
+		stdout.Write(out)
+	}
+	if agent == "codex" && verb == "install" {
+		// Codex keeps a trust record per hook, which only the user gives: an
+		// installer that wrote it would approve itself.
+		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
+	}
+	return exitOK
+}
+
+// agentSettings is the file an agent reads its hooks from: Claude Code's
+// settings.json, Codex's hooks.json; the user's, or the project's (in the
+// workspace root).
+func agentSettings(agent string, project bool) (string, error) {
+	dir, file := ".claude", "settings.json"
+	if agent == "codex" {
+		dir, file = ".codex", "hooks.json"
+	}
+	if project {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		return filepath.Join(workspaceRoot(wd), dir, file), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder for the user's settings (%w); use --project", err)
+	}
+	if agent == "codex" && os.Getenv("CODEX_HOME") != "" {
+		return filepath.Join(os.Getenv("CODEX_HOME"), file), nil
+	}
+	return filepath.Join(home, dir, file), nil
+}
+
+// writeFileAtomic replaces a settings file by renaming a full copy over
+// it, keeping its mode: the agent never reads half a file.
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// shellQuote quotes a path for the shell Claude Code runs hooks with.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

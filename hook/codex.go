@@ -1,0 +1,288 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/patch"
+)
+
+// Codex's hooks speak Claude Code's wire format (the same event fields, the
+// same PreToolUse answer); its tools differ: apply_patch carries the patch
+// in tool_input.command, Bash the command line, and its read_file has no
+// hook at all.
+
+// CodexSession is the ledger session of a Codex conversation.
+func CodexSession(ev ClaudeEvent) string { return "codex-" + ev.SessionID }
+
+// Codex answers one Codex hook event; like Claude, it never fails.
+func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
+	c := handlers.Caller{Session: CodexSession(ev), Agent: "codex"}
+	var in struct {
+		Command json.RawMessage `json:"command"`
+	}
+	decode(ev.ToolInput, &in)
+	command := commandText(in.Command)
+	var err error
+	switch {
+	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
+		var why string
+		why, err = codexPatch(ctx, r, c, ev.Cwd, command)
+		if err == nil && why != "" {
+			return Answer{Stdout: denyClaude(why)}
+		}
+	case ev.HookEventName == "PostToolUse" && ev.ToolName == "apply_patch":
+		err = codexPatched(ctx, r, c, ev.Cwd, command)
+	case ev.HookEventName == "PostToolUse" && ev.ToolName == "Bash":
+		err = codexShellRead(ctx, r, c, ev.Cwd, command, outputText(ev.ToolResponse))
+	case ev.HookEventName == "PreCompact":
+		return expire(ctx, r, c, opt, "the context was compacted")
+	case ev.HookEventName == "SessionStart" && (ev.Source == "compact" || ev.Source == "clear"):
+		return expire(ctx, r, c, opt, "the context was "+map[string]string{"compact": "compacted", "clear": "cleared"}[ev.Source])
+	}
+	if err != nil {
+		return Answer{Stderr: "sightline: " + err.Error() + "\n"}
+	}
+	return Answer{}
+}
+
+// commandText is a tool's command: a string, or an argument list whose
+// last element is the script of a `bash -lc SCRIPT`.
+func commandText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+		if len(argv) == 3 && strings.HasSuffix(argv[0], "sh") && strings.HasPrefix(argv[1], "-") && strings.Contains(argv[1], "c") {
+			return argv[2]
+		}
+		return strings.Join(argv, " ")
+	}
+	return ""
+}
+
+// outputText is a shell tool's output: a string, or an object holding it.
+func outputText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o map[string]json.RawMessage
+	if json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	for _, k := range []string{"stdout", "output", "aggregated_output", "formatted_output"} {
+		if json.Unmarshal(o[k], &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func abs(cwd, path string) string {
+	if filepath.IsAbs(path) || cwd == "" {
+		return path
+	}
+	return filepath.Join(cwd, path)
+}
+
+// codexPatch guards every file of a patch: each hunk's context and removed
+// lines, placed in the current text as sightline's own patch command places
+// them; a deleted file, and a file added over an existing one, whole.
+func codexPatch(ctx context.Context, r Runner, c handlers.Caller, cwd, text string) (string, error) {
+	files, err := patch.Parse(text)
+	if err != nil {
+		return "", nil // not a patch sightline reads: Codex reports it
+	}
+	var reasons []string
+	for _, f := range files {
+		p := handlers.CheckParams{Caller: c, Tool: "apply_patch"}
+		switch f.Kind {
+		case patch.Delete, patch.Add:
+			p.Whole = true
+		default:
+			for _, h := range f.Hunks {
+				p.Hunks = append(p.Hunks, handlers.CheckHunk{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF})
+			}
+		}
+		why, err := check(ctx, r, p, abs(cwd, f.Path))
+		if err != nil {
+			return "", err
+		}
+		if why != "" {
+			reasons = append(reasons, why)
+		}
+	}
+	return strings.Join(reasons, "\n\n"), nil
+}
+
+// codexPatched records a patch's added lines as the session's own: the
+// new side of each hunk, found in the file as it is now.
+func codexPatched(ctx context.Context, r Runner, c handlers.Caller, cwd, text string) error {
+	files, err := patch.Parse(text)
+	if err != nil {
+		return nil
+	}
+	for _, f := range files {
+		path := f.Path
+		if f.NewPath != "" {
+			path = f.NewPath
+		}
+		if f.Kind == patch.Delete {
+			continue
+		}
+		var hunks []handlers.CheckHunk
+		for _, h := range f.Hunks {
+			hunks = append(hunks, handlers.CheckHunk{Old: h.Old, New: h.New})
+		}
+		if f.Kind == patch.Add {
+			var lines []string
+			for _, h := range f.Hunks {
+				lines = append(lines, h.New...)
+			}
+			if err := shown(ctx, r, c, abs(cwd, path), numbered(1, lines), true, true, "apply_patch"); err != nil {
+				return err
+			}
+			continue
+		}
+		p := handlers.ShownParams{Caller: c, TextDocument: handlers.TextDocument{URI: string(r.Key(abs(cwd, path)))},
+			Hunks: hunks, Authored: true, Tool: "apply_patch"}
+		res, err := r.Call(ctx, ops.Shown.Op, p)
+		if err != nil {
+			return fmt.Errorf("recording what apply_patch wrote in %s: %w", path, err)
+		}
+		if o := ops.Shown.Outcome(res); !o.OK {
+			return fmt.Errorf("recording what apply_patch wrote in %s: %s: %s", path, o.Error, o.Message)
+		}
+	}
+	return nil
+}
+
+var (
+	sedRange  = regexp.MustCompile(`^(\d+)(?:,(\d+))?p$`)
+	numbered1 = regexp.MustCompile(`^ *(\d+)\t(.*)$`)
+)
+
+// codexShellRead records what a shell command that only reads showed,
+// when the command says unambiguously which lines of which file its output
+// is: cat F, head -n N F, tail -n +K F, sed -n 'A,Bp' F, nl -ba F (piped
+// into sed -n 'A,Bp' or not), grep -n / rg -n PATTERN F.
+func codexShellRead(ctx context.Context, r Runner, c handlers.Caller, cwd, command, out string) error {
+	if out == "" {
+		return nil
+	}
+	stages := strings.Split(command, "|")
+	if len(stages) > 2 {
+		return nil
+	}
+	first, ok := words(stages[0])
+	if !ok || len(first) < 2 {
+		return nil
+	}
+	var file string
+	var lines []handlers.ShownLine
+	outLines := textLines(out)
+	switch prog := filepath.Base(first[0]); {
+	case prog == "nl" && len(stages) <= 2:
+		// nl -ba F: every line numbered, so the output names its lines.
+		if len(first) != 3 || first[1] != "-ba" {
+			return nil
+		}
+		if len(stages) == 2 {
+			second, ok := words(stages[1])
+			if !ok || len(second) != 3 || second[0] != "sed" || second[1] != "-n" || !sedRange.MatchString(second[2]) {
+				return nil
+			}
+		}
+		file = first[2]
+		for _, l := range outLines {
+			if m := numbered1.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				lines = append(lines, handlers.ShownLine{Line: n, Text: m[2]})
+			}
+		}
+	case len(stages) == 2:
+		return nil
+	case prog == "cat" && len(first) == 2:
+		file, lines = first[1], numbered(1, outLines)
+	case prog == "head" && len(first) == 4 && first[1] == "-n":
+		file, lines = first[3], numbered(1, outLines)
+	case prog == "tail" && len(first) == 4 && first[1] == "-n" && strings.HasPrefix(first[2], "+"):
+		k, err := strconv.Atoi(first[2][1:])
+		if err != nil {
+			return nil
+		}
+		file, lines = first[3], numbered(max(k, 1), outLines)
+	case prog == "sed" && len(first) == 4 && first[1] == "-n":
+		m := sedRange.FindStringSubmatch(first[2])
+		if m == nil {
+			return nil
+		}
+		a, _ := strconv.Atoi(m[1])
+		file, lines = first[3], numbered(max(a, 1), outLines)
+	case (prog == "grep" || prog == "rg") && len(first) == 4 && first[1] == "-n":
+		// One file: "N:text" lines (grep prints no name for one file, nor
+		// does rg).
+		file = first[3]
+		for _, l := range outLines {
+			if m := grepLine.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				lines = append(lines, handlers.ShownLine{Line: n, Text: m[2]})
+			}
+		}
+	default:
+		return nil
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return shown(ctx, r, c, abs(cwd, file), lines, false, false, "shell "+filepath.Base(first[0]))
+}
+
+// words splits a simple command line into words, with single and double
+// quotes; anything a shell would expand or chain makes it not simple.
+func words(s string) ([]string, bool) {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(ch)
+			}
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == ' ' || ch == '\t':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case strings.IndexByte("$`;&<>(){}*?[]\\\n", ch) >= 0:
+			return nil, false
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, false
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out, true
+}

@@ -1,0 +1,154 @@
+// Package hook is the hook door: sightline's ledger and edit guard applied
+// to the tools coding agents bring themselves (Claude Code's Read, Edit and
+// Write, Codex's apply_patch and shell), through the agents' hooks. A hook
+// event comes in as JSON; what the agent's tool showed is recorded with
+// sightline/shown, what it is about to change is asked of the guard with
+// sightline/check, and a refusal is answered as the agent's hook contract
+// says, with the missing lines in its reason so that the retry succeeds.
+// The package knows the agents' event shapes and nothing of where the
+// operations run (a running server through the bridge, else the disk).
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// MaxEvent bounds the event read from standard input: a Write of the
+// largest content sightline writes (16 MiB) fits, JSON-escaped.
+const MaxEvent = 64 << 20
+
+// Runner runs an operation of the table where it belongs (backend.Backend).
+type Runner interface {
+	Call(ctx context.Context, op *ops.Op, p any) (any, error)
+	// Key turns an absolute path into a document key.
+	Key(path string) workspace.Key
+}
+
+// Options are the hook's settings.
+type Options struct {
+	// KeepReads keeps what was shown across a context compaction or clear;
+	// by default they start a new epoch in which nothing counts as read.
+	KeepReads bool
+}
+
+// Answer is what the hook prints: Stdout for the agent (nil: nothing, the
+// tool call proceeds), Stderr for the user's log.
+type Answer struct {
+	Stdout []byte
+	Stderr string
+}
+
+// maxShownLines bounds the lines one event records (a Read shows 2000 by
+// default; a search's output is cut by the agent long before this).
+const maxShownLines = 100_000
+
+// shown records lines an agent's tool showed (or wrote) in a document.
+func shown(ctx context.Context, r Runner, c handlers.Caller, path string, lines []handlers.ShownLine, authored, created bool, tool string) error {
+	if len(lines) > maxShownLines {
+		lines = lines[:maxShownLines]
+	}
+	p := handlers.ShownParams{Caller: c, TextDocument: handlers.TextDocument{URI: string(r.Key(path))},
+		Lines: lines, Authored: authored, Created: created, Tool: tool}
+	res, err := r.Call(ctx, ops.Shown.Op, p)
+	if err != nil {
+		return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
+	}
+	if o := ops.Shown.Outcome(res); !o.OK {
+		return fmt.Errorf("recording what %s showed of %s: %s: %s", tool, path, o.Error, o.Message)
+	}
+	return nil
+}
+
+// check asks the guard about a change of a document; refused is the reason
+// to give the agent when the change must not proceed ("" when it may).
+func check(ctx context.Context, r Runner, p handlers.CheckParams, path string) (refused string, err error) {
+	p.TextDocument = handlers.TextDocument{URI: string(r.Key(path))}
+	res, err := r.Call(ctx, ops.Check.Op, p)
+	if err != nil {
+		return "", fmt.Errorf("checking %s's change of %s: %w", p.Tool, path, err)
+	}
+	cr := res.(handlers.CheckResult)
+	if cr.OK {
+		return "", nil
+	}
+	if cr.Error != result.UnreadRange && cr.Error != result.StaleRange {
+		// Not the guard's verdict (a path sightline may not read, a server
+		// gone): the agent's own rules decide.
+		return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
+	}
+	return reason(cr, path), nil
+}
+
+// reason is a refusal as the agent reads it: which lines, why, and the
+// lines themselves as the agent's own read tool shows them.
+func reason(cr handlers.CheckResult, path string) string {
+	var b strings.Builder
+	b.WriteString("sightline refused this change of " + path + ":")
+	for _, r := range cr.Unread {
+		fmt.Fprintf(&b, " %s %s never shown to you.", r.Word(), wasWere(r))
+	}
+	for _, r := range cr.Stale {
+		fmt.Fprintf(&b, " %s changed since you read %s.", r.Word(), itThem(r))
+	}
+	if cr.Shown == "" {
+		b.WriteString(" Read them, then retry.")
+		return b.String()
+	}
+	var missing, rest ledger.RangeSet
+	missing.AddAll(cr.Unread)
+	missing.AddAll(cr.Stale)
+	rest = missing.Clone()
+	rest.RemoveAll(cr.ExpandedRanges)
+	fmt.Fprintf(&b, " Here they are as they are now (line number, tab, line); they now count as read: check them and retry the change.")
+	if !rest.IsEmpty() {
+		fmt.Fprintf(&b, " Lines %s did not fit here: read them before retrying.", ledger.List(rest.Ranges()))
+	}
+	b.WriteString("\n" + cr.Shown)
+	return b.String()
+}
+
+func wasWere(r ledger.Range) string {
+	if r.Start == r.End {
+		return "was"
+	}
+	return "were"
+}
+
+func itThem(r ledger.Range) string {
+	if r.Start == r.End {
+		return "it"
+	}
+	return "them"
+}
+
+// textLines splits text into lines as the agents' tools show them.
+func textLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+// numbered turns consecutive lines from start into shown lines.
+func numbered(start int, ls []string) []handlers.ShownLine {
+	out := make([]handlers.ShownLine, 0, len(ls))
+	for i, l := range ls {
+		out = append(out, handlers.ShownLine{Line: start + i, Text: strings.TrimSuffix(l, "\r")})
+	}
+	return out
+}
+
+// decode decodes a JSON object leniently: a missing or malformed part is
+// the zero value, for the caller to skip.
+func decode(raw json.RawMessage, v any) bool {
+	return len(raw) > 0 && json.Unmarshal(raw, v) == nil
+}
