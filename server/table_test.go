@@ -137,6 +137,8 @@ func TestTableWarnsOfAnUnusableDatabase(t *testing.T) {
 		"sightline/session/reset": {"session": "other"},
 		"sightline/audit":         {},
 		"sightline/sessions":      {},
+		"sightline/shown":         {"textDocument": doc, "lines": []map[string]any{{"line": 1, "text": "a"}}},
+		"sightline/check":         {"textDocument": doc, "old": []map[string]any{{"text": "b"}}},
 	}
 	for _, op := range append([]*ops.Op{ops.Read.Op}, ops.Table()...) {
 		params, ok := calls[op.Method]
