@@ -76,6 +76,10 @@ type fileWrite struct {
 	// plan makes next from before when one plan does (an open document
 	// needs it: the editor gets the plan's changes); nil means the whole text.
 	plan *hashline.Plan
+	// fresh: before was read under this write's document lock, so it is
+	// the document now (reading it again would re-read a file written a
+	// moment ago, whose stat cannot be trusted).
+	fresh bool
 	// changes are the plan's line changes when the caller has them (else
 	// they are derived from the plan).
 	changes []textdoc.LineChange
@@ -141,9 +145,12 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, method string, ws []fil
 	for i := range ws {
 		w := &ws[i]
 		if w.op != opCreate {
-			d, err := e.document(string(w.key))
-			if err != nil {
-				return nil, err
+			d := w.before
+			if !w.fresh {
+				var err error
+				if d, err = e.document(string(w.key)); err != nil {
+					return nil, err
+				}
 			}
 			if (d.Rev != w.before.Rev || d.Snap != w.before.Snap) && d.FileHash() != w.before.FileHash() {
 				return nil, result.Errorf(result.FileChanged, "%s changed while the write was being checked; nothing was written. Read it again and retry.", w.rel)

@@ -172,7 +172,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if req.dryRun {
 		return out, nil
 	}
-	ws := []fileWrite{{op: opModify, key: d.Key, rel: e.WS.Rel(d.Key), before: d, next: next, plan: &plan, changes: lcs}}
+	ws := []fileWrite{{op: opModify, key: d.Key, rel: e.WS.Rel(d.Key), before: d, fresh: true, next: next, plan: &plan, changes: lcs}}
 	warn, err := e.writeLocked(ctx, req.caller, req.method, ws)
 	out.warnings = append(out.warnings, warn...)
 	if err != nil {
