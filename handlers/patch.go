@@ -179,12 +179,13 @@ func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, st
 		e.audit(ctx, "sightline/applyPatch", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
 		return
 	}
+	dig := digest([]byte(p.Text)) // once: a row per file must not hash the whole patch per file
 	for _, f := range res.Files {
 		o := Outcome{OK: f.Status == "applied" || f.Status == "validated"}
 		if !o.OK {
 			o.Error = f.Error
 		}
-		e.audit(ctx, "sightline/applyPatch", p.Caller, f.Path, o, "", "", "", time.Since(start), []byte(p.Text))
+		e.auditDigest(ctx, "sightline/applyPatch", p.Caller, f.Path, o, "", "", "", time.Since(start), dig)
 	}
 }
 
