@@ -165,17 +165,10 @@ func procCPU(pid int) (time.Duration, error) {
 
 // runDiag builds (or takes) the binary and runs diagReads in a fresh workspace.
 func runDiag(bin string, reads int) error {
-	tmp, err := os.MkdirTemp("", "sightline-bench-")
+	tmp, bin, ws, err := prepare(bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin, err = buildOr(bin, tmp); err != nil {
-		return err
-	}
-	ws := filepath.Join(tmp, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
-		return err
-	}
 	return diagReads(bin, ws, reads)
 }

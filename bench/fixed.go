@@ -18,18 +18,11 @@ import (
 // 200,000-line (6.6 MB) file, `sightline ledger`, and the peak RSS of a
 // small patch, a whole-file read and the edit.
 func fixedCost(bin string, runs int) error {
-	tmp, err := os.MkdirTemp("", "sightline-bench-")
+	tmp, bin, ws, err := prepare(bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin, err = buildOr(bin, tmp); err != nil {
-		return err
-	}
-	ws := filepath.Join(tmp, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
-		return err
-	}
 	src, err := gosrc.Lines(200_000)
 	if err != nil {
 		return err

@@ -109,18 +109,11 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 		sizes = sizes[len(sizes)-2:]
 		whole = runs
 	}
-	tmp, err := os.MkdirTemp("", "sightline-bench-")
+	tmp, bin, ws, err := prepare(bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if bin, err = buildOr(bin, tmp); err != nil {
-		return err
-	}
-	ws := filepath.Join(tmp, "ws")
-	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
-		return err
-	}
 	src, err := gosrc.Lines(sizes[len(sizes)-1])
 	if err != nil {
 		return err
@@ -224,18 +217,33 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 	return regenerate(write, machine(), rows, short)
 }
 
-// buildOr returns bin made absolute, or, when it is empty, a sightline built
-// into dir.
-func buildOr(bin, dir string) (string, error) {
+// prepare makes the run's temp folder (the caller removes it), the binary
+// to measure (bin made absolute, or, when it is empty, a sightline built
+// there) and an empty workspace in it.
+func prepare(bin string) (tmp, binary, ws string, err error) {
+	if tmp, err = os.MkdirTemp("", "sightline-bench-"); err != nil {
+		return "", "", "", err
+	}
+	fail := func(err error) (string, string, string, error) {
+		os.RemoveAll(tmp)
+		return "", "", "", err
+	}
 	if bin != "" {
-		return filepath.Abs(bin)
+		if binary, err = filepath.Abs(bin); err != nil {
+			return fail(err)
+		}
+	} else {
+		binary = filepath.Join(tmp, "sightline")
+		fmt.Fprintln(os.Stderr, "building sightline…")
+		if out, err := exec.Command("go", "build", "-o", binary, "./cmd/sightline").CombinedOutput(); err != nil {
+			return fail(fmt.Errorf("go build: %v\n%s", err, out))
+		}
 	}
-	bin = filepath.Join(dir, "sightline")
-	fmt.Fprintln(os.Stderr, "building sightline…")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/sightline").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	ws = filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		return fail(err)
 	}
-	return bin, nil
+	return tmp, binary, ws, nil
 }
 
 type cli struct {
