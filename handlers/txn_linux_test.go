@@ -3,10 +3,8 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,11 +25,10 @@ import (
 // .git, nothing denied is ever shown, every write answered ok is in the
 // folder it named, and every refusal wrote nothing.
 func TestWritesSwapRace(t *testing.T) {
-	const gitConfig = "[core]\n\trepositoryformatversion = 0\n# GIT-CONFIG-MARKER\n"
 	const secret = "SECRET-PLAN-MARKER\n"
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
-		".git/config":       gitConfig,
+		".git/config":       swaptest.GitConfig,
 		".git/hooks/sample": "#!/bin/sh\n",
 		"e/config":          "start\n",
 		"secrets/plan.txt":  secret,
@@ -61,24 +58,7 @@ func TestWritesSwapRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	inE := func(name string) (string, bool) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/self/fd/%d/%s", e.Fd(), name))
-		return string(b), err == nil
-	}
-	gitUnchanged := func() error {
-		if b, err := os.ReadFile(filepath.Join(root, ".git/config")); err != nil || string(b) != gitConfig {
-			os.WriteFile(filepath.Join(root, ".git/config"), []byte(gitConfig), 0o644)
-			return fmt.Errorf(".git/config was rewritten: %q", b)
-		}
-		ents, _ := os.ReadDir(filepath.Join(root, ".git/hooks"))
-		for _, en := range ents {
-			if en.Name() != "sample" {
-				os.Remove(filepath.Join(root, ".git/hooks", en.Name()))
-				return fmt.Errorf("%s was created in .git/hooks", en.Name())
-			}
-		}
-		return nil
-	}
+	inE := func(name string) (string, bool) { return swaptest.ReadAt(e, name) }
 	// A first version in the history, to roll back to.
 	first := "first version\n"
 	if res, err := env.Write(ctx, WriteParams{TextDocument: uri("e/config"), Mode: "overwrite", Content: &first}); err != nil || !res.OK {
@@ -104,17 +84,7 @@ func TestWritesSwapRace(t *testing.T) {
 			t.Errorf("try %d: "+format, append([]any{i}, args...)...)
 		}
 	}
-	// Bounded by tries and time, whichever ends first;
-	// SIGHTLINE_RACE_SECONDS=N races N seconds with no bound on tries (a
-	// long run, by hand).
-	most, budget := 5000, 6*time.Second
-	if v := os.Getenv("SIGHTLINE_RACE_SECONDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			t.Fatalf("SIGHTLINE_RACE_SECONDS=%q: want a number of seconds", v)
-		}
-		most, budget = math.MaxInt, time.Duration(n)*time.Second
-	}
+	most, budget := swaptest.Budget(t, 5000, 6*time.Second)
 	deadline := time.Now().Add(budget)
 	for i := 0; i < most && time.Now().Before(deadline); i++ {
 		kind := kinds[i%len(kinds)]
@@ -150,7 +120,7 @@ func TestWritesSwapRace(t *testing.T) {
 			continue
 		}
 		got, exists := inE(name)
-		if err := gitUnchanged(); err != nil {
+		if err := swaptest.GitUnchanged(root); err != nil {
 			escape(i, "%s: %v (answer %q)", kind, err, answer)
 		}
 		switch {

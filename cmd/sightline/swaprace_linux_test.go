@@ -4,52 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sightline-lsp/sightline/internal/swaptest"
 )
-
-// readAt reads name relative to the open folder dir: the folder itself,
-// whatever it is called at the moment.
-func readAt(dir *os.File, name string) (string, bool) {
-	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return "", false
-	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := f.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			return b.String(), true
-		}
-	}
-}
-
-// raceBudget bounds each race: tries and wall time, whichever ends first.
-// SIGHTLINE_RACE_SECONDS=N races N seconds per kind with no bound on tries
-// (a long run, by hand).
-func raceBudget(t *testing.T) (tries int, d time.Duration) {
-	if v := os.Getenv("SIGHTLINE_RACE_SECONDS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			t.Fatalf("SIGHTLINE_RACE_SECONDS=%q: want a number of seconds", v)
-		}
-		return math.MaxInt, time.Duration(n) * time.Second
-	}
-	return 1500, 3 * time.Second
-}
 
 // TestFolderSwapRace: a local process swaps a folder for a symbolic link to
 // .git (or to a denied folder) in a loop while the real binary reads,
@@ -60,10 +22,9 @@ func TestFolderSwapRace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("races the real binary for several seconds")
 	}
-	const gitConfig = "[core]\n\trepositoryformatversion = 0\n# GIT-CONFIG-MARKER\n"
 	const secret = "SECRET-PLAN-MARKER\n"
 	c := newCLI(t, map[string]string{
-		".git/config":       gitConfig,
+		".git/config":       swaptest.GitConfig,
 		".git/hooks/sample": "#!/bin/sh\n",
 		"e/config":          "start\n",
 		"d/hooks/keep":      "keep\n",
@@ -88,20 +49,6 @@ func TestFolderSwapRace(t *testing.T) {
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
-	gitUnchanged := func() error {
-		if b, err := os.ReadFile(filepath.Join(ws, ".git/config")); err != nil || string(b) != gitConfig {
-			os.WriteFile(filepath.Join(ws, ".git/config"), []byte(gitConfig), 0o644)
-			return fmt.Errorf(".git/config was rewritten: %q", b)
-		}
-		ents, _ := os.ReadDir(filepath.Join(ws, ".git/hooks"))
-		for _, e := range ents {
-			if e.Name() != "sample" {
-				os.Remove(filepath.Join(ws, ".git/hooks", e.Name()))
-				return fmt.Errorf("%s was created in .git/hooks", e.Name())
-			}
-		}
-		return nil
-	}
 	answer := func(stdin string, args ...string) (ok bool, out string) {
 		out, _, _ = c.run(stdin, append(args, "--json")...)
 		var r struct {
@@ -114,8 +61,8 @@ func TestFolderSwapRace(t *testing.T) {
 	// by that folder's own descriptor: .git untouched; answered ok, name
 	// holds want; refused, name is as it was (was; absent when !existed).
 	landed := func(dir *os.File, name string, ok bool, out, want, was string, existed bool) (string, error) {
-		got, exists := readAt(dir, name)
-		if err := gitUnchanged(); err != nil {
+		got, exists := swaptest.ReadAt(dir, name)
+		if err := swaptest.GitUnchanged(ws); err != nil {
 			return got, fmt.Errorf("%v (answer %s)", err, out)
 		}
 		switch {
@@ -128,7 +75,7 @@ func TestFolderSwapRace(t *testing.T) {
 	}
 	race := func(t *testing.T, folder, link string, try func(i int) error) {
 		stop := swaptest.Start(t, ws, folder, link)
-		most, budget := raceBudget(t)
+		most, budget := swaptest.Budget(t, 1500, 3*time.Second)
 		deadline := time.Now().Add(budget)
 		tries, escapes := 0, 0
 		for i := 0; i < most && time.Now().Before(deadline); i++ {
