@@ -332,20 +332,6 @@ func firstContent(s *textdoc.Snapshot) string {
 	return s.Line(0).Content
 }
 
-func wasWere(r ledger.Range) string {
-	if r.Start == r.End {
-		return "was"
-	}
-	return "were"
-}
-
-func itThem(r ledger.Range) string {
-	if r.Start == r.End {
-		return "it"
-	}
-	return "them"
-}
-
 func thatRange(r ledger.Range) string {
 	if r.Start == r.End {
 		return "that line"

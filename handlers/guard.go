@@ -44,7 +44,7 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	dec := e.Ledger.Check(session, ledger.DocKey(d.Key), targets)
 	v := Verdict{Name: "clear"}
 	for _, r := range dec.OtherStale {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", r.Word(), itThem(r)))
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s (not part of this edit).", r.Word(), r.It()))
 	}
 	if dec.Clear() {
 		return v
@@ -52,10 +52,10 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	if cfg.Guard == "warn" {
 		v.Name = "warned"
 		for _, r := range dec.Unread {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("%s %s not read before this edit.", r.Word(), wasWere(r)))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s %s not read before this edit.", r.Word(), r.Was()))
 		}
 		for _, r := range dec.Stale {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s and %s edited anyway.", r.Word(), itThem(r), wasWere(r)))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("%s changed since you read %s and %s edited anyway.", r.Word(), r.It(), r.Was()))
 		}
 		return v
 	}
@@ -63,10 +63,10 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	var msgs []string
 	kind := result.UnreadRange
 	for _, r := range dec.Unread {
-		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", r.Word(), wasWere(r), thatRange(r)))
+		msgs = append(msgs, fmt.Sprintf("%s %s not read. Read %s first.", r.Word(), r.Was(), thatRange(r)))
 	}
 	for _, r := range dec.Stale {
-		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", r.Word(), itThem(r), itThem(r)))
+		msgs = append(msgs, fmt.Sprintf("%s changed since you read %s. Read %s again.", r.Word(), r.It(), r.It()))
 	}
 	if len(dec.Unread) == 0 {
 		kind = result.StaleRange

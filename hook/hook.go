@@ -94,10 +94,10 @@ func reason(cr handlers.CheckResult, path string) string {
 	var b strings.Builder
 	b.WriteString("sightline refused this change of " + path + ":")
 	for _, r := range cr.Unread {
-		fmt.Fprintf(&b, " %s %s never shown to you.", r.Word(), wasWere(r))
+		fmt.Fprintf(&b, " %s %s never shown to you.", r.Word(), r.Was())
 	}
 	for _, r := range cr.Stale {
-		fmt.Fprintf(&b, " %s changed since you read %s.", r.Word(), itThem(r))
+		fmt.Fprintf(&b, " %s changed since you read %s.", r.Word(), r.It())
 	}
 	if cr.Shown == "" {
 		b.WriteString(" Read them, then retry.")
@@ -114,20 +114,6 @@ func reason(cr handlers.CheckResult, path string) string {
 	}
 	b.WriteString("\n" + cr.Shown)
 	return b.String()
-}
-
-func wasWere(r ledger.Range) string {
-	if r.Start == r.End {
-		return "was"
-	}
-	return "were"
-}
-
-func itThem(r ledger.Range) string {
-	if r.Start == r.End {
-		return "it"
-	}
-	return "them"
 }
 
 // textLines splits text into lines as the agents' tools show them.

@@ -20,6 +20,22 @@ func (r Range) Word() string {
 	return "Lines " + strconv.Itoa(r.Start) + "-" + strconv.Itoa(r.End)
 }
 
+// Was is the verb after Word: "was" for one line, "were" for several.
+func (r Range) Was() string {
+	if r.Start == r.End {
+		return "was"
+	}
+	return "were"
+}
+
+// It is the pronoun for the range: "it" for one line, "them" for several.
+func (r Range) It() string {
+	if r.Start == r.End {
+		return "it"
+	}
+	return "them"
+}
+
 // List renders ranges compactly, as listings do: "1-3,7,10-12".
 func List(rs []Range) string {
 	var b []byte
