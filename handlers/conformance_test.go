@@ -14,6 +14,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/internal/testarchive"
 	"github.com/sightline-lsp/sightline/ledger"
 )
 
@@ -259,44 +260,13 @@ func gitBlob(text string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// confArchive reads a txtar file: a comment of "key: value" lines, then
-// `-- name --` sections; a name ending in " noeol" is its text without the
-// final newline.
+// confArchive reads a corpus archive (testarchive.Read).
 func confArchive(t *testing.T, path string) (map[string]string, map[string]string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	meta, files, err := testarchive.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, files := map[string]string{}, map[string]string{}
-	name := ""
-	var cur strings.Builder
-	flush := func() {
-		if name == "" {
-			return
-		}
-		text := cur.String()
-		if n, ok := strings.CutSuffix(name, " noeol"); ok {
-			name, text = n, strings.TrimSuffix(text, "\n")
-		}
-		files[name] = text
-	}
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if h, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "-- "); ok && strings.HasSuffix(h, " --") {
-			flush()
-			name = strings.TrimSuffix(h, " --")
-			cur.Reset()
-			continue
-		}
-		if name == "" {
-			if k, v, ok := strings.Cut(strings.TrimRight(line, "\n"), ": "); ok {
-				meta[k] = v
-			}
-			continue
-		}
-		cur.WriteString(line)
-	}
-	flush()
 	return meta, files
 }
 

@@ -7,40 +7,17 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sightline-lsp/sightline/internal/testarchive"
 )
 
-// archive reads a txtar file (`-- name --` lines start each file; the text
-// before the first is a comment). A name ending in " noeol" is its text
-// without the final newline.
+// archive reads a corpus archive's files (testarchive.Read).
 func archive(t *testing.T, path string) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	_, files, err := testarchive.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{}
-	name := ""
-	var cur strings.Builder
-	flush := func() {
-		if name == "" {
-			return
-		}
-		text := cur.String()
-		if n, ok := strings.CutSuffix(name, " noeol"); ok {
-			name, text = n, strings.TrimSuffix(text, "\n")
-		}
-		files[name] = text
-	}
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if h, ok := strings.CutPrefix(strings.TrimRight(line, "\n"), "-- "); ok && strings.HasSuffix(h, " --") {
-			flush()
-			name = strings.TrimSuffix(h, " --")
-			cur.Reset()
-			continue
-		}
-		cur.WriteString(line)
-	}
-	flush()
 	return files
 }
 
