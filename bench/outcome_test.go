@@ -24,7 +24,7 @@ import (
 	"testing"
 
 	"github.com/sightline-lsp/sightline/config"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/textdoc"
@@ -222,7 +222,7 @@ type outcomeTrial struct {
 	style  string
 	mode   string
 	rng    *rand.Rand
-	env    *handlers.Env
+	env    *engine.Env
 	uri    string
 	path   string
 	cur    []string // the document now
@@ -249,7 +249,7 @@ func (tr *outcomeTrial) read(budget int) {
 	if tr.naive {
 		return
 	}
-	p := handlers.ReadParams{TextDocument: handlers.TextDocument{URI: tr.uri}}
+	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: tr.uri}}
 	if budget == 0 {
 		budget = 1 << 30
 	}
@@ -328,7 +328,7 @@ func (tr *outcomeTrial) attempt(view []string, reg region, mode string) bool {
 			ed = map[string]any{"type": "replace_range", "start_ref": ref(view, reg.start), "end_ref": ref(view, reg.start+reg.n-1), "new_content": nc}
 		}
 		edits, _ := json.Marshal([]any{ed})
-		res, err := tr.env.Edit(ctx, handlers.EditParams{TextDocument: handlers.TextDocument{URI: tr.uri}, Edits: edits})
+		res, err := tr.env.Edit(ctx, engine.EditParams{TextDocument: engine.TextDocument{URI: tr.uri}, Edits: edits})
 		if err != nil {
 			tr.t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func (tr *outcomeTrial) attempt(view []string, reg region, mode string) bool {
 	oldText, newText := joinLines(oldL), joinLines(newL)
 	switch tr.style {
 	case styleStrReplace:
-		res, err := tr.env.Write(ctx, handlers.WriteParams{TextDocument: handlers.TextDocument{URI: tr.uri}, Mode: "edit", OldText: &oldText, Content: &newText})
+		res, err := tr.env.Write(ctx, engine.WriteParams{TextDocument: engine.TextDocument{URI: tr.uri}, Mode: "edit", OldText: &oldText, Content: &newText})
 		if err != nil {
 			tr.t.Fatal(err)
 		}
@@ -370,7 +370,7 @@ func (tr *outcomeTrial) attempt(view []string, reg region, mode string) bool {
 	case styleBlocks:
 		var b strings.Builder
 		fmt.Fprintf(&b, "Fix:\n\n%s\n<<<< EDIT\n%s==== REPLACE\n%s>>>> EDIT END\n", tr.path, oldText, newText)
-		res, err := tr.env.ApplyBlocks(ctx, handlers.BlocksParams{Text: b.String()})
+		res, err := tr.env.ApplyBlocks(ctx, engine.BlocksParams{Text: b.String()})
 		if err != nil {
 			tr.t.Fatal(err)
 		}
@@ -427,7 +427,7 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 	if !tr.naive {
 		root := t.TempDir()
 		ed := &lsptest.BufferEditor{Fast: true}
-		tr.env = handlers.Setup(context.Background(), handlers.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+		tr.env = engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
 		ed.WS = tr.env.WS
 		defer tr.env.Close(context.Background())
 		tr.path = filepath.Join(root, filepath.Base(fx.name))
@@ -461,7 +461,7 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 			if at == len(tr.cur) {
 				edits, _ = json.Marshal([]map[string]string{{"type": "insert_after", "ref": ref(tr.cur, at-1), "new_content": note}})
 			}
-			res, err := tr.env.Edit(context.Background(), handlers.EditParams{TextDocument: handlers.TextDocument{URI: tr.uri}, Edits: edits})
+			res, err := tr.env.Edit(context.Background(), engine.EditParams{TextDocument: engine.TextDocument{URI: tr.uri}, Edits: edits})
 			call = err == nil && res.OK
 			tr.cur = slices.Insert(tr.cur, at, note)
 		}
@@ -522,13 +522,13 @@ func runTrial(t *testing.T, style, mode string, fx fixture, broken []string, see
 
 // resetLedger gives the trial a fresh environment with the same open
 // document and nothing read, for the truncated-read mode.
-func resetLedger(t *testing.T, tr *outcomeTrial) *handlers.Env {
+func resetLedger(t *testing.T, tr *outcomeTrial) *engine.Env {
 	if tr.naive {
 		return nil
 	}
 	tr.env.Close(context.Background())
 	ed := &lsptest.BufferEditor{Fast: true}
-	env := handlers.Setup(context.Background(), handlers.Options{Roots: []string{filepath.Dir(tr.path)}, Config: config.Default(), NoPersist: true, Editor: ed})
+	env := engine.Setup(context.Background(), engine.Options{Roots: []string{filepath.Dir(tr.path)}, Config: config.Default(), NoPersist: true, Editor: ed})
 	ed.WS = env.WS
 	if _, err := env.WS.Open(tr.uri, languageID(tr.path), 1, joinLines(tr.cur)); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
 )
@@ -102,7 +102,7 @@ type claudeGrepResponse struct {
 // do (a malformed event, a server gone) lets the tool call proceed, and
 // says why on standard error.
 func Claude(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
-	c := handlers.Caller{Session: ClaudeSession(ev), Agent: "claude-code"}
+	c := engine.Caller{Session: ClaudeSession(ev), Agent: "claude-code"}
 	switch ev.HookEventName {
 	case "PreToolUse":
 		return claudePre(ctx, r, c, ev)
@@ -123,11 +123,11 @@ func Claude(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 
 // expire starts a new epoch: what was shown is no longer in the model's
 // context, so it no longer counts.
-func expire(ctx context.Context, r Runner, c handlers.Caller, opt Options, why string) Answer {
+func expire(ctx context.Context, r Runner, c engine.Caller, opt Options, why string) Answer {
 	if opt.KeepReads {
 		return Answer{}
 	}
-	res, err := r.Call(ctx, ops.Reset.Op, handlers.ResetParams{Caller: c})
+	res, err := r.Call(ctx, ops.Reset.Op, engine.ResetParams{Caller: c})
 	if err != nil {
 		return Answer{Stderr: fmt.Sprintf("sightline: %s, but session %s could not be reset: %v\n", why, c.Session, err)}
 	}
@@ -137,18 +137,18 @@ func expire(ctx context.Context, r Runner, c handlers.Caller, opt Options, why s
 	return Answer{}
 }
 
-func claudePre(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEvent) Answer {
+func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) Answer {
 	var in claudeEdit
 	if !decode(ev.ToolInput, &in) || !filepath.IsAbs(in.FilePath) {
 		return Answer{}
 	}
-	p := handlers.CheckParams{Caller: c, Tool: ev.ToolName}
+	p := engine.CheckParams{Caller: c, Tool: ev.ToolName}
 	switch ev.ToolName {
 	case "Edit":
-		p.Old = []handlers.OldText{{Text: in.OldString, All: in.ReplaceAll}}
+		p.Old = []engine.OldText{{Text: in.OldString, All: in.ReplaceAll}}
 	case "MultiEdit":
 		for _, e := range in.Edits {
-			p.Old = append(p.Old, handlers.OldText{Text: e.OldString, All: e.ReplaceAll})
+			p.Old = append(p.Old, engine.OldText{Text: e.OldString, All: e.ReplaceAll})
 		}
 	case "Write":
 		p.Whole = true
@@ -176,7 +176,7 @@ func denyClaude(reason string) []byte {
 	return append(b, '\n')
 }
 
-func claudePost(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEvent) Answer {
+func claudePost(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) Answer {
 	var err error
 	switch ev.ToolName {
 	case "Read":
@@ -195,7 +195,7 @@ func claudePost(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEvent
 // claudeReadShown records what a Read showed: the response's lines from its
 // start line; without them, offset and limit as the tool defaults them,
 // lines longer than the tool's cut excepted.
-func claudeReadShown(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEvent) error {
+func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) error {
 	var in claudeRead
 	if !decode(ev.ToolInput, &in) || !filepath.IsAbs(in.FilePath) {
 		return nil
@@ -215,7 +215,7 @@ func claudeReadShown(ctx context.Context, r Runner, c handlers.Caller, ev Claude
 	if limit <= 0 {
 		limit = readLimit
 	}
-	p := handlers.ShownParams{Caller: c, TextDocument: handlers.TextDocument{URI: string(r.Key(in.FilePath))}, Tool: "Read"}
+	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(in.FilePath))}, Tool: "Read"}
 	p.Range = &ledger.Range{Start: start, End: start + limit - 1}
 	p.Cut = readLineCut
 	res, err := r.Call(ctx, ops.Shown.Op, p)
@@ -235,13 +235,13 @@ var (
 
 // claudeGrepShown records the lines a content search showed with their
 // numbers (Grep with -n): "path:line:text", or "line:text" for one file.
-func claudeGrepShown(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEvent) error {
+func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) error {
 	var in claudeGrep
 	var out claudeGrepResponse
 	if !decode(ev.ToolInput, &in) || !decode(ev.ToolResponse, &out) || out.Mode != "content" {
 		return nil
 	}
-	byFile := map[string][]handlers.ShownLine{}
+	byFile := map[string][]engine.ShownLine{}
 	var order []string
 	for _, l := range textLines(out.Content) {
 		file, num, text := "", "", ""
@@ -259,7 +259,7 @@ func claudeGrepShown(ctx context.Context, r Runner, c handlers.Caller, ev Claude
 		if _, ok := byFile[file]; !ok {
 			order = append(order, file)
 		}
-		byFile[file] = append(byFile[file], handlers.ShownLine{Line: n, Text: strings.TrimSuffix(text, "\r")})
+		byFile[file] = append(byFile[file], engine.ShownLine{Line: n, Text: strings.TrimSuffix(text, "\r")})
 	}
 	for _, f := range order {
 		if err := shown(ctx, r, c, f, byFile[f], false, false, "Grep"); err != nil {
@@ -271,7 +271,7 @@ func claudeGrepShown(ctx context.Context, r Runner, c handlers.Caller, ev Claude
 
 // claudeWritten records the lines an Edit, MultiEdit or Write wrote as the
 // session's own: a Write's whole content, an edit's added lines.
-func claudeWritten(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEvent) error {
+func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) error {
 	var in claudeEdit
 	if !decode(ev.ToolInput, &in) || !filepath.IsAbs(in.FilePath) {
 		return nil
@@ -281,13 +281,13 @@ func claudeWritten(ctx context.Context, r Runner, c handlers.Caller, ev ClaudeEv
 	if ev.ToolName == "Write" {
 		return shown(ctx, r, c, in.FilePath, numbered(1, textLines(in.Content)), true, out.Type == "create", "Write")
 	}
-	var lines []handlers.ShownLine
+	var lines []engine.ShownLine
 	for _, h := range out.StructuredPatch {
 		n := h.NewStart
 		for _, l := range h.Lines {
 			switch {
 			case strings.HasPrefix(l, "+"):
-				lines = append(lines, handlers.ShownLine{Line: n, Text: strings.TrimSuffix(l[1:], "\r")})
+				lines = append(lines, engine.ShownLine{Line: n, Text: strings.TrimSuffix(l[1:], "\r")})
 				n++
 			case strings.HasPrefix(l, " "):
 				n++

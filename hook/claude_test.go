@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/config"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hook"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -53,10 +53,10 @@ func (w *workspace) read(name string) string {
 	return string(b)
 }
 
-func (w *workspace) backend() *backend.Backend {
-	return backend.New(backend.Options{Root: w.root, StateDir: w.state, NoBridge: true,
-		OpenLocal: func(ctx context.Context) (*handlers.Env, error) {
-			return handlers.Setup(ctx, handlers.Options{Roots: []string{w.root}, Config: config.Default(), StateDir: w.state, Ephemeral: true}), nil
+func (w *workspace) backend() *route.Router {
+	return route.New(route.Options{Root: w.root, StateDir: w.state, NoBridge: true,
+		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
+			return engine.Setup(ctx, engine.Options{Roots: []string{w.root}, Config: config.Default(), StateDir: w.state, Ephemeral: true}), nil
 		}})
 }
 
@@ -93,8 +93,8 @@ func (w *workspace) ledger(session, name string) string {
 	w.t.Helper()
 	b := w.backend()
 	defer b.Close(context.Background())
-	res, err := backend.Do(context.Background(), b, ops.Ledger, handlers.LedgerParams{Caller: handlers.Caller{Session: session},
-		TextDocument: &handlers.TextDocument{URI: string(b.Key(w.path(name)))}})
+	res, err := route.Do(context.Background(), b, ops.Ledger, engine.LedgerParams{Caller: engine.Caller{Session: session},
+		TextDocument: &engine.TextDocument{URI: string(b.Key(w.path(name)))}})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestClaudeContract(t *testing.T) {
 
 	// Every decision is audited.
 	b := w.backend()
-	res, err := backend.Do(context.Background(), b, ops.Audit, handlers.AuditParams{Limit: 100})
+	res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Limit: 100})
 	b.Close(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/patch"
 )
@@ -24,7 +24,7 @@ func CodexSession(ev ClaudeEvent) string { return "codex-" + ev.SessionID }
 
 // Codex answers one Codex hook event; like Claude, it never fails.
 func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
-	c := handlers.Caller{Session: CodexSession(ev), Agent: "codex"}
+	c := engine.Caller{Session: CodexSession(ev), Agent: "codex"}
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}
@@ -98,20 +98,20 @@ func abs(cwd, path string) string {
 // codexPatch guards every file of a patch: each hunk's context and removed
 // lines, placed in the current text as sightline's own patch command places
 // them; a deleted file, and a file added over an existing one, whole.
-func codexPatch(ctx context.Context, r Runner, c handlers.Caller, cwd, text string) (string, error) {
+func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string) (string, error) {
 	files, err := patch.Parse(text)
 	if err != nil {
 		return "", nil // not a patch sightline reads: Codex reports it
 	}
 	var reasons []string
 	for _, f := range files {
-		p := handlers.CheckParams{Caller: c, Tool: "apply_patch"}
+		p := engine.CheckParams{Caller: c, Tool: "apply_patch"}
 		switch f.Kind {
 		case patch.Delete, patch.Add:
 			p.Whole = true
 		default:
 			for _, h := range f.Hunks {
-				p.Hunks = append(p.Hunks, handlers.CheckHunk{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF})
+				p.Hunks = append(p.Hunks, engine.CheckHunk{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF})
 			}
 		}
 		why, err := check(ctx, r, p, abs(cwd, f.Path))
@@ -127,7 +127,7 @@ func codexPatch(ctx context.Context, r Runner, c handlers.Caller, cwd, text stri
 
 // codexPatched records a patch's added lines as the session's own: the
 // new side of each hunk, found in the file as it is now.
-func codexPatched(ctx context.Context, r Runner, c handlers.Caller, cwd, text string) error {
+func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text string) error {
 	files, err := patch.Parse(text)
 	if err != nil {
 		return nil
@@ -140,9 +140,9 @@ func codexPatched(ctx context.Context, r Runner, c handlers.Caller, cwd, text st
 		if f.Kind == patch.Delete {
 			continue
 		}
-		var hunks []handlers.CheckHunk
+		var hunks []engine.CheckHunk
 		for _, h := range f.Hunks {
-			hunks = append(hunks, handlers.CheckHunk{Old: h.Old, New: h.New})
+			hunks = append(hunks, engine.CheckHunk{Old: h.Old, New: h.New})
 		}
 		if f.Kind == patch.Add {
 			var lines []string
@@ -154,7 +154,7 @@ func codexPatched(ctx context.Context, r Runner, c handlers.Caller, cwd, text st
 			}
 			continue
 		}
-		p := handlers.ShownParams{Caller: c, TextDocument: handlers.TextDocument{URI: string(r.Key(abs(cwd, path)))},
+		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(abs(cwd, path)))},
 			Hunks: hunks, Authored: true, Tool: "apply_patch"}
 		res, err := r.Call(ctx, ops.Shown.Op, p)
 		if err != nil {
@@ -176,7 +176,7 @@ var (
 // when the command says unambiguously which lines of which file its output
 // is: cat F, head -n N F, tail -n +K F, sed -n 'A,Bp' F, nl -ba F (piped
 // into sed -n 'A,Bp' or not), grep -n / rg -n PATTERN F.
-func codexShellRead(ctx context.Context, r Runner, c handlers.Caller, cwd, command, out string) error {
+func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command, out string) error {
 	if out == "" {
 		return nil
 	}
@@ -189,7 +189,7 @@ func codexShellRead(ctx context.Context, r Runner, c handlers.Caller, cwd, comma
 		return nil
 	}
 	var file string
-	var lines []handlers.ShownLine
+	var lines []engine.ShownLine
 	outLines := textLines(out)
 	switch prog := filepath.Base(first[0]); {
 	case prog == "nl" && len(stages) <= 2:
@@ -207,7 +207,7 @@ func codexShellRead(ctx context.Context, r Runner, c handlers.Caller, cwd, comma
 		for _, l := range outLines {
 			if m := numbered1.FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				lines = append(lines, handlers.ShownLine{Line: n, Text: m[2]})
+				lines = append(lines, engine.ShownLine{Line: n, Text: m[2]})
 			}
 		}
 	case len(stages) == 2:
@@ -236,7 +236,7 @@ func codexShellRead(ctx context.Context, r Runner, c handlers.Caller, cwd, comma
 		for _, l := range outLines {
 			if m := grepLine.FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[1])
-				lines = append(lines, handlers.ShownLine{Line: n, Text: m[2]})
+				lines = append(lines, engine.ShownLine{Line: n, Text: m[2]})
 			}
 		}
 	default:

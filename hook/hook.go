@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
@@ -26,7 +26,7 @@ import (
 // largest content sightline writes (16 MiB) fits, JSON-escaped.
 const MaxEvent = 64 << 20
 
-// Runner runs an operation of the table where it belongs (backend.Backend).
+// Runner runs an operation of the table where it belongs (route.Router).
 type Runner interface {
 	Call(ctx context.Context, op *ops.Op, p any) (any, error)
 	// Key turns an absolute path into a document key.
@@ -52,11 +52,11 @@ type Answer struct {
 const maxShownLines = 100_000
 
 // shown records lines an agent's tool showed (or wrote) in a document.
-func shown(ctx context.Context, r Runner, c handlers.Caller, path string, lines []handlers.ShownLine, authored, created bool, tool string) error {
+func shown(ctx context.Context, r Runner, c engine.Caller, path string, lines []engine.ShownLine, authored, created bool, tool string) error {
 	if len(lines) > maxShownLines {
 		lines = lines[:maxShownLines]
 	}
-	p := handlers.ShownParams{Caller: c, TextDocument: handlers.TextDocument{URI: string(r.Key(path))},
+	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
 		Lines: lines, Authored: authored, Created: created, Tool: tool}
 	res, err := r.Call(ctx, ops.Shown.Op, p)
 	if err != nil {
@@ -70,13 +70,13 @@ func shown(ctx context.Context, r Runner, c handlers.Caller, path string, lines 
 
 // check asks the guard about a change of a document; refused is the reason
 // to give the agent when the change must not proceed ("" when it may).
-func check(ctx context.Context, r Runner, p handlers.CheckParams, path string) (refused string, err error) {
-	p.TextDocument = handlers.TextDocument{URI: string(r.Key(path))}
+func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (refused string, err error) {
+	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
 	res, err := r.Call(ctx, ops.Check.Op, p)
 	if err != nil {
 		return "", fmt.Errorf("checking %s's change of %s: %w", p.Tool, path, err)
 	}
-	cr := res.(handlers.CheckResult)
+	cr := res.(engine.CheckResult)
 	if cr.OK {
 		return "", nil
 	}
@@ -90,7 +90,7 @@ func check(ctx context.Context, r Runner, p handlers.CheckParams, path string) (
 
 // reason is a refusal as the agent reads it: which lines, why, and the
 // lines themselves as the agent's own read tool shows them.
-func reason(cr handlers.CheckResult, path string) string {
+func reason(cr engine.CheckResult, path string) string {
 	var b strings.Builder
 	b.WriteString("sightline refused this change of " + path + ":")
 	for _, r := range cr.Unread {
@@ -125,10 +125,10 @@ func textLines(text string) []string {
 }
 
 // numbered turns consecutive lines from start into shown lines.
-func numbered(start int, ls []string) []handlers.ShownLine {
-	out := make([]handlers.ShownLine, 0, len(ls))
+func numbered(start int, ls []string) []engine.ShownLine {
+	out := make([]engine.ShownLine, 0, len(ls))
 	for i, l := range ls {
-		out = append(out, handlers.ShownLine{Line: start + i, Text: strings.TrimSuffix(l, "\r")})
+		out = append(out, engine.ShownLine{Line: start + i, Text: strings.TrimSuffix(l, "\r")})
 	}
 	return out
 }

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// BufferEditor is an in-process editor for handlers.Env (no connection): it
+// BufferEditor is an in-process editor for engine.Env (no connection): it
 // applies workspace/applyEdit as LSP says: all
 // edits of the list refer to the text before any of them. It computes the
 // new text from byte offsets of that original text on its own, then reports
@@ -28,7 +28,7 @@ type BufferEditor struct {
 func (l *BufferEditor) Encoding() textdoc.Encoding { return textdoc.UTF8 }
 
 // ApplyEdits checks every version before applying any document.
-func (l *BufferEditor) ApplyEdits(ctx context.Context, edits []handlers.DocEdit) (bool, string, error) {
+func (l *BufferEditor) ApplyEdits(ctx context.Context, edits []engine.DocEdit) (bool, string, error) {
 	for _, de := range edits {
 		if d, err := l.WS.Lookup(de.URI); err != nil || d.Version != de.Version {
 			return false, "version moved", nil

@@ -11,14 +11,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // MaxLine bounds one line (one JSON-RPC message) of the stdio transport:
-// content of the largest write accepted (handlers.MaxWriteSize) fits
+// content of the largest write accepted (engine.MaxWriteSize) fits
 // however it is escaped (at most six bytes a byte, \u0000), with room for
 // the rest of the call.
-const MaxLine = 6*handlers.MaxWriteSize + 1<<20
+const MaxLine = 6*engine.MaxWriteSize + 1<<20
 
 // JSON-RPC error codes of messages that are not requests.
 const (

@@ -2,7 +2,7 @@
 // operation table (package ops; PROTOCOL section 9) over the official Go
 // SDK, each with the schema inferred from its input type. The tools run the
 // same operations as the CLI and the language server, through package
-// backend: on a running language server of the workspace when there is one,
+// route: on a running language server of the workspace when there is one,
 // else on disk. Answers are the operations' text; refusals are tool errors
 // (isError) carrying the same text.
 package mcptools
@@ -15,15 +15,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/route"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // Options configure the server.
 type Options struct {
-	Backend *backend.Backend
+	Backend *route.Router
 	// Session is the session of a call that names none.
 	Session string
 	Version string
@@ -56,7 +56,7 @@ func New(o Options) *mcp.Server {
 }
 
 type tools struct {
-	b       *backend.Backend
+	b       *route.Router
 	session string
 }
 

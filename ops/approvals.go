@@ -6,21 +6,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // Approvals is sightline/approvals: the sensitive paths sessions were
 // allowed to use; a revocation forgets those of a path.
-var Approvals = define(spec[handlers.ApprovalsParams, handlers.ApprovalsResult]{
+var Approvals = define(spec[engine.ApprovalsParams, engine.ApprovalsResult]{
 	method: "sightline/approvals",
-	writes: func(p handlers.ApprovalsParams) bool { return p.Revoke != "" },
-	audit: func(p handlers.ApprovalsParams) (handlers.Caller, bool) {
-		return handlers.Caller{Session: p.Session}, p.Revoke != ""
+	writes: func(p engine.ApprovalsParams) bool { return p.Revoke != "" },
+	audit: func(p engine.ApprovalsParams) (engine.Caller, bool) {
+		return engine.Caller{Session: p.Session}, p.Revoke != ""
 	},
-	run: func(ctx context.Context, c *Call, p handlers.ApprovalsParams) (handlers.ApprovalsResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.ApprovalsParams) (engine.ApprovalsResult, error) {
 		return c.Env.Approvals(ctx, p)
 	},
-	text: func(r *handlers.ApprovalsResult) string {
+	text: func(r *engine.ApprovalsResult) string {
 		var b strings.Builder
 		if !r.OK {
 			return ""

@@ -6,17 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // Audit is sightline/audit: the audit log, the rows not yet written
 // included.
-var Audit = define(spec[handlers.AuditParams, handlers.AuditResult]{
+var Audit = define(spec[engine.AuditParams, engine.AuditResult]{
 	method: "sightline/audit",
-	run: func(ctx context.Context, c *Call, p handlers.AuditParams) (handlers.AuditResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.AuditParams) (engine.AuditResult, error) {
 		return c.Env.Audit(ctx, p)
 	},
-	text: func(r *handlers.AuditResult) string {
+	text: func(r *engine.AuditResult) string {
 		var b strings.Builder
 		for _, a := range r.Entries {
 			outcome := a.Outcome
@@ -47,12 +47,12 @@ func short(h string) string {
 
 // Sessions is sightline/sessions: the sessions of the ledger, the
 // approvals and the audit log.
-var Sessions = define(spec[handlers.SessionsParams, handlers.SessionsResult]{
+var Sessions = define(spec[engine.SessionsParams, engine.SessionsResult]{
 	method: "sightline/sessions",
-	run: func(ctx context.Context, c *Call, _ handlers.SessionsParams) (handlers.SessionsResult, error) {
+	run: func(ctx context.Context, c *Call, _ engine.SessionsParams) (engine.SessionsResult, error) {
 		return c.Env.Sessions(ctx)
 	},
-	text: func(r *handlers.SessionsResult) string {
+	text: func(r *engine.SessionsResult) string {
 		var b strings.Builder
 		if len(r.Sessions) == 0 {
 			b.WriteString("No sessions.\n")

@@ -6,17 +6,17 @@ import (
 	"strings"
 
 	"github.com/sightline-lsp/sightline/editblock"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // ApplyBlocks is sightline/applyBlocks: search/replace edit blocks in free
 // text, written all or none.
-var ApplyBlocks = define(spec[handlers.BlocksParams, handlers.BlocksResult]{
+var ApplyBlocks = define(spec[engine.BlocksParams, engine.BlocksResult]{
 	method:   "sightline/applyBlocks",
 	required: true,
-	writes:   func(p handlers.BlocksParams) bool { return !(p.DryRun || p.DryRunAlt) },
-	docs: func(p handlers.BlocksParams, resolve func(string) (workspace.Key, error)) []string {
+	writes:   func(p engine.BlocksParams) bool { return !(p.DryRun || p.DryRunAlt) },
+	docs: func(p engine.BlocksParams, resolve func(string) (workspace.Key, error)) []string {
 		var uris []string
 		for _, blk := range editblock.NewParser().Write([]byte(p.Text)) {
 			if k, err := resolve(blk.Path); err == nil {
@@ -25,10 +25,10 @@ var ApplyBlocks = define(spec[handlers.BlocksParams, handlers.BlocksResult]{
 		}
 		return uris
 	},
-	run: func(ctx context.Context, c *Call, p handlers.BlocksParams) (handlers.BlocksResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.BlocksParams) (engine.BlocksResult, error) {
 		return c.Env.ApplyBlocks(ctx, p)
 	},
-	text: func(r *handlers.BlocksResult) string {
+	text: func(r *engine.BlocksResult) string {
 		var b strings.Builder
 		if r.OK {
 			b.WriteString(r.Message + "\n")
@@ -49,8 +49,8 @@ the new lines
 aider's SEARCH/REPLACE blocks (path line, <<<<<<< SEARCH, old lines, =======, new lines, >>>>>>> REPLACE) work the same way. A block whose file cannot be told is skipped and nothing is written.
 The EDIT half must occur exactly once in the file (whitespace inside lines counts); an empty EDIT half creates a new file. Blocks apply in order, each to the file as the earlier ones left it. Paths are relative to the workspace root.
 A failed block says why: not_found, whitespace_mismatch or near_match (with the line to look at), ambiguous. The edited lines must have been read (the guard refusals of sightline_edit apply).`,
-		false, func(in blocksIn, session string, _ func(string) workspace.Key) (handlers.BlocksParams, error) {
-			return handlers.BlocksParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Text, DryRun: in.DryRun}, nil
+		false, func(in blocksIn, session string, _ func(string) workspace.Key) (engine.BlocksParams, error) {
+			return engine.BlocksParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Text, DryRun: in.DryRun}, nil
 		}, nil),
 })
 
@@ -62,7 +62,7 @@ type blocksIn struct {
 
 // BlockText is one block's part of the answer: the CLI's streamed run
 // prints each block so as it completes.
-func BlockText(x handlers.BlockResult) string {
+func BlockText(x engine.BlockResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s] %s: %s\n", x.Status, x.Path, x.Message)
 	if x.Diagnostic != nil && x.Diagnostic.Line > 0 {

@@ -3,22 +3,22 @@ package ops
 import (
 	"context"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // Diff is sightline/diff: the unified diff between two recorded versions
 // of a document (or a version and its current text).
-var Diff = define(spec[handlers.DiffParams, handlers.DiffResult]{
+var Diff = define(spec[engine.DiffParams, engine.DiffResult]{
 	method:   "sightline/diff",
 	required: true,
-	docs: func(p handlers.DiffParams, _ func(string) (workspace.Key, error)) []string {
+	docs: func(p engine.DiffParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.DiffParams) (handlers.DiffResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.DiffParams) (engine.DiffResult, error) {
 		return c.Env.Diff(ctx, p)
 	},
-	text: func(r *handlers.DiffResult) string {
+	text: func(r *engine.DiffResult) string {
 		if !r.OK {
 			return ""
 		}

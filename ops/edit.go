@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -24,17 +24,17 @@ const refusalsHelp = `Refusals come back as tool errors that start with their ki
 - unrepresentable: the file's encoding (Latin-1, Shift_JIS, ...) has no bytes for a character you wrote; nothing was written. Use characters it has.`
 
 // Edit is sightline/edit: hashline edits by ref, all or none.
-var Edit = define(spec[handlers.EditParams, handlers.EditResult]{
+var Edit = define(spec[engine.EditParams, engine.EditResult]{
 	method:   "sightline/edit",
 	required: true,
-	writes:   func(p handlers.EditParams) bool { return !p.DryRun },
-	docs: func(p handlers.EditParams, _ func(string) (workspace.Key, error)) []string {
+	writes:   func(p engine.EditParams) bool { return !p.DryRun },
+	docs: func(p engine.EditParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.EditParams) (handlers.EditResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.EditParams) (engine.EditResult, error) {
 		return c.Env.Edit(ctx, p)
 	},
-	text: func(r *handlers.EditResult) string {
+	text: func(r *engine.EditResult) string {
 		var b strings.Builder
 		if !r.OK {
 			freshRefs(&b, r.FreshRefs)
@@ -61,9 +61,9 @@ var Edit = define(spec[handlers.EditParams, handlers.EditResult]{
 All refs of one call name lines of the file as you read it (the edits apply bottom to top, so earlier edits do not shift later refs).
 The answer shows the diff and the edited region with fresh refs: use those for the next edit, no re-read needed.
 `+refusalsHelp,
-		false, func(in editIn, session string, key func(string) workspace.Key) (handlers.EditParams, error) {
+		false, func(in editIn, session string, key func(string) workspace.Key) (engine.EditParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return handlers.EditParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc,
+			return engine.EditParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc,
 				Edits: in.Edits, FileHash: in.FileHash, DryRun: in.DryRun}, err
 		}, func(s *jsonschema.Schema) {
 			// The edits pass through to the engine as they were written (it

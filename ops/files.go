@@ -5,21 +5,21 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // Files is sightline/files: the workspace's files with their tags and
 // ledger states.
-var Files = define(spec[handlers.FilesParams, handlers.FilesResult]{
+var Files = define(spec[engine.FilesParams, engine.FilesResult]{
 	method: "sightline/files",
-	run: func(ctx context.Context, c *Call, p handlers.FilesParams) (handlers.FilesResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.FilesParams) (engine.FilesResult, error) {
 		if c.Disk {
 			c.Env.LoadSession(ctx, p.SessionOr()) // ledger states of files not loaded yet
 		}
 		return c.Env.Files(ctx, p)
 	},
-	text: func(r *handlers.FilesResult) string {
+	text: func(r *engine.FilesResult) string {
 		var b strings.Builder
 		if !r.OK {
 			return ""
@@ -38,8 +38,8 @@ var Files = define(spec[handlers.FilesParams, handlers.FilesResult]{
 	},
 	tool: tool("sightline_files", "List the workspace's files",
 		`List the workspace's files (.gitignore respected; denied paths left out): path, size, tags (code, test, doc, config, generated), whether the file is sensitive (reading it needs the user's approval), and what this session has read of it (never_read, partial_read, fully_read, stale, model_authored). Optional globs narrow the list ("*.go", "src/**"). Use it to find files before reading them.`,
-		true, func(in filesIn, session string, _ func(string) workspace.Key) (handlers.FilesParams, error) {
-			return handlers.FilesParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Globs: in.Globs}, nil
+		true, func(in filesIn, session string, _ func(string) workspace.Key) (engine.FilesParams, error) {
+			return engine.FilesParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Globs: in.Globs}, nil
 		}, nil),
 })
 

@@ -6,22 +6,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // History is sightline/history: the versions of a document sightline
 // recorded.
-var History = define(spec[handlers.HistoryParams, handlers.HistoryResult]{
+var History = define(spec[engine.HistoryParams, engine.HistoryResult]{
 	method:   "sightline/history",
 	required: true,
-	docs: func(p handlers.HistoryParams, _ func(string) (workspace.Key, error)) []string {
+	docs: func(p engine.HistoryParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.HistoryParams) (handlers.HistoryResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.HistoryParams) (engine.HistoryResult, error) {
 		return c.Env.History(ctx, p)
 	},
-	text: func(r *handlers.HistoryResult) string {
+	text: func(r *engine.HistoryResult) string {
 		var b strings.Builder
 		if !r.OK {
 			return ""
@@ -47,8 +47,8 @@ var History = define(spec[handlers.HistoryParams, handlers.HistoryResult]{
 	},
 	tool: tool("sightline_history", "A file's recorded versions",
 		`The versions of a file that sightline recorded (every write through sightline stores the text before and after): id, time, file hash, size, and which session and method wrote it. Use it to see what changed; the CLI's sightline diff and rollback work with these ids.`,
-		true, func(in pathIn, session string, key func(string) workspace.Key) (handlers.HistoryParams, error) {
+		true, func(in pathIn, session string, key func(string) workspace.Key) (engine.HistoryParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return handlers.HistoryParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
+			return engine.HistoryParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
 		}, nil),
 })

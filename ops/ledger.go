@@ -4,21 +4,21 @@ import (
 	"context"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // Ledger is sightline/ledger: what a session read, wrote and what went
 // stale, per document.
-var Ledger = define(spec[handlers.LedgerParams, handlers.LedgerResult]{
+var Ledger = define(spec[engine.LedgerParams, engine.LedgerResult]{
 	method: "sightline/ledger",
-	docs: func(p handlers.LedgerParams, _ func(string) (workspace.Key, error)) []string {
+	docs: func(p engine.LedgerParams, _ func(string) (workspace.Key, error)) []string {
 		if p.TextDocument == nil {
 			return nil
 		}
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.LedgerParams) (handlers.LedgerResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.LedgerParams) (engine.LedgerResult, error) {
 		if c.Disk && p.TextDocument == nil {
 			// Every document the database holds for the session, not only
 			// those this process has seen.
@@ -26,7 +26,7 @@ var Ledger = define(spec[handlers.LedgerParams, handlers.LedgerResult]{
 		}
 		return c.Env.LedgerReport(ctx, p)
 	},
-	text: func(r *handlers.LedgerResult) string {
+	text: func(r *engine.LedgerResult) string {
 		var b strings.Builder
 		if r.OK {
 			r.WriteText(&b)
@@ -35,8 +35,8 @@ var Ledger = define(spec[handlers.LedgerParams, handlers.LedgerResult]{
 	},
 	tool: tool("sightline_ledger", "What you have read",
 		`Show what your session has read, written and what went stale (changed by someone else since you read it), per file, as line ranges; "unread" lists what you have not seen. With path, one file; without, every file the session touched. Use it to plan which ranges to read before editing.`,
-		true, func(in ledgerIn, session string, key func(string) workspace.Key) (handlers.LedgerParams, error) {
-			p := handlers.LedgerParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}}
+		true, func(in ledgerIn, session string, key func(string) workspace.Key) (engine.LedgerParams, error) {
+			p := engine.LedgerParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}}
 			if in.Path != "" {
 				doc, err := toolDoc(in.Path, key)
 				p.TextDocument = &doc

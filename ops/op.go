@@ -2,7 +2,7 @@
 // once, in a file of its own (its params and result types, its run over the
 // engine, its text for agents, its agent tool), and the one envelope that
 // every door serves it through. The doors are derived from the table: the
-// language server and the bridge serve its methods, package backend routes
+// language server and the bridge serve its methods, package route routes
 // its calls, the CLI maps flags to its params and the MCP server registers
 // its tools. Adding an operation is one file here plus its section in
 // docs/protocol.md.
@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -26,12 +26,12 @@ import (
 // Call is what an operation runs over: the engine, and what its door lends
 // it.
 type Call struct {
-	Env *handlers.Env
+	Env *engine.Env
 	// Disk is a call run by a process of its own over the files (the CLI,
 	// sightline mcp) rather than by a language server, whose memory is live.
 	Disk bool
 	// Shower shows a document in the editor; nil: no editor to show it.
-	Shower handlers.Shower
+	Shower engine.Shower
 	// Touched receives the documents whose ledger changed without a call
 	// about them (a reset), so the editor's coverage follows.
 	Touched func([]workspace.Key)
@@ -54,7 +54,7 @@ type Op struct {
 	docs     func(any, func(string) (workspace.Key, error)) []string
 	refused  func(error) any
 	result   func([]byte) (any, error)
-	outcome  func(any) handlers.Outcome
+	outcome  func(any) engine.Outcome
 	body     func(any) string
 }
 
@@ -80,7 +80,7 @@ type spec[P, R any] struct {
 	// call about a document audits its own verdicts (the admission step's
 	// first); a call on the session's state (a reset, a revocation) has
 	// none, and is audited here.
-	audit  func(P) (handlers.Caller, bool)
+	audit  func(P) (engine.Caller, bool)
 	writes func(P) bool
 	docs   func(P, func(string) (workspace.Key, error)) []string
 	run    func(context.Context, *Call, P) (R, error)
@@ -93,7 +93,7 @@ type spec[P, R any] struct {
 // define makes an operation of its declaration.
 func define[P, R any](s spec[P, R]) *Def[P, R] {
 	if _, ok := any(new(R)).(enveloped); !ok {
-		panic(s.method + ": the result type does not embed handlers.Outcome")
+		panic(s.method + ": the result type does not embed engine.Outcome")
 	}
 	d := &Def[P, R]{spec: s, Writes: s.writes, Docs: s.docs}
 	if d.Writes == nil {
@@ -131,7 +131,7 @@ func define[P, R any](s spec[P, R]) *Def[P, R] {
 			v := r.(R)
 			return s.text(&v)
 		},
-		outcome: func(r any) handlers.Outcome {
+		outcome: func(r any) engine.Outcome {
 			v := r.(R)
 			return *any(&v).(enveloped).Envelope()
 		},
@@ -147,7 +147,7 @@ func define[P, R any](s spec[P, R]) *Def[P, R] {
 	return d
 }
 
-type enveloped interface{ Envelope() *handlers.Outcome }
+type enveloped interface{ Envelope() *engine.Outcome }
 
 // Run is the envelope around the operation, written once for all of them:
 // the run (whose admission step and audit are the engine's), the refusal
@@ -182,7 +182,7 @@ func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 // mid-call): its outcome is the refusal, the rest empty.
 func (d *Def[P, R]) Refused(err error) R {
 	var r R
-	*any(&r).(enveloped).Envelope() = handlers.Refusal(err)
+	*any(&r).(enveloped).Envelope() = engine.Refusal(err)
 	return r
 }
 
@@ -215,7 +215,7 @@ func (o *Op) Serve(ctx context.Context, c *Call, raw json.RawMessage) ([]byte, e
 }
 
 // The operation with its types erased, for a door that holds params and
-// results untyped (package backend's routing, the MCP tools).
+// results untyped (package route's routing, the MCP tools).
 
 // Text renders a result for an agent.
 func (o *Op) Text(r any) string { return o.text(r) }
@@ -243,7 +243,7 @@ func (o *Op) Body(r any) string { return o.body(r) }
 func (o *Op) Params(raw json.RawMessage) (any, error) { return o.decode(raw) }
 
 // Outcome is a result's outcome.
-func (o *Op) Outcome(r any) handlers.Outcome { return o.outcome(r) }
+func (o *Op) Outcome(r any) engine.Outcome { return o.outcome(r) }
 
 // Result decodes a result's JSON (a server's answer) into its type.
 func (o *Op) Result(b []byte) (any, error) { return o.result(b) }

@@ -5,18 +5,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // ApplyPatch is sightline/applyPatch: a unified diff or a V4A patch, all
 // files or none.
-var ApplyPatch = define(spec[handlers.PatchParams, handlers.PatchResult]{
+var ApplyPatch = define(spec[engine.PatchParams, engine.PatchResult]{
 	method:   "sightline/applyPatch",
 	required: true,
-	writes:   func(p handlers.PatchParams) bool { return !(p.DryRun || p.DryRunAlt) },
-	docs: func(p handlers.PatchParams, resolve func(string) (workspace.Key, error)) []string {
+	writes:   func(p engine.PatchParams) bool { return !(p.DryRun || p.DryRunAlt) },
+	docs: func(p engine.PatchParams, resolve func(string) (workspace.Key, error)) []string {
 		files, err := patch.Parse(p.Text)
 		if err != nil {
 			return nil // an unreadable patch names none: the answer says why
@@ -29,10 +29,10 @@ var ApplyPatch = define(spec[handlers.PatchParams, handlers.PatchResult]{
 		}
 		return uris
 	},
-	run: func(ctx context.Context, c *Call, p handlers.PatchParams) (handlers.PatchResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.PatchParams) (engine.PatchResult, error) {
 		return c.Env.ApplyPatch(ctx, p)
 	},
-	text: func(r *handlers.PatchResult) string {
+	text: func(r *engine.PatchResult) string {
 		var b strings.Builder
 		if r.OK {
 			b.WriteString(r.Message + "\n")
@@ -60,8 +60,8 @@ var ApplyPatch = define(spec[handlers.PatchParams, handlers.PatchResult]{
 	tool: tool("sightline_apply_patch", "Apply a unified diff or a V4A patch",
 		`Apply a patch: a unified diff as git diff writes it (--- a/file, +++ b/file, @@ hunks; many files, new and deleted files, renames), aider's udiff (@@ ... @@ without line numbers), or a V4A patch (*** Begin Patch, *** Update File: path, @@ context lines, -/+/space lines, *** Add File:, *** Delete File:, *** Move to:, *** End Patch). Paths are relative to the workspace root.
 Hunks apply in file order; each hunk's context and removed lines must occur exactly where it goes (a @@ line number only chooses among identical exact places; a hunk that matches twice otherwise is ambiguous_match: add context). Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
-		false, func(in patchIn, session string, _ func(string) workspace.Key) (handlers.PatchParams, error) {
-			return handlers.PatchParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Patch, DryRun: in.DryRun}, nil
+		false, func(in patchIn, session string, _ func(string) workspace.Key) (engine.PatchParams, error) {
+			return engine.PatchParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Patch, DryRun: in.DryRun}, nil
 		}, nil),
 })
 

@@ -5,27 +5,27 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // Read is sightline/read: lines of a document, hashline-annotated; every
 // line shown counts as read.
-var Read = define(spec[handlers.ReadParams, handlers.ReadResult]{
+var Read = define(spec[engine.ReadParams, engine.ReadResult]{
 	method:   "sightline/read",
 	required: true,
-	docs: func(p handlers.ReadParams, _ func(string) (workspace.Key, error)) []string {
+	docs: func(p engine.ReadParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.ReadParams) (handlers.ReadResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.ReadParams) (engine.ReadResult, error) {
 		if c.Disk {
 			// A range of a large file is read without building all of it.
 			return c.Env.ReadDisk(ctx, p)
 		}
 		return c.Env.Read(ctx, p)
 	},
-	text: func(r *handlers.ReadResult) string {
+	text: func(r *engine.ReadResult) string {
 		var b strings.Builder
 		if !r.OK {
 			return ""
@@ -48,9 +48,9 @@ var Read = define(spec[handlers.ReadParams, handlers.ReadResult]{
 		`Read a file, or lines start..end of it, as "LINE:HASH|content" lines: the LINE:HASH prefix is the ref you pass to sightline_edit, the text after "|" is the line itself.
 Read only what you need: a range of a large file is cheaper than all of it. Long reads are cut at a character budget; a notice then says which lines were cut, what they contain, and the range to read next.
 Every line shown counts as read in your session's ledger; edits may only change lines you have read in their current form.`,
-		true, func(in readIn, session string, key func(string) workspace.Key) (handlers.ReadParams, error) {
+		true, func(in readIn, session string, key func(string) workspace.Key) (engine.ReadParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			p := handlers.ReadParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}
+			p := engine.ReadParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}
 			if in.Start > 0 || in.End > 0 {
 				r := ledger.Range{Start: max(in.Start, 1), End: in.End}
 				if r.End == 0 {

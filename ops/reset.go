@@ -3,16 +3,16 @@ package ops
 import (
 	"context"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // Reset is sightline/session/reset: a session forgets what it read, wrote
 // and was allowed.
-var Reset = define(spec[handlers.ResetParams, handlers.Outcome]{
+var Reset = define(spec[engine.ResetParams, engine.Outcome]{
 	method: "sightline/session/reset",
-	writes: func(handlers.ResetParams) bool { return true },
-	audit:  func(p handlers.ResetParams) (handlers.Caller, bool) { return p.Caller, true },
-	run: func(ctx context.Context, c *Call, p handlers.ResetParams) (handlers.Outcome, error) {
+	writes: func(engine.ResetParams) bool { return true },
+	audit:  func(p engine.ResetParams) (engine.Caller, bool) { return p.Caller, true },
+	run: func(ctx context.Context, c *Call, p engine.ResetParams) (engine.Outcome, error) {
 		if c.Disk {
 			// The documents the database holds, so that the reset reaches
 			// them all.
@@ -24,7 +24,7 @@ var Reset = define(spec[handlers.ResetParams, handlers.Outcome]{
 		}
 		return o, nil
 	},
-	text: func(o *handlers.Outcome) string {
+	text: func(o *engine.Outcome) string {
 		if !o.OK {
 			return ""
 		}

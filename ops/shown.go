@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -12,19 +12,19 @@ import (
 // shell command's output) or wrote, recorded in its session's ledger when
 // they are the document's current lines, whole. The hook doors call it
 // after the agent's tool ran.
-var Shown = define(spec[handlers.ShownParams, handlers.ShownResult]{
+var Shown = define(spec[engine.ShownParams, engine.ShownResult]{
 	method:   "sightline/shown",
 	required: true,
 	// It changes the session's ledger: never on the disk behind a server's
 	// back.
-	writes: func(handlers.ShownParams) bool { return true },
-	docs: func(p handlers.ShownParams, _ func(string) (workspace.Key, error)) []string {
+	writes: func(engine.ShownParams) bool { return true },
+	docs: func(p engine.ShownParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.ShownParams) (handlers.ShownResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.ShownParams) (engine.ShownResult, error) {
 		return c.Env.Shown(ctx, p)
 	},
-	text: func(r *handlers.ShownResult) string {
+	text: func(r *engine.ShownResult) string {
 		if !r.OK {
 			return ""
 		}
@@ -37,18 +37,18 @@ var Shown = define(spec[handlers.ShownParams, handlers.ShownResult]{
 // refusal hands over the missing lines, which now count as read, so the
 // agent's retry succeeds. The hook doors call it before the agent's tool
 // runs.
-var Check = define(spec[handlers.CheckParams, handlers.CheckResult]{
+var Check = define(spec[engine.CheckParams, engine.CheckResult]{
 	method:   "sightline/check",
 	required: true,
 	// A refusal records the lines it hands over.
-	writes: func(handlers.CheckParams) bool { return true },
-	docs: func(p handlers.CheckParams, _ func(string) (workspace.Key, error)) []string {
+	writes: func(engine.CheckParams) bool { return true },
+	docs: func(p engine.CheckParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.CheckParams) (handlers.CheckResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.CheckParams) (engine.CheckResult, error) {
 		return c.Env.Check(ctx, p)
 	},
-	text: func(r *handlers.CheckResult) string {
+	text: func(r *engine.CheckResult) string {
 		var b strings.Builder
 		if r.OK {
 			b.WriteString(r.Message + "\n")

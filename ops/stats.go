@@ -6,17 +6,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // Stats is sightline/stats: the audit log's numbers per method and the
 // guard's.
-var Stats = define(spec[handlers.StatsParams, handlers.StatsResult]{
+var Stats = define(spec[engine.StatsParams, engine.StatsResult]{
 	method: "sightline/stats",
-	run: func(ctx context.Context, c *Call, p handlers.StatsParams) (handlers.StatsResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.StatsParams) (engine.StatsResult, error) {
 		return c.Env.Stats(ctx, p)
 	},
-	text: func(r *handlers.StatsResult) string {
+	text: func(r *engine.StatsResult) string {
 		var b strings.Builder
 		if !r.OK {
 			return ""

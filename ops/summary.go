@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -13,16 +13,16 @@ import (
 
 // Summary is sightline/summary: a document's declarations and its first
 // lines.
-var Summary = define(spec[handlers.SummaryParams, handlers.SummaryResult]{
+var Summary = define(spec[engine.SummaryParams, engine.SummaryResult]{
 	method:   "sightline/summary",
 	required: true,
-	docs: func(p handlers.SummaryParams, _ func(string) (workspace.Key, error)) []string {
+	docs: func(p engine.SummaryParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.SummaryParams) (handlers.SummaryResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.SummaryParams) (engine.SummaryResult, error) {
 		return c.Env.Summary(ctx, p)
 	},
-	text: func(r *handlers.SummaryResult) string {
+	text: func(r *engine.SummaryResult) string {
 		var b strings.Builder
 		if !r.OK {
 			return ""
@@ -52,9 +52,9 @@ var Summary = define(spec[handlers.SummaryParams, handlers.SummaryResult]{
 	},
 	tool: tool("sightline_summary", "Outline of a file",
 		`Outline a file cheaply: its declarations (functions, types, classes) with their line ranges and signatures, plus its first lines annotated (those count as read). Use it on a large file to find the range to sightline_read.`,
-		true, func(in pathIn, session string, key func(string) workspace.Key) (handlers.SummaryParams, error) {
+		true, func(in pathIn, session string, key func(string) workspace.Key) (engine.SummaryParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return handlers.SummaryParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
+			return engine.SummaryParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
 		}, nil),
 })
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -24,7 +24,7 @@ func freshRefs(b *strings.Builder, refs []string) {
 }
 
 // expanded are the lines a guard refusal returned (they count as read).
-func expanded(b *strings.Builder, g handlers.GuardRefusal) {
+func expanded(b *strings.Builder, g engine.GuardRefusal) {
 	if g.Expanded != "" {
 		fmt.Fprintf(b, "expanded (%s, now counted as read):\n%s", ledger.List(g.ExpandedRanges), g.Expanded)
 	}
@@ -39,11 +39,11 @@ func sessionOr(s, def string) string {
 }
 
 // toolDoc turns a tool path into a document; a missing path is invalid.
-func toolDoc(path string, key func(string) workspace.Key) (handlers.TextDocument, error) {
+func toolDoc(path string, key func(string) workspace.Key) (engine.TextDocument, error) {
 	if strings.TrimSpace(path) == "" {
-		return handlers.TextDocument{}, invalid("path is required: a file path relative to the workspace root.")
+		return engine.TextDocument{}, invalid("path is required: a file path relative to the workspace root.")
 	}
-	return handlers.TextDocument{URI: string(key(path))}, nil
+	return engine.TextDocument{URI: string(key(path))}, nil
 }
 
 func one(uri string) []string { return []string{uri} }

@@ -7,22 +7,22 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // Write is sightline/write: create, replace text, append, overwrite.
-var Write = define(spec[handlers.WriteParams, handlers.WriteResult]{
+var Write = define(spec[engine.WriteParams, engine.WriteResult]{
 	method:   "sightline/write",
 	required: true,
-	writes:   func(p handlers.WriteParams) bool { return !p.DryRun },
-	docs: func(p handlers.WriteParams, _ func(string) (workspace.Key, error)) []string {
+	writes:   func(p engine.WriteParams) bool { return !p.DryRun },
+	docs: func(p engine.WriteParams, _ func(string) (workspace.Key, error)) []string {
 		return one(p.TextDocument.URI)
 	},
-	run: func(ctx context.Context, c *Call, p handlers.WriteParams) (handlers.WriteResult, error) {
+	run: func(ctx context.Context, c *Call, p engine.WriteParams) (engine.WriteResult, error) {
 		return c.Env.Write(ctx, p)
 	},
-	text: func(r *handlers.WriteResult) string {
+	text: func(r *engine.WriteResult) string {
 		var b strings.Builder
 		if !r.OK {
 			if len(r.Nearest) > 0 {
@@ -48,9 +48,9 @@ var Write = define(spec[handlers.WriteParams, handlers.WriteResult]{
 - append: add content after the last line.
 - overwrite: replace the whole file; you must have read all of it (or created it).
 Guarded like sightline_edit: the lines you replace must have been read. expected_version (a file hash from a read) makes the write refuse with file_changed if the file changed.`,
-		false, func(in writeIn, session string, key func(string) workspace.Key) (handlers.WriteParams, error) {
+		false, func(in writeIn, session string, key func(string) workspace.Key) (engine.WriteParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return handlers.WriteParams{Caller: handlers.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc,
+			return engine.WriteParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc,
 				Mode: in.Mode, Content: in.Content, OldText: in.OldText, ExpectedVersion: in.ExpectedVersion, DryRun: in.DryRun}, err
 		}, func(s *jsonschema.Schema) {
 			s.Properties["mode"].Enum = []any{"create", "edit", "append", "overwrite"}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -40,12 +40,12 @@ func TestAdmissionOpenBuffersFollowTheRules(t *testing.T) {
 		if rr := read(t, e, u, nil, nil); rr.OK || rr.Error != "denied" || strings.Contains(rr.Content, "SECRET") {
 			t.Errorf("read of the buffer of %s: %+v %q", name, rr.Outcome, rr.Content)
 		}
-		var sr handlers.SummaryResult
+		var sr engine.SummaryResult
 		e.Call("sightline/summary", map[string]any{"textDocument": map[string]string{"uri": u}}, &sr)
 		if sr.OK || sr.Error != "denied" {
 			t.Errorf("summary of the buffer of %s: %+v", name, sr.Outcome)
 		}
-		var wr handlers.WriteResult
+		var wr engine.WriteResult
 		e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": "overwrite", "content": "x\n"}, &wr)
 		if wr.OK || wr.Error != "denied" {
 			t.Errorf("write of the buffer of %s: %+v", name, wr.Outcome)
@@ -76,7 +76,7 @@ func TestAdmissionHardLinkedBuffer(t *testing.T) {
 	if rr := read(t, e, fileURI(root, "hard.txt"), nil, nil); rr.OK || rr.Error != "approval_refused" || strings.Contains(rr.Content, "abc123") {
 		t.Errorf("read of the buffer of hard.txt: %+v", rr.Outcome)
 	}
-	var wr handlers.WriteResult
+	var wr engine.WriteResult
 	e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": fileURI(root, "hard.txt")}, "mode": "append", "content": "x\n"}, &wr)
 	if wr.OK || wr.Error != "approval_refused" {
 		t.Errorf("write of the buffer of hard.txt: %+v", wr.Outcome)

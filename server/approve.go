@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // approver asks the user through window/showMessageRequest, for clients
@@ -21,7 +21,7 @@ const (
 	denyAction   = "Deny"
 )
 
-func (a approver) Approve(ctx context.Context, req handlers.Approval) (handlers.Decision, error) {
+func (a approver) Approve(ctx context.Context, req engine.Approval) (engine.Decision, error) {
 	who := "An agent"
 	if req.Agent != "" {
 		who = "Agent " + req.Agent
@@ -40,20 +40,20 @@ func (a approver) Approve(ctx context.Context, req handlers.Approval) (handlers.
 	var choice *protocol.MessageActionItem
 	if _, err := a.s.conn.Call(cctx, "window/showMessageRequest", params, &choice); err != nil {
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-			return handlers.Deny, fmt.Errorf("the editor's question went unanswered for %v", a.s.opts.ApprovalWait)
+			return engine.Deny, fmt.Errorf("the editor's question went unanswered for %v", a.s.opts.ApprovalWait)
 		}
-		return handlers.Deny, fmt.Errorf("the editor could not ask: %w", err)
+		return engine.Deny, fmt.Errorf("the editor could not ask: %w", err)
 	}
 	if choice == nil {
-		return handlers.Deny, nil // dismissed
+		return engine.Deny, nil // dismissed
 	}
 	switch choice.Title {
 	case allowOnce:
-		return handlers.AllowOnce, nil
+		return engine.AllowOnce, nil
 	case allowSession:
-		return handlers.AllowSession, nil
+		return engine.AllowSession, nil
 	}
-	return handlers.Deny, nil
+	return engine.Deny, nil
 }
 
 const (
@@ -63,7 +63,7 @@ const (
 
 // approveMerge asks the user to approve a patch's three-way merge, showing
 // the merged diff in the question.
-func (a approver) approveMerge(ctx context.Context, who string, req handlers.Approval) (handlers.Decision, error) {
+func (a approver) approveMerge(ctx context.Context, who string, req engine.Approval) (engine.Decision, error) {
 	params := &protocol.ShowMessageRequestParams{
 		Type: protocol.MessageTypeWarning,
 		Message: fmt.Sprintf("sightline: %s (session %s) sent a patch that no longer applies to %s; a three-way merge with the current text is clean. Apply this merge?\n\n%s",
@@ -75,12 +75,12 @@ func (a approver) approveMerge(ctx context.Context, who string, req handlers.App
 	var choice *protocol.MessageActionItem
 	if _, err := a.s.conn.Call(cctx, "window/showMessageRequest", params, &choice); err != nil {
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
-			return handlers.Deny, fmt.Errorf("the editor's question went unanswered for %v", a.s.opts.ApprovalWait)
+			return engine.Deny, fmt.Errorf("the editor's question went unanswered for %v", a.s.opts.ApprovalWait)
 		}
-		return handlers.Deny, fmt.Errorf("the editor could not ask: %w", err)
+		return engine.Deny, fmt.Errorf("the editor could not ask: %w", err)
 	}
 	if choice != nil && choice.Title == applyMerge {
-		return handlers.AllowOnce, nil
+		return engine.AllowOnce, nil
 	}
-	return handlers.Deny, nil
+	return engine.Deny, nil
 }

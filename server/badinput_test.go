@@ -16,7 +16,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/server"
@@ -58,7 +58,7 @@ func TestBadParamsAndUnknownMethods(t *testing.T) {
 		}
 	}
 	// A null-params ledger call is fine (params are optional there).
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	if err := e.Call("sightline/ledger", nil, &led); err != nil || !led.OK {
 		t.Fatalf("ledger after bad input: %v %+v", err, led)
 	}
@@ -116,7 +116,7 @@ func TestRefusals(t *testing.T) {
 	if !strings.HasPrefix(res.Notice, want) {
 		t.Fatalf("notice %q, want prefix %q", res.Notice, want)
 	}
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": fileURI(root, "huge.txt")}}, &led)
 	if got := led.Documents[0].Read; len(got) != 1 || got[0] != (ledger.Range{Start: 1, End: res.Range.End}) {
 		t.Fatalf("ledger recorded %+v, want exactly the returned lines 1-%d", got, res.Range.End)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
@@ -82,7 +82,7 @@ func TestBatchShiftingLines(t *testing.T) {
 				t.Fatalf("read after edit:\n%s", rr.Content)
 			}
 			// The agent's lines are its own.
-			var led handlers.LedgerResult
+			var led engine.LedgerResult
 			e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led)
 			d := led.Documents[0]
 			if len(d.Stale) != 0 || !hasRange(d.Authored, ledger.Range{Start: 3, End: 5}) || !hasRange(d.Authored, ledger.Range{Start: 13, End: 13}) {
@@ -127,7 +127,7 @@ func TestOutsideBufferRefused(t *testing.T) {
 	os.WriteFile(outside, []byte("secret\n"), 0o644)
 	u := "file://" + outside
 	e.Open(u, "plaintext", "secret\n")
-	var rr handlers.ReadResult
+	var rr engine.ReadResult
 	e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}}, &rr)
 	if rr.OK || rr.Error != "denied" || strings.Contains(rr.Content, "secret") {
 		t.Fatalf("read of an outside buffer: %+v", rr.Outcome)
@@ -136,7 +136,7 @@ func TestOutsideBufferRefused(t *testing.T) {
 	if res.OK || res.Error != "denied" {
 		t.Fatalf("edit of an outside buffer: %+v", res.Outcome)
 	}
-	var wr handlers.WriteResult
+	var wr engine.WriteResult
 	e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": "append", "content": "y\n"}, &wr)
 	if wr.OK || wr.Error != "denied" || e.Buffer(u) != "secret\n" {
 		t.Fatalf("write to an outside buffer: %+v", wr.Outcome)

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
@@ -553,7 +553,7 @@ func runPropCase(t *testing.T, seed uint64, batches int) (st propStats) {
 			}
 		}
 		// Every line the batch wrote is the session's own, and nothing is stale.
-		var led handlers.LedgerResult
+		var led engine.LedgerResult
 		if err := e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led); err != nil || len(led.Documents) != 1 {
 			fail("ledger: %v %+v", err, led)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/server"
 )
@@ -24,7 +24,7 @@ func BenchmarkReadPipe2000(b *testing.B) {
 	u := "file://" + root + "/big.go"
 	e.Open(u, "go", src.String())
 	p := map[string]any{"textDocument": map[string]string{"uri": u}, "budget": map[string]int{"chars": 1 << 20}}
-	var res handlers.ReadResult
+	var res engine.ReadResult
 	for b.Loop() {
 		if err := e.Call("sightline/read", p, &res); err != nil || !res.OK {
 			b.Fatal(err)
@@ -50,7 +50,7 @@ func benchEditRoundTrip(b *testing.B, n int) {
 	e := lsptest.Start(b, lsptest.Options{Root: root, Server: serverOpts(b)})
 	u := "file://" + root + "/big.go"
 	e.Open(u, "go", src.String())
-	var rr handlers.ReadResult
+	var rr engine.ReadResult
 	if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "budget": map[string]int{"chars": 1 << 22}}, &rr); err != nil || !rr.OK {
 		b.Fatal(err, rr.Message)
 	}
@@ -63,7 +63,7 @@ func benchEditRoundTrip(b *testing.B, n int) {
 		p := map[string]any{"textDocument": map[string]string{"uri": u}, "edits": []map[string]any{
 			{"type": "replace_line", "ref": "5000:" + hashOf(content), "new_content": next},
 		}}
-		var res handlers.EditResult
+		var res engine.EditResult
 		t0 := time.Now()
 		if err := e.Call("sightline/edit", p, &res); err != nil || !res.OK {
 			b.Fatalf("edit %d: %v %+v", i, err, res.Outcome)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -31,7 +31,7 @@ func TestApplyBlocks(t *testing.T) {
 	out := good +
 		"src/closed.go\n<<<< EDIT\nfunc G() {\n==== REPLACE\nfunc G() {}\n>>>> EDIT END\n\n" +
 		"src/open.py\n<<<< EDIT\ndef a():\n"
-	var res handlers.BlocksResult
+	var res engine.BlocksResult
 	if err := e.Call("sightline/applyBlocks", map[string]any{"text": out}, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestApplyBlocksGuard(t *testing.T) {
 	e, root := start(t, map[string]string{"g.txt": src}, lsptest.Options{})
 	u := fileURI(root, "g.txt")
 	read(t, e, u, nil, map[string]any{"range": map[string]int{"start": 1, "end": 2}})
-	var res handlers.BlocksResult
+	var res engine.BlocksResult
 	e.Call("sightline/applyBlocks", map[string]any{"text": "g.txt\n<<<< EDIT\nd\ne\n==== REPLACE\nD\ne\n>>>> EDIT END\n"}, &res)
 	b := res.Blocks[0]
 	if b.Status != "failed" || b.Error != "unread_range" || !strings.HasPrefix(b.Message, "Lines 4-5 were not read.") || !strings.HasPrefix(b.Expanded, "4:") {

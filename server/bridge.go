@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/bridge"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/version"
 )
@@ -80,7 +80,7 @@ func (s *Server) stopBridge() {
 // editor alike), and the bridge's own. LSP lifecycle and document methods
 // are not served: the caller is not an editor.
 func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
-	runs := &blockRuns{m: map[string]*handlers.Blocks{}}
+	runs := &blockRuns{m: map[string]*engine.Blocks{}}
 	h := func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
 		if !req.IsCall() {
 			return nil, nil
@@ -131,23 +131,23 @@ func (s *Server) bridgeStatus() bridge.Status {
 // blockRuns are the edit-block runs of one bridge connection.
 type blockRuns struct {
 	mu sync.Mutex
-	m  map[string]*handlers.Blocks
+	m  map[string]*engine.Blocks
 }
 
 // feed applies a chunk's completed blocks at once (one run's chunks arrive
 // in order, one call at a time) and answers them; close ends the run.
-func (r *blockRuns) feed(ctx context.Context, env *handlers.Env, p bridge.BlocksParams) (any, error) {
+func (r *blockRuns) feed(ctx context.Context, env *engine.Env, p bridge.BlocksParams) (any, error) {
 	r.mu.Lock()
 	run := r.m[p.Run]
 	if run == nil {
-		run = env.NewBlocks(handlers.Caller{Session: p.Session, Agent: p.Agent}, p.DryRun, p.Stage)
+		run = env.NewBlocks(engine.Caller{Session: p.Session, Agent: p.Agent}, p.DryRun, p.Stage)
 		r.m[p.Run] = run
 	}
 	if p.Close {
 		delete(r.m, p.Run)
 	}
 	r.mu.Unlock()
-	var out []handlers.BlockResult
+	var out []engine.BlockResult
 	if p.Chunk != "" {
 		out = run.Write(ctx, []byte(p.Chunk))
 	}
@@ -156,10 +156,10 @@ func (r *blockRuns) feed(ctx context.Context, env *handlers.Env, p bridge.Blocks
 		return encoded(res)
 	}
 	if out == nil {
-		out = []handlers.BlockResult{}
+		out = []engine.BlockResult{}
 	}
 	return encoded(struct {
-		Blocks []handlers.BlockResult `json:"blocks"`
+		Blocks []engine.BlockResult `json:"blocks"`
 	}{out})
 }
 

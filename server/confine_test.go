@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -35,12 +35,12 @@ func TestURIPathCases(t *testing.T) {
 		"file://server/share" + filepath.ToSlash(filepath.Join(root, "d.txt")),
 		base + "/d%00.txt",
 	} {
-		var rr handlers.ReadResult
+		var rr engine.ReadResult
 		e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}}, &rr)
 		if rr.OK || strings.Contains(rr.Content, "SECRET") {
 			t.Errorf("read %s: %+v", u, rr.Outcome)
 		}
-		var wr handlers.WriteResult
+		var wr engine.WriteResult
 		e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": "append", "content": "pwned\n"}, &wr)
 		if wr.OK {
 			t.Errorf("append %s: %+v", u, wr.Outcome)
@@ -52,7 +52,7 @@ func TestURIPathCases(t *testing.T) {
 	if rr := read(t, e, base+"/l1", nil, nil); !rr.OK || !strings.Contains(rr.Content, "|in") {
 		t.Errorf("read through an inside link: %+v", rr.Outcome)
 	}
-	var rr handlers.ReadResult
+	var rr engine.ReadResult
 	e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": base + "/dangling"}}, &rr)
 	if rr.OK || rr.Error != "denied" || !strings.Contains(rr.Message, "dangling") {
 		t.Errorf("read of a dangling link: %+v", rr.Outcome)
@@ -68,7 +68,7 @@ func TestOutsideBufferRefusedApplyViaDisk(t *testing.T) {
 	u := "file://" + outside
 	e.Open(u, "plaintext", "secret\n")
 	for _, mode := range []string{"append", "overwrite"} {
-		var wr handlers.WriteResult
+		var wr engine.WriteResult
 		e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": mode, "content": "y\n"}, &wr)
 		if wr.OK || wr.Error != "denied" {
 			t.Errorf("%s to an outside buffer with applyVia disk: %+v", mode, wr.Outcome)
@@ -109,13 +109,13 @@ func TestSymlinkSwapRaceLSP(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	calls := 0
 	for time.Now().Before(deadline) {
-		var rr handlers.ReadResult
+		var rr engine.ReadResult
 		e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}}, &rr)
 		if strings.Contains(rr.Content, "SECRET") {
 			t.Errorf("read returned the outside file")
 		}
 		for _, mode := range []string{"overwrite", "append"} {
-			var wr handlers.WriteResult
+			var wr engine.WriteResult
 			e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": mode, "content": "w\n"}, &wr)
 			if b, _ := os.ReadFile(outside); string(b) != secret {
 				t.Errorf("%s wrote the outside file: %q", mode, b)

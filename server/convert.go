@@ -5,7 +5,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
@@ -29,11 +29,11 @@ func lspRange(s *textdoc.Snapshot, r ledger.Range, enc textdoc.Encoding) protoco
 	}
 }
 
-func lspDiagnostics(s *textdoc.Snapshot, ds []handlers.Diagnostic, enc textdoc.Encoding) []protocol.Diagnostic {
+func lspDiagnostics(s *textdoc.Snapshot, ds []engine.Diagnostic, enc textdoc.Encoding) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(ds)) // never nil: an empty list clears the editor's
 	for _, d := range ds {
 		sev := protocol.DiagnosticSeverityInformation
-		if d.Severity == handlers.SeverityWarning {
+		if d.Severity == engine.SeverityWarning {
 			sev = protocol.DiagnosticSeverityWarning
 		}
 		out = append(out, protocol.Diagnostic{
@@ -51,7 +51,7 @@ func lspDiagnostics(s *textdoc.Snapshot, ds []handlers.Diagnostic, enc textdoc.E
 // document's ledger (argument: its uri).
 const ShowLedgerCommand = "sightline.showLedger"
 
-func lspCodeLenses(ls []handlers.Lens, uri string) []protocol.CodeLens {
+func lspCodeLenses(ls []engine.Lens, uri string) []protocol.CodeLens {
 	arg, _ := json.Marshal(uri)
 	out := make([]protocol.CodeLens, 0, len(ls))
 	for _, l := range ls {
@@ -64,7 +64,7 @@ func lspCodeLenses(ls []handlers.Lens, uri string) []protocol.CodeLens {
 	return out
 }
 
-func lspDocumentSymbols(s *textdoc.Snapshot, syms []handlers.OutlineSymbol, enc textdoc.Encoding) []protocol.DocumentSymbol {
+func lspDocumentSymbols(s *textdoc.Snapshot, syms []engine.OutlineSymbol, enc textdoc.Encoding) []protocol.DocumentSymbol {
 	out := make([]protocol.DocumentSymbol, 0, len(syms))
 	for _, sym := range syms {
 		detail := sym.Signature

@@ -12,7 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
@@ -23,13 +23,13 @@ func ref(text string, n int) string {
 	return fmt.Sprintf("%d:%s", n, hashOf(l))
 }
 
-func edit(t *testing.T, e *lsptest.Editor, u string, edits []map[string]any, extra map[string]any) handlers.EditResult {
+func edit(t *testing.T, e *lsptest.Editor, u string, edits []map[string]any, extra map[string]any) engine.EditResult {
 	t.Helper()
 	p := map[string]any{"textDocument": map[string]string{"uri": u}, "edits": edits}
 	for k, v := range extra {
 		p[k] = v
 	}
-	var res handlers.EditResult
+	var res engine.EditResult
 	if err := e.Call("sightline/edit", p, &res); err != nil {
 		t.Fatalf("sightline/edit: %v", err)
 	}
@@ -65,7 +65,7 @@ func TestEditAppliedThroughEditor(t *testing.T) {
 		t.Fatalf("disk written under an open buffer: %q", disk)
 	}
 	// Lines the agent wrote are authored, not stale.
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led)
 	d := led.Documents[0]
 	if len(d.Stale) != 0 || !hasRange(d.Authored, ledger.Range{Start: 4, End: 4}) || d.State != ledger.FullyRead {
@@ -83,7 +83,7 @@ func TestEditRefusedByEditorChangesNothing(t *testing.T) {
 		reason := "the user said no"
 		return protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason}
 	}
-	var before handlers.LedgerResult
+	var before engine.LedgerResult
 	e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &before)
 	res := edit(t, e, u, []map[string]any{{"type": "delete_line", "ref": ref(src, 2)}}, nil)
 	if res.OK || res.Error != "version_conflict" || !strings.Contains(res.Message, "the user said no") {
@@ -92,7 +92,7 @@ func TestEditRefusedByEditorChangesNothing(t *testing.T) {
 	if e.Buffer(u) != src {
 		t.Fatal("buffer changed")
 	}
-	var after handlers.LedgerResult
+	var after engine.LedgerResult
 	e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &after)
 	if b, a := mustJSON(before.Documents), mustJSON(after.Documents); a != b {
 		t.Fatalf("ledger changed by a refused edit:\n%s\n%s", b, a)
@@ -190,7 +190,7 @@ func TestRemapAfterOwnInsert(t *testing.T) {
 	}
 	// The agent's memory still says "4:d": it is line 6 now.
 	res := edit(t, e, u, []map[string]any{{"type": "replace_line", "ref": ref(src, 4), "new_content": "D"}}, nil)
-	if !res.OK || len(res.Remapped) != 1 || res.Remapped[0] != (handlers.Remap{Ref: ref(src, 4), Line: 6}) {
+	if !res.OK || len(res.Remapped) != 1 || res.Remapped[0] != (engine.Remap{Ref: ref(src, 4), Line: 6}) {
 		t.Fatalf("remap: %+v %+v", res.Outcome, res.Remapped)
 	}
 	if e.Buffer(u) != "x\ny\na\nb\nc\nD\n" {
@@ -230,7 +230,7 @@ func TestGuardAndAutoExpandRetry(t *testing.T) {
 	if res.OK || res.Error != "stale_range" || !strings.HasPrefix(res.Message, "Line 3 changed since you read it. Read it again.") {
 		t.Fatalf("stale guard: %+v", res.Outcome)
 	}
-	var st handlers.StatsResult
+	var st engine.StatsResult
 	if err := e.Call("sightline/stats", nil, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -396,14 +396,14 @@ func TestEditAnswerHashOfLargeBuffer(t *testing.T) {
 	e := lsptest.Start(t, lsptest.Options{Root: root, Server: serverOpts(t)})
 	u := "file://" + root + "/big.go"
 	e.Open(u, "go", src.String())
-	var rr handlers.ReadResult
+	var rr engine.ReadResult
 	if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "budget": map[string]int{"chars": 1 << 24}}, &rr); err != nil || !rr.OK {
 		t.Fatal(err, rr.Message)
 	}
 	content := "\tvalue20000 := compute(20000) // line"
 	for i := range 3 {
 		next := fmt.Sprintf("\tvalue20000 := compute(%d) // edited", i)
-		var res handlers.EditResult
+		var res engine.EditResult
 		if err := e.Call("sightline/edit", map[string]any{"textDocument": map[string]string{"uri": u}, "edits": []map[string]any{
 			{"type": "replace_line", "ref": "20001:" + hashOf(content), "new_content": next},
 		}}, &res); err != nil || !res.OK {

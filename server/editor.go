@@ -5,11 +5,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/textdoc"
 )
 
-// editor is the handlers.Editor of this connection: workspace/applyEdit with
+// editor is the engine.Editor of this connection: workspace/applyEdit with
 // one versioned TextDocumentEdit, which the client refuses whole if the
 // buffer is no longer at that version.
 type editor struct{ s *Server }
@@ -18,12 +18,12 @@ func (ed editor) Encoding() textdoc.Encoding { return ed.s.encoding() }
 
 // The label is not sent: Neovim prints an applyEdit's label on every edit.
 func (ed editor) ApplyEdit(ctx context.Context, uri string, version int32, changes []textdoc.Change, _ string) (bool, string, error) {
-	return ed.ApplyEdits(ctx, []handlers.DocEdit{{URI: uri, Version: version, Changes: changes}})
+	return ed.ApplyEdits(ctx, []engine.DocEdit{{URI: uri, Version: version, Changes: changes}})
 }
 
 // ApplyEdits sends one workspace/applyEdit with one versioned
 // TextDocumentEdit per document.
-func (ed editor) ApplyEdits(ctx context.Context, docs []handlers.DocEdit) (bool, string, error) {
+func (ed editor) ApplyEdits(ctx context.Context, docs []engine.DocEdit) (bool, string, error) {
 	dcs := make([]protocol.DocumentChange, 0, len(docs))
 	for _, d := range docs {
 		edits := make([]protocol.TextDocumentEditElement, 0, len(d.Changes))

@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
@@ -39,7 +39,7 @@ func TestEditorThatDoesNotAnswer(t *testing.T) {
 	}
 	<-late
 	// The late edit is the agent's own: authored, not stale.
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led)
@@ -76,7 +76,7 @@ func TestEditorThatNeverEchoes(t *testing.T) {
 	if !res.OK || len(res.Warnings) == 0 || res.Window != "" || time.Since(start) > 900*time.Millisecond {
 		t.Fatalf("no echo: %+v warnings %v window %q after %v", res.Outcome, res.Warnings, res.Window, time.Since(start))
 	}
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led)
 	if d := led.Documents[0]; hasRange(d.Read, ledger.Range{Start: 6, End: 8}) {
 		t.Fatalf("lines never shown recorded as read: %+v", d)

@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/server"
 )
@@ -99,7 +99,7 @@ func TestNULInURIIsDenied(t *testing.T) {
 	if res.OK || res.Error != "denied" || strings.ContainsRune(res.Message, 0) {
 		t.Fatalf("read of a NUL path: %+v", res)
 	}
-	var w handlers.WriteResult
+	var w engine.WriteResult
 	if err := e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": "create", "content": "x"}, &w); err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestUnusableStateDatabaseIsReported(t *testing.T) {
 	if !res.OK || !strings.Contains(strings.Join(res.Warnings, " "), file) {
 		t.Fatalf("read: %+v", res)
 	}
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	if err := e.Call("sightline/ledger", nil, &led); err != nil || len(led.Warnings) == 0 {
 		t.Fatalf("ledger: %v %+v", err, led)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -20,7 +20,7 @@ func TestFilesKeptFreshByWatchers(t *testing.T) {
 	e, root := start(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"}, lsptest.Options{Capabilities: json.RawMessage(caps)})
 	e.WaitNote("client/registerCapability")
 	list := func() map[string]int64 {
-		var res handlers.FilesResult
+		var res engine.FilesResult
 		if err := e.Call("sightline/files", map[string]any{}, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestFilesKeptFreshByWatchers(t *testing.T) {
 	}
 	// sightline's own write is in the next listing without any report.
 	read(t, e, fileURI(root, "b.txt"), nil, nil)
-	var wr handlers.WriteResult
+	var wr engine.WriteResult
 	e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": fileURI(root, "b.txt")}, "mode": "append", "content": "more\n"}, &wr)
 	if !wr.OK {
 		t.Fatalf("append: %+v", wr.Outcome)

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
-func history(t *testing.T, e *lsptest.Editor, u string) handlers.HistoryResult {
+func history(t *testing.T, e *lsptest.Editor, u string) engine.HistoryResult {
 	t.Helper()
-	var res handlers.HistoryResult
+	var res engine.HistoryResult
 	if err := e.Call("sightline/history", map[string]any{"textDocument": map[string]string{"uri": u}}, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 		if len(h.Versions) != 3 || h.Versions[0].Method != "found" || h.Versions[2].Method != "sightline/write" || h.Versions[2].FileHash != h.FileHash {
 			t.Fatalf("%s: history %+v", name, h)
 		}
-		var d handlers.DiffResult
+		var d engine.DiffResult
 		if err := e.Call("sightline/diff", map[string]any{"textDocument": map[string]string{"uri": u}}, &d); err != nil || !d.OK ||
 			!strings.Contains(d.Diff, "+replaced") || !strings.Contains(d.Diff, "-added one") {
 			t.Fatalf("%s: diff %+v %v", name, d, err)
@@ -64,7 +64,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 			id   int64
 			want string
 		}{{h.Versions[0].ID, files[name]}, {h.Versions[1].ID, afterFirst}} {
-			var r handlers.RollbackResult
+			var r engine.RollbackResult
 			if err := e.Call("sightline/rollback", map[string]any{"textDocument": map[string]string{"uri": u}, "version": v.id}, &r); err != nil || !r.OK || !r.Applied {
 				t.Fatalf("%s: rollback to %d: %+v %v", name, v.id, r, err)
 			}
@@ -80,7 +80,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 	// A rollback is guarded: another session that read nothing is refused.
 	u := fileURI(root, "crlf.txt")
 	h := history(t, e, u)
-	var r handlers.RollbackResult
+	var r engine.RollbackResult
 	if err := e.Call("sightline/rollback", map[string]any{"textDocument": map[string]string{"uri": u}, "version": h.Versions[2].ID, "session": "other"}, &r); err != nil || r.OK || r.Error != "unread_range" {
 		t.Fatalf("unguarded rollback: %+v %v", r.Outcome, err)
 	}

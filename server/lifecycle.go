@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/config"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/version"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -82,11 +82,11 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Lock()
 	s.enc, s.caps = enc, caps
 	s.mu.Unlock()
-	var ed handlers.Editor
+	var ed engine.Editor
 	if caps.applyEdit {
 		ed = editor{s}
 	}
-	var ap handlers.Approver
+	var ap engine.Approver
 	if caps.showMessage {
 		ap = approver{s}
 	}
@@ -124,9 +124,9 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 }
 
 // setup assembles the features' environment and the publisher.
-func (s *Server) setup(roots []string, cfg config.Config, ed handlers.Editor, ap handlers.Approver) {
+func (s *Server) setup(roots []string, cfg config.Config, ed engine.Editor, ap engine.Approver) {
 	pub := newPublisher(s)
-	env := handlers.Setup(s.bg, handlers.Options{
+	env := engine.Setup(s.bg, engine.Options{
 		Roots:       roots,
 		Config:      cfg,
 		Log:         s.log,
@@ -172,7 +172,7 @@ func (s *Server) Initialized(ctx context.Context, p *protocol.InitializedParams)
 
 // watchFiles asks the editor to report every file change in the workspace,
 // so the file registry can keep its listing between calls.
-func (s *Server) watchFiles(env *handlers.Env) {
+func (s *Server) watchFiles(env *engine.Env) {
 	params := map[string]any{"registrations": []any{map[string]any{
 		"id": "sightline-files", "method": "workspace/didChangeWatchedFiles",
 		"registerOptions": map[string]any{"watchers": []any{map[string]any{"globPattern": "**/*"}}},

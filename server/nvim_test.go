@@ -8,7 +8,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -20,7 +20,7 @@ func TestEmptyArrayParamsAreEmptyParams(t *testing.T) {
 	e, root := start(t, map[string]string{"a.txt": "one\ntwo\n"}, lsptest.Options{})
 	read(t, e, fileURI(root, "a.txt"), nil, nil)
 
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	if err := e.Call("sightline/ledger", []any{}, &led); err != nil || !led.OK || len(led.Documents) != 1 {
 		t.Fatalf("ledger with [] params: %v %+v", err, led)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -22,7 +22,7 @@ func TestApplyPatchOpenBuffer(t *testing.T) {
 	e.Open(u, "plaintext", src)
 	read(t, e, u, nil, nil)
 	p := "--- a/f.txt\n+++ b/f.txt\n@@ -4,3 +4,3 @@\n line 4\n-line 5\n+FIVE\n line 6\n"
-	var res handlers.PatchResult
+	var res engine.PatchResult
 	if err := e.Call("sightline/applyPatch", map[string]any{"text": p}, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestPatchConflictFreshRefs(t *testing.T) {
 	e, root := start(t, map[string]string{"f.txt": src}, lsptest.Options{})
 	u := fileURI(root, "f.txt")
 	stale := "--- a/f.txt\n+++ b/f.txt\n@@ -14,3 +14,3 @@\n line 14\n-line 15 old\n+FIFTEEN\n line 16\n"
-	var res handlers.PatchResult
+	var res engine.PatchResult
 	if err := e.Call("sightline/applyPatch", map[string]any{"text": stale, "session": "fresh"}, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestPatchMergeOverLSP(t *testing.T) {
 	}
 	// The patch was made when line 14 read "line fourteen".
 	p := "--- a/f.txt\n+++ b/f.txt\n@@ -13,4 +13,4 @@\n line 13\n line fourteen\n-line 15\n+FIFTEEN\n line 16\n"
-	var res handlers.PatchResult
+	var res engine.PatchResult
 	// Without merge: a proposal, nobody asked.
 	if err := e.Call("sightline/applyPatch", map[string]any{"text": p}, &res); err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestPatchOpenDocumentsTogether(t *testing.T) {
 		}
 		return e.DefaultApplyEdit(p)
 	}
-	var res handlers.PatchResult
+	var res engine.PatchResult
 	if err := e.Call("sightline/applyPatch", map[string]any{"text": p}, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestPatchAuditedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := func() int {
-		var res handlers.AuditResult
+		var res engine.AuditResult
 		if err := e.Call("sightline/audit", map[string]any{}, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestPatchAuditedOnce(t *testing.T) {
 		{"text": "not a patch"},
 		{"text": "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,3 @@\n a\n-x\n+B\n c\n"},
 	} {
-		var res handlers.PatchResult
+		var res engine.PatchResult
 		if err := e.Call("sightline/applyPatch", p, &res); err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -34,7 +34,7 @@ func TestPatchEditorTimeout(t *testing.T) {
 	}
 	hunk := "@@ -4,3 +4,3 @@\n line 4\n-line 5\n+FIVE\n line 6\n"
 	p := "--- a/a.txt\n+++ b/a.txt\n" + hunk + "--- a/b.txt\n+++ b/b.txt\n" + hunk + "--- a/c.txt\n+++ b/c.txt\n" + hunk
-	var res handlers.PatchResult
+	var res engine.PatchResult
 	if err := e.Call("sightline/applyPatch", map[string]any{"text": p}, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/server"
@@ -34,8 +34,8 @@ func TestLedgerSurvivesRestart(t *testing.T) {
 
 	os.WriteFile(filepath.Join(root, "changed.txt"), []byte("a\nB\nc\nd\n"), 0o644)
 	e = lsptest.Start(t, o)
-	ledgerOf := func(name string) handlers.DocLedger {
-		var res handlers.LedgerResult
+	ledgerOf := func(name string) engine.DocLedger {
+		var res engine.LedgerResult
 		if err := e.Call("sightline/ledger", map[string]any{"session": "s1", "textDocument": map[string]string{"uri": fileURI(root, name)}}, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestLedgerSurvivesRestart(t *testing.T) {
 	}
 
 	// A reset session stays reset across a restart.
-	var out handlers.Outcome
+	var out engine.Outcome
 	if err := e.Call("sightline/session/reset", map[string]any{"session": "s1"}, &out); err != nil || !out.OK {
 		t.Fatalf("reset: %v %+v", err, out)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -137,7 +137,7 @@ func TestPolicyApprovalsOverLSP(t *testing.T) {
 	if res := read(t, e, u, nil, map[string]any{"session": "s2"}); res.OK || asked.Load() != n+1 {
 		t.Fatalf("other session: %+v", res.Outcome)
 	}
-	var list handlers.ApprovalsResult
+	var list engine.ApprovalsResult
 	if err := e.Call("sightline/approvals", map[string]any{"session": "s1"}, &list); err != nil || len(list.Approvals) != 1 || list.Approvals[0].Path != ".env" {
 		t.Fatalf("approvals: %+v %v", list, err)
 	}

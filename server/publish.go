@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -28,7 +28,7 @@ type publisher struct {
 	lastCov map[workspace.Key]uint64
 	// sentCov is the coverage the client holds of each document, when it
 	// takes coverage as changes.
-	sentCov map[workspace.Key]handlers.CoverageParams
+	sentCov map[workspace.Key]engine.CoverageParams
 	lens    bool // a lens may have changed since the last refresh
 
 	kick chan struct{}
@@ -42,7 +42,7 @@ func newPublisher(s *Server) *publisher {
 		dirty:   make(map[workspace.Key]struct{}),
 		lastDia: make(map[workspace.Key]uint64),
 		lastCov: make(map[workspace.Key]uint64),
-		sentCov: make(map[workspace.Key]handlers.CoverageParams),
+		sentCov: make(map[workspace.Key]engine.CoverageParams),
 		kick:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		quit:    make(chan struct{}),
@@ -192,7 +192,7 @@ func (p *publisher) publish() {
 // when the client has it already: to a client that takes changes, what
 // changed since the last one it was sent; to others the whole coverage when
 // it differs.
-func (p *publisher) coverageToSend(k workspace.Key, cov handlers.CoverageParams, changes bool) (handlers.CoverageParams, bool) {
+func (p *publisher) coverageToSend(k workspace.Key, cov engine.CoverageParams, changes bool) (engine.CoverageParams, bool) {
 	if !changes {
 		return cov, p.swap(p.lastCov, k, hashOf(cov))
 	}
@@ -202,7 +202,7 @@ func (p *publisher) coverageToSend(k workspace.Key, cov handlers.CoverageParams,
 	send := cov
 	if had {
 		var ok bool
-		if send, ok = handlers.CoverageChange(prev, cov); !ok {
+		if send, ok = engine.CoverageChange(prev, cov); !ok {
 			return send, false
 		}
 	}

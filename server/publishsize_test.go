@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
@@ -36,7 +36,7 @@ func TestPublishedBytesPerReadDoNotGrow(t *testing.T) {
 		before := len(e.Notes())
 		line := 2*i + 1
 		var raw json.RawMessage
-		var rr handlers.ReadResult
+		var rr engine.ReadResult
 		if err := e.Call("sightline/read", map[string]any{"textDocument": map[string]string{"uri": u}, "range": map[string]int{"start": line, "end": line}}, &raw); err != nil || json.Unmarshal(raw, &rr) != nil || !rr.OK {
 			t.Fatalf("read %d: %v %s", line, err, raw)
 		}
@@ -73,7 +73,7 @@ func TestPublishedBytesPerReadDoNotGrow(t *testing.T) {
 	}
 	// The changes add up to the whole: every line read, one range each.
 	e.WaitCoverage(u, func(raw json.RawMessage) bool {
-		var c handlers.CoverageParams
+		var c engine.CoverageParams
 		return json.Unmarshal(raw, &c) == nil && len(c.Read) == reads && c.Read[reads-1] == ledger.Range{Start: 2*reads - 1, End: 2*reads - 1}
 	})
 	first, last = sum(answer[:100]), sum(answer[reads-100:])

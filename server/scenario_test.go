@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/server"
@@ -39,7 +39,7 @@ func start(t *testing.T, files map[string]string, o lsptest.Options) (*lsptest.E
 
 func fileURI(root, name string) string { return string(uri.File(filepath.Join(root, name))) }
 
-func read(t *testing.T, e *lsptest.Editor, u string, rng *ledger.Range, extra map[string]any) handlers.ReadResult {
+func read(t *testing.T, e *lsptest.Editor, u string, rng *ledger.Range, extra map[string]any) engine.ReadResult {
 	t.Helper()
 	p := map[string]any{"textDocument": map[string]string{"uri": u}}
 	if rng != nil {
@@ -48,7 +48,7 @@ func read(t *testing.T, e *lsptest.Editor, u string, rng *ledger.Range, extra ma
 	for k, v := range extra {
 		p[k] = v
 	}
-	var res handlers.ReadResult
+	var res engine.ReadResult
 	if err := e.Call("sightline/read", p, &res); err != nil {
 		t.Fatalf("sightline/read: %v", err)
 	}
@@ -106,7 +106,7 @@ func TestReadEditDiagnosticsLensHoverShutdown(t *testing.T) {
 	// The user types inside the read range (line 10) and inserts two lines above it.
 	e.Change(u, lsptest.Edit{StartLine: 9, StartChar: 1, EndLine: 9, EndChar: 1, Text: "y"})
 	e.Change(u, lsptest.Edit{StartLine: 2, StartChar: 0, EndLine: 2, EndChar: 0, Text: "// a\n// b\n"})
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	if err := e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led); err != nil {
 		t.Fatal(err)
 	}
@@ -128,11 +128,11 @@ func TestReadEditDiagnosticsLensHoverShutdown(t *testing.T) {
 		return false
 	})
 	cov := e.WaitCoverage(u, func(raw json.RawMessage) bool {
-		var c handlers.CoverageParams
+		var c engine.CoverageParams
 		_ = json.Unmarshal(raw, &c)
 		return c.State == ledger.Stale && c.TotalLines == 402 && c.Version != nil && *c.Version == 3
 	})
-	var c handlers.CoverageParams
+	var c engine.CoverageParams
 	_ = json.Unmarshal(cov, &c)
 	if c.Session != "default" || c.Version == nil || *c.Version != 3 {
 		t.Fatalf("coverage: %s", cov)

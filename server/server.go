@@ -1,6 +1,6 @@
 // Package server is sightline's LSP connection: lifecycle state machine,
 // capabilities, document sync, the sightline/* router, and publishing what the
-// editor shows. Features live in package handlers; this package adapts them
+// editor shows. Features live in package engine; this package adapts them
 // to LSP.
 package server
 
@@ -20,7 +20,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/config"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -81,7 +81,7 @@ type Server struct {
 	state  state
 	enc    textdoc.Encoding
 	caps   clientCaps
-	env    *handlers.Env
+	env    *engine.Env
 	ws     *workspace.Workspace
 	ledger *ledger.Ledger
 	pub    *publisher
@@ -248,7 +248,7 @@ func (s *Server) session() string {
 }
 
 // Env exposes the features' environment (tests, the local socket).
-func (s *Server) Env() *handlers.Env { return s.env }
+func (s *Server) Env() *engine.Env { return s.env }
 
 // clientCaps returns what the client announced.
 func (s *Server) clientCaps() clientCaps {

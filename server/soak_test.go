@@ -13,7 +13,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
@@ -150,7 +150,7 @@ func TestSoak(t *testing.T) {
 			e.ReplaceAll(u, strings.Join(ls2, "\n")+"\n")
 			counts["user full"]++
 		default:
-			var out handlers.Outcome
+			var out engine.Outcome
 			if err := e.Call("sightline/session/reset", nil, &out); err != nil {
 				t.Fatal(err)
 			}

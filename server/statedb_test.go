@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/server"
 	"github.com/sightline-lsp/sightline/store"
@@ -44,11 +44,11 @@ func TestStateDatabaseDeletedWhileRunning(t *testing.T) {
 		t.Fatalf("the database was not recreated: %v", err)
 	}
 	// A write after is kept in the new database.
-	var w handlers.WriteResult
+	var w engine.WriteResult
 	if err := e.Call("sightline/write", map[string]any{"textDocument": map[string]string{"uri": u}, "mode": "append", "content": "three\n"}, &w); err != nil || !w.OK {
 		t.Fatalf("write: %v %+v", err, w.Outcome)
 	}
-	var h handlers.HistoryResult
+	var h engine.HistoryResult
 	if err := e.Call("sightline/history", map[string]any{"textDocument": map[string]string{"uri": u}}, &h); err != nil || len(h.Versions) == 0 {
 		t.Fatalf("history after the database was recreated: %v %+v", err, h)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
@@ -20,7 +20,7 @@ func TestSummaryAndOutline(t *testing.T) {
 	}
 	e, root := start(t, map[string]string{"sched.py": string(src)}, lsptest.Options{})
 	u := fileURI(root, "sched.py")
-	var sum handlers.SummaryResult
+	var sum engine.SummaryResult
 	if err := e.Call("sightline/summary", map[string]any{"textDocument": map[string]string{"uri": u}, "maxChars": 300}, &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestSummaryAndOutline(t *testing.T) {
 			t.Errorf("summary lacks %s: %v", want, names)
 		}
 	}
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	e.Call("sightline/ledger", map[string]any{"textDocument": map[string]string{"uri": u}}, &led)
 	if got := led.Documents[0].Read; len(got) != 1 || got[0] != *sum.ExcerptRange {
 		t.Fatalf("excerpt not recorded as read: %+v vs %+v", got, sum.ExcerptRange)

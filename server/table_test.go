@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/backend"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 	"github.com/sightline-lsp/sightline/server"
 )
 
@@ -28,7 +28,7 @@ func TestTableThroughEveryDoor(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	e, root := start(t, map[string]string{"f.txt": src}, lsptest.Options{Server: server.Options{Bridge: true, StateDir: state}})
 	u := fileURI(root, "f.txt")
-	b := backend.New(backend.Options{Root: root, StateDir: state, OpenLocal: func(context.Context) (*handlers.Env, error) {
+	b := route.New(route.Options{Root: root, StateDir: state, OpenLocal: func(context.Context) (*engine.Env, error) {
 		return nil, errors.New("the test's calls must reach the server")
 	}})
 	t.Cleanup(func() { b.Close(context.Background()) })
@@ -74,7 +74,7 @@ func TestTableThroughEveryDoor(t *testing.T) {
 				withText[k] = v
 			}
 			var lsp struct {
-				handlers.Outcome
+				engine.Outcome
 			}
 			if err := e.Call(op.Method, withText, &lsp); err != nil {
 				t.Fatalf("LSP: %v", err)
@@ -103,7 +103,7 @@ func TestTableThroughEveryDoor(t *testing.T) {
 	}
 
 	// State afterwards: the reset through the bridge reached the server.
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	if err := e.Call("sightline/ledger", map[string]any{"session": "other"}, &led); err != nil || len(led.Documents) != 0 {
 		t.Fatalf("session other after its reset: %v %+v", err, led.Documents)
 	}
@@ -145,7 +145,7 @@ func TestTableWarnsOfAnUnusableDatabase(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is in the table but not in this test", op.Method)
 		}
-		var res handlers.Outcome
+		var res engine.Outcome
 		if err := e.Call(op.Method, params, &res); err != nil {
 			t.Fatalf("%s: %v", op.Method, err)
 		}

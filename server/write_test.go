@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 )
 
-func write(t *testing.T, e *lsptest.Editor, u, mode, content string, extra map[string]any) handlers.WriteResult {
+func write(t *testing.T, e *lsptest.Editor, u, mode, content string, extra map[string]any) engine.WriteResult {
 	t.Helper()
 	p := map[string]any{"textDocument": map[string]string{"uri": u}, "mode": mode, "content": content}
 	for k, v := range extra {
 		p[k] = v
 	}
-	var res handlers.WriteResult
+	var res engine.WriteResult
 	if err := e.Call("sightline/write", p, &res); err != nil {
 		t.Fatalf("sightline/write: %v", err)
 	}

@@ -18,7 +18,7 @@ type Entry struct {
 	TotalLines int
 	Data       []byte // the ledger's encoding of the entry (JSON)
 	// LineHashes holds a hash of each line of the text the entry describes
-	// (the store does not look inside; see ledgerdb). Empty for entries
+	// (the store does not look inside; see statedb). Empty for entries
 	// written before they were kept. They are a function of the text, so
 	// they are stored once per FileHash (table line_hashes), not per entry:
 	// writing an entry without them keeps those the text has.

@@ -13,7 +13,7 @@ import (
 // holds the same bytes: the change time moves on every write to the inode and
 // cannot be set back by user tools, and the writer of a replacement gets a
 // new inode. Callers store a row only when the change time is older than the
-// timestamp granularity of the file system (see handlers), so a write in the
+// timestamp granularity of the file system (see engine), so a write in the
 // same clock tick as the stat cannot pass for no change.
 type FileStat struct {
 	Doc        string

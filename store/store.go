@@ -2,8 +2,8 @@
 // workspace (pure Go, no cgo) holding the persisted ledger entries and the
 // audit log, the file history, the approvals and the write journal. The
 // ledger itself lives in memory; the store is written behind it (package
-// ledgerdb's write-behind, and the audit and history workers of package
-// handlers), never on the request path.
+// statedb's write-behind, and the audit and history workers of package
+// engine), never on the request path.
 //
 // Several processes of one workspace (two editor windows, the CLI) open the
 // same file: WAL lets readers run beside the one writer, write transactions

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -36,7 +36,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	run := env.NewBlocks(ctx, handlers.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
+	run := env.NewBlocks(ctx, engine.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
 	buf := make([]byte, 32<<10)
 	shown := map[int]string{} // the status each block was printed with
 	for {
@@ -91,4 +91,4 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return exitOK
 }
 
-func printBlock(w io.Writer, r handlers.BlockResult) { io.WriteString(w, ops.BlockText(r)) }
+func printBlock(w io.Writer, r engine.BlockResult) { io.WriteString(w, ops.BlockText(r)) }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // approvalFlag adds --yes to a command that reads or writes files.
@@ -37,7 +37,7 @@ type cliApprover struct {
 // approvalWait is how long a question on the terminal waits for its answer.
 const approvalWait = 60 * time.Second
 
-func newApprover(yes *bool, stdin io.Reader, stderr io.Writer) handlers.Approver {
+func newApprover(yes *bool, stdin io.Reader, stderr io.Writer) engine.Approver {
 	if yes != nil && *yes {
 		return cliApprover{stderr: stderr, yes: true}
 	}
@@ -59,13 +59,13 @@ func isTTY(r io.Reader) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handlers.Decision, error) {
+func (a cliApprover) Approve(ctx context.Context, req engine.Approval) (engine.Decision, error) {
 	if a.yes {
-		return handlers.AllowOnce, nil
+		return engine.AllowOnce, nil
 	}
 	tty, err := a.tty()
 	if err != nil {
-		return handlers.Deny, fmt.Errorf("no terminal to ask on: %w", err)
+		return engine.Deny, fmt.Errorf("no terminal to ask on: %w", err)
 	}
 	defer tty.Close()
 	if req.Op == "merge" {
@@ -82,20 +82,20 @@ func (a cliApprover) Approve(ctx context.Context, req handlers.Approval) (handle
 	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-		return handlers.Deny, errors.New("interrupted")
+		return engine.Deny, errors.New("interrupted")
 	case <-timer.C:
 		fmt.Fprintf(a.stderr, "\nsightline: no answer within %v: refused.\n", a.wait)
-		return handlers.Deny, fmt.Errorf("nobody answered on the terminal within %v (run the command again and answer, or pass --yes to approve this one call)", a.wait)
+		return engine.Deny, fmt.Errorf("nobody answered on the terminal within %v (run the command again and answer, or pass --yes to approve this one call)", a.wait)
 	case a := <-answer:
 		switch a {
 		case "o", "once", "y", "yes":
-			return handlers.AllowOnce, nil
+			return engine.AllowOnce, nil
 		case "s", "session":
 			if req.Op == "merge" {
-				return handlers.Deny, nil
+				return engine.Deny, nil
 			}
-			return handlers.AllowSession, nil
+			return engine.AllowSession, nil
 		}
-		return handlers.Deny, nil
+		return engine.Deny, nil
 	}
 }

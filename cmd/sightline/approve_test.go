@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 )
 
 // TestApprovalQuestionIsBounded: a question on the terminal that nobody
@@ -19,11 +19,11 @@ func TestApprovalQuestionIsBounded(t *testing.T) {
 	var stderr bytes.Buffer
 	a := cliApprover{stderr: &stderr, wait: 200 * time.Millisecond, tty: func() (io.ReadCloser, error) { return r, nil }}
 	start := time.Now()
-	d, err := a.Approve(context.Background(), handlers.Approval{Path: ".env", Rule: "sensitive: .env", Op: "read"})
+	d, err := a.Approve(context.Background(), engine.Approval{Path: ".env", Rule: "sensitive: .env", Op: "read"})
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("the question waited %v", took)
 	}
-	if d != handlers.Deny || err == nil || !strings.Contains(err.Error(), "--yes") || !strings.Contains(stderr.String(), "no answer within") {
+	if d != engine.Deny || err == nil || !strings.Contains(err.Error(), "--yes") || !strings.Contains(stderr.String(), "no answer within") {
 		t.Fatalf("unanswered question: %v %v, stderr %q", d, err, stderr.String())
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/sightline-lsp/sightline/backend"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -29,7 +29,7 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	p := handlers.AuditParams{Limit: *limit, Session: *session}
+	p := engine.AuditParams{Limit: *limit, Session: *session}
 	if *path != "" {
 		key, err := env.resolve(*path)
 		if err != nil {
@@ -38,7 +38,7 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		p.Path = env.Rel(key)
 	}
-	res, err := backend.Do(ctx, env.Backend, ops.Audit, p)
+	res, err := route.Do(ctx, env.Router, ops.Audit, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline audit: %v\n", err)
 		return exitUsage
@@ -73,7 +73,7 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return exitUsage
 	}
 	defer env.Close(context.WithoutCancel(ctx))
-	p := handlers.ApprovalsParams{Session: *session}
+	p := engine.ApprovalsParams{Session: *session}
 	if *revoke != "" {
 		key, err := env.resolve(*revoke)
 		if err != nil {
@@ -106,9 +106,9 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
-		return out.call(ctx, env, ops.Reset.Op, handlers.ResetParams{Caller: handlers.Caller{Session: *session}})
+		return out.call(ctx, env, ops.Reset.Op, engine.ResetParams{Caller: engine.Caller{Session: *session}})
 	}
-	return out.call(ctx, env, ops.Sessions.Op, handlers.SessionsParams{})
+	return out.call(ctx, env, ops.Sessions.Op, engine.SessionsParams{})
 }
 
 // databaseCommand opens the workspace for a command on its state (audit,

@@ -15,7 +15,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -367,11 +367,11 @@ func TestCLIReadJSONStreamed(t *testing.T) {
 			args = append(args, "--pretty")
 		}
 		out, errOut, code := c.run("", args...)
-		var res handlers.ReadResult
+		var res engine.ReadResult
 		if err := jsonv2.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 			t.Fatalf("%v: %d %v %s%s", args, code, err, out, errOut)
 		}
-		type plainRead handlers.ReadResult // not a result.LargeText: the encoder's output
+		type plainRead engine.ReadResult // not a result.LargeText: the encoder's output
 		want, err := result.Marshal(plainRead(res))
 		if pretty {
 			want, err = result.MarshalIndent(plainRead(res))

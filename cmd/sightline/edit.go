@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -51,9 +51,9 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"edit", stdout, stderr, *asJSON, *pretty}
 	key := env.key(pos[0])
-	return out.call(ctx, env, ops.Edit.Op, handlers.EditParams{
-		Caller:       handlers.Caller{Session: *session, Agent: *agent},
-		TextDocument: handlers.TextDocument{URI: string(key)},
+	return out.call(ctx, env, ops.Edit.Op, engine.EditParams{
+		Caller:       engine.Caller{Session: *session, Agent: *agent},
+		TextDocument: engine.TextDocument{URI: string(key)},
 		FileHash:     *fileHash,
 		Edits:        raw,
 		DryRun:       *dryRun,
@@ -76,5 +76,5 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"stats", stdout, stderr, *asJSON, *pretty}
-	return out.call(ctx, env, ops.Stats.Op, handlers.StatsParams{Limit: *limit})
+	return out.call(ctx, env, ops.Stats.Op, engine.StatsParams{Limit: *limit})
 }

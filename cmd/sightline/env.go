@@ -11,11 +11,11 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/sightline-lsp/sightline/backend"
 	"github.com/sightline-lsp/sightline/config"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/route"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -39,7 +39,7 @@ func workspaceRoot(wd string) string {
 // runs in: a PATH argument is relative to it, as for any command line tool,
 // while answers name paths relative to the workspace root.
 type cliEnv struct {
-	*backend.Backend
+	*route.Router
 	wd     string
 	stderr io.Writer
 }
@@ -77,7 +77,7 @@ func (e *cliEnv) Close(ctx context.Context) error {
 	for _, n := range e.Notices() {
 		fmt.Fprintf(e.stderr, "sightline: warning: %s\n", n)
 	}
-	if err := e.Backend.Close(ctx); err != nil {
+	if err := e.Router.Close(ctx); err != nil {
 		fmt.Fprintf(e.stderr, "sightline: saving the ledger: %v\n", err)
 		return err
 	}
@@ -90,24 +90,24 @@ func (e *cliEnv) Close(ctx context.Context) error {
 // disk, sharing its ledger database.
 // ap answers approval requests for sensitive paths on disk; nil refuses them
 // (through a running server, the editor asks).
-func openEnv(ctx context.Context, stderr io.Writer, ap handlers.Approver) (*cliEnv, error) {
+func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	return &cliEnv{Backend: newBackend(workspaceRoot(wd), stderr, 0, ap), wd: wd, stderr: stderr}, nil
+	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap), wd: wd, stderr: stderr}, nil
 }
 
-// newBackend routes calls for the workspace at root; SIGHTLINE_STATE_DIR
+// newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk.
-func newBackend(root string, stderr io.Writer, flushEvery time.Duration, ap handlers.Approver) *backend.Backend {
+func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
-	return backend.New(backend.Options{
+	return route.New(route.Options{
 		Root:       root,
 		FlushEvery: flushEvery,
 		StateDir:   stateDir,
 		NoBridge:   os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
-		OpenLocal: func(ctx context.Context) (*handlers.Env, error) {
+		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
 			cfg, err := config.Load(root)
 			if err != nil {
 				fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
@@ -115,7 +115,7 @@ func newBackend(root string, stderr io.Writer, flushEvery time.Duration, ap hand
 			}
 			// A command's memory ends with it; a long-lived caller (mcp)
 			// flushes behind.
-			return handlers.Setup(ctx, handlers.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Approver: ap}), nil
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Approver: ap}), nil
 		},
 	})
 }
@@ -163,7 +163,7 @@ type output struct {
 // section 8): a fault or invalid input is 2; a refusal prints its kind and
 // message (and detail, such as fresh refs) and is 1; success prints the JSON
 // or runs human.
-func (o output) answer(res any, out handlers.Outcome, err error, detail, human func(io.Writer)) int {
+func (o output) answer(res any, out engine.Outcome, err error, detail, human func(io.Writer)) int {
 	switch {
 	case err != nil:
 		fmt.Fprintf(o.stderr, "sightline %s: %v\n", o.name, result.Message(err))
@@ -199,7 +199,7 @@ func (o output) answer(res any, out handlers.Outcome, err error, detail, human f
 // or the result as JSON.
 func (o output) call(ctx context.Context, env *cliEnv, op *ops.Op, p any) int {
 	res, err := env.Call(ctx, op, p)
-	var out handlers.Outcome
+	var out engine.Outcome
 	if err == nil {
 		out = op.Outcome(res)
 	}

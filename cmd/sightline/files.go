@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -27,5 +27,5 @@ func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"files", stdout, stderr, *asJSON, false}
-	return out.call(ctx, env, ops.Files.Op, handlers.FilesParams{Caller: handlers.Caller{Session: *session}, Globs: globs, Hash: *hash})
+	return out.call(ctx, env, ops.Files.Op, engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash})
 }

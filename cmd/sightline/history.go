@@ -7,13 +7,13 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
 // fileCommand opens the environment for a command on one PATH and resolves
 // it; a refusal of the path is answered through out.
-func fileCommand(ctx context.Context, name string, pos []string, ap handlers.Approver, stderr io.Writer) (*cliEnv, string, func(), bool) {
+func fileCommand(ctx context.Context, name string, pos []string, ap engine.Approver, stderr io.Writer) (*cliEnv, string, func(), bool) {
 	env, err := openEnv(ctx, stderr, ap)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
@@ -43,7 +43,7 @@ func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer done()
 	out := output{"history", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	return out.call(ctx, env, ops.History.Op, handlers.HistoryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}})
+	return out.call(ctx, env, ops.History.Op, engine.HistoryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}})
 }
 
 func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -65,7 +65,7 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer done()
 	out := output{"diff", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	return out.call(ctx, env, ops.Diff.Op, handlers.DiffParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, From: *from, To: *to})
+	return out.call(ctx, env, ops.Diff.Op, engine.DiffParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, From: *from, To: *to})
 }
 
 func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -92,5 +92,5 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	defer done()
 	out := output{"rollback", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	return out.call(ctx, env, ops.Rollback.Op, handlers.RollbackParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
+	return out.call(ctx, env, ops.Rollback.Op, engine.RollbackParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
 }

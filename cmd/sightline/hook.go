@@ -72,7 +72,7 @@ func runHookEvent(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	b := newBackend(workspaceRoot(cwd), stderr, 0, nil)
+	b := newRouter(workspaceRoot(cwd), stderr, 0, nil)
 	answer := hook.Claude
 	if agent == "codex" {
 		answer = hook.Codex

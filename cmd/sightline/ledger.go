@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -27,10 +27,10 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"ledger", stdout, stderr, *asJSON, *pretty}
-	p := handlers.LedgerParams{Caller: handlers.Caller{Session: *session}}
+	p := engine.LedgerParams{Caller: engine.Caller{Session: *session}}
 	if len(pos) == 1 {
 		key := env.key(pos[0])
-		p.TextDocument = &handlers.TextDocument{URI: string(key)}
+		p.TextDocument = &engine.TextDocument{URI: string(key)}
 	}
 	return out.call(ctx, env, ops.Ledger.Op, p)
 }

@@ -34,7 +34,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *root != "" {
 		dir = *root
 	}
-	b := newBackend(dir, stderr, 500*time.Millisecond, nil)
+	b := newRouter(dir, stderr, 500*time.Millisecond, nil)
 	defer func() {
 		if err := b.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -33,7 +33,7 @@ func runOpen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"open", stdout, stderr, *asJSON, false}
 	key := env.key(path)
-	p := handlers.OpenParams{TextDocument: handlers.TextDocument{URI: string(key)}}
+	p := engine.OpenParams{TextDocument: engine.TextDocument{URI: string(key)}}
 	if rng != nil {
 		p.Line = rng.Start
 	}

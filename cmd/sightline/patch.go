@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -27,13 +27,13 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline patch [--dry-run] [--merge [--yes]] [--json] < PATCH  (unified diff or *** Begin Patch; paths relative to the workspace root)")
 		return exitUsage
 	}
-	text, err := io.ReadAll(io.LimitReader(stdin, handlers.MaxWriteSize+1))
+	text, err := io.ReadAll(io.LimitReader(stdin, engine.MaxWriteSize+1))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline patch: reading standard input: %v\n", err)
 		return exitUsage
 	}
-	if len(text) > handlers.MaxWriteSize {
-		fmt.Fprintf(stderr, "sightline patch: the patch is over %d bytes\n", handlers.MaxWriteSize)
+	if len(text) > engine.MaxWriteSize {
+		fmt.Fprintf(stderr, "sightline patch: the patch is over %d bytes\n", engine.MaxWriteSize)
 		return exitUsage
 	}
 	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
@@ -43,5 +43,5 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer env.Close(context.WithoutCancel(ctx))
 	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON, pretty: *pretty}
-	return o.call(ctx, env, ops.ApplyPatch.Op, handlers.PatchParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
+	return o.call(ctx, env, ops.ApplyPatch.Op, engine.PatchParams{Caller: engine.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
 }

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/backend"
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 	"github.com/sightline-lsp/sightline/version"
 )
 
@@ -47,7 +47,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"read", stdout, stderr, *asJSON, *pretty}
 	key := env.key(path)
-	p := handlers.ReadParams{Caller: handlers.Caller{Session: *session, Agent: *agent}, TextDocument: handlers.TextDocument{URI: string(key)}, Range: rng}
+	p := engine.ReadParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Range: rng}
 	if *raw {
 		f := false
 		p.Annotate = &f
@@ -58,8 +58,8 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}{*budget}
 	}
 	// On disk, a range of a large file is read without building all of it
-	// (handlers.Env.ReadDisk); through a server, its document is read.
-	res, err := backend.Do(ctx, env.Backend, ops.Read, p)
+	// (engine.Env.ReadDisk); through a server, its document is read.
+	res, err := route.Do(ctx, env.Router, ops.Read, p)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)
 		if res.Notice != "" {

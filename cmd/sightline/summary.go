@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
 	yes := approvalFlag(fs)
-	engine := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
+	extractor := fs.String("extract", "", "signature extractor: regex or treesitter (default: the extract setting)")
 	maxChars := fs.Int("max-chars", 0, "excerpt size in characters (default 2000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pretty := prettyFlag(fs)
@@ -31,8 +31,8 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer env.Close(context.WithoutCancel(ctx))
 	out := output{"summary", stdout, stderr, *asJSON, *pretty}
 	key := env.key(pos[0])
-	p := handlers.SummaryParams{Caller: handlers.Caller{Session: *session}, TextDocument: handlers.TextDocument{URI: string(key)}, MaxChars: *maxChars}
-	if *engine != "" {
+	p := engine.SummaryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, MaxChars: *maxChars}
+	if *extractor != "" {
 		// Another extractor than the server's: this summary is made here.
 		local, err := env.Local(ctx)
 		if err != nil {
@@ -40,7 +40,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return exitUsage
 		}
 		cfg := local.Config()
-		cfg.Extract = *engine
+		cfg.Extract = *extractor
 		if err := cfg.Validate(); err != nil {
 			fmt.Fprintf(stderr, "sightline summary: --extract: %v\n", err)
 			return exitUsage

@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/uri"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ops"
 )
@@ -81,7 +81,7 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 			for k, v := range r.params {
 				params[k] = v
 			}
-			var lsp handlers.Outcome
+			var lsp engine.Outcome
 			if err := ed.Call(op.Method, params, &lsp); err != nil {
 				t.Fatalf("LSP: %v", err)
 			}
@@ -125,7 +125,7 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 	if got := ed.Buffer(u); got != "" {
 		t.Fatalf("a buffer appeared: %q", got)
 	}
-	var led handlers.LedgerResult
+	var led engine.LedgerResult
 	if err := ed.Call("sightline/ledger", map[string]any{"session": "other"}, &led); err != nil || len(led.Documents) != 0 {
 		t.Fatalf("session other after its reset: %v %+v", err, led.Documents)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sightline-lsp/sightline/handlers"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -40,9 +40,9 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	out := output{"write", stdout, stderr, *asJSON, *pretty}
 	key := env.key(pos[0])
 	c := string(content)
-	p := handlers.WriteParams{
-		Caller:          handlers.Caller{Session: *session, Agent: *agent},
-		TextDocument:    handlers.TextDocument{URI: string(key)},
+	p := engine.WriteParams{
+		Caller:          engine.Caller{Session: *session, Agent: *agent},
+		TextDocument:    engine.TextDocument{URI: string(key)},
 		Mode:            *mode,
 		Content:         &c,
 		ExpectedVersion: *expected,

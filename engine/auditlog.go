@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/statedb"
+	"github.com/sightline-lsp/sightline/store"
+)
+
+// AuditParams select audit entries: the latest Limit (0: all) of a session
+// and a path (relative to the workspace root).
+type AuditParams struct {
+	Rendering
+	Limit   int    `json:"limit,omitempty"`
+	Session string `json:"session,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
+
+// AuditRow is one audited call (PROTOCOL section 8, audit --json).
+type AuditRow struct {
+	Time       time.Time `json:"time"`
+	Session    string    `json:"session"`
+	Agent      string    `json:"agent,omitempty"`
+	Method     string    `json:"method"`
+	Path       string    `json:"path"`
+	Outcome    string    `json:"outcome"`
+	Error      string    `json:"error,omitempty"`
+	Before     string    `json:"before,omitempty"`
+	After      string    `json:"after,omitempty"`
+	DurationMs float64   `json:"durationMs"`
+	Guard      string    `json:"guard,omitempty"`
+}
+
+// AuditResult is the answer of sightline/audit: entries oldest first.
+type AuditResult struct {
+	Outcome
+	Source  string     `json:"source"` // "database" or "memory"
+	Entries []AuditRow `json:"entries"`
+}
+
+// Audit lists audited calls.
+func (e *Env) Audit(ctx context.Context, p AuditParams) (AuditResult, error) {
+	entries, src, err := e.audits.entries(ctx, store.AuditFilter{Limit: p.Limit, Session: p.Session, Path: p.Path})
+	if err != nil {
+		return AuditResult{}, err
+	}
+	res := AuditResult{Outcome: Outcome{OK: true}, Source: src, Entries: make([]AuditRow, len(entries))}
+	for i, a := range entries {
+		res.Entries[i] = AuditRow{Time: a.Time, Session: a.Session, Agent: a.Agent, Method: a.Method, Path: a.Path,
+			Outcome: a.Outcome, Error: a.Error, Before: a.BeforeHash, After: a.AfterHash,
+			DurationMs: float64(a.Duration.Microseconds()) / 1000, Guard: a.Guard}
+	}
+	return res, nil
+}
+
+// SessionRow is one session the state database knows.
+type SessionRow struct {
+	Session   string    `json:"session"`
+	Documents int       `json:"documents"`
+	Approvals int       `json:"approvals"`
+	LastSeen  time.Time `json:"lastSeen"`
+}
+
+// SessionsResult is the answer of sightline/sessions.
+type SessionsResult struct {
+	Outcome
+	Sessions []SessionRow `json:"sessions"`
+}
+
+// Sessions lists the sessions of the ledger, the approvals and the audit
+// log (of the database; without one, the sessions of this process's ledger
+// are not listed).
+func (e *Env) Sessions(ctx context.Context) (SessionsResult, error) {
+	res := SessionsResult{Outcome: Outcome{OK: true}, Sessions: []SessionRow{}}
+	if e.db == nil {
+		res.Message = "No state database: sessions are not kept."
+		return res, nil
+	}
+	if err := e.db.Flush(ctx); err != nil {
+		return res, err
+	}
+	e.audits.drain()
+	list, err := e.db.DB().Sessions(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, s := range list {
+		res.Sessions = append(res.Sessions, SessionRow{Session: s.Session, Documents: s.Documents, Approvals: s.Approvals, LastSeen: s.LastSeen})
+	}
+	return res, nil
+}
+
+// AuditCall records a call on the session's state (a reset, a revocation),
+// which names no document: the envelope of package ops audits those, while
+// a document's call audits its own verdicts, refusals first.
+func (e *Env) AuditCall(ctx context.Context, method string, c Caller, o Outcome, d time.Duration) {
+	e.audit(ctx, method, c, "", o, "", "", "", d, nil)
+}
+
+// SessionsParams are the params of sightline/sessions: none.
+type SessionsParams struct{ Rendering }
+
+// Every agent-facing write call is audited: in memory (the last
+// maxRecent calls) and, when the database is open, in its audit table, so
+// `sightline stats` in another process sees the same numbers.
+
+const maxRecent = 10000
+
+// auditLog owns the audit trail: the recent calls in memory, and their
+// write-behind to the database.
+type auditLog struct {
+	db  *statedb.Sync // nil: memory only
+	log *zap.Logger
+
+	*behind // the database's writer: calls in order
+	mu      sync.Mutex
+	recent  []store.AuditEntry // oldest first
+}
+
+// audit records one call.
+func (e *Env) audit(ctx context.Context, method string, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, args []byte) {
+	e.auditDigest(ctx, method, c, path, o, before, after, guard, d, digest(args))
+}
+
+// auditDigest is audit with the arguments' digest computed: a call that
+// audits a row per file digests its arguments once, not once per row.
+func (e *Env) auditDigest(ctx context.Context, method string, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, argsDigest string) {
+	a := store.AuditEntry{
+		Time:       time.Now(),
+		Session:    c.SessionOr(),
+		Agent:      c.Agent,
+		Method:     method,
+		Path:       path,
+		Outcome:    "ok",
+		BeforeHash: before,
+		AfterHash:  after,
+		ArgsDigest: argsDigest,
+		Duration:   d,
+		Guard:      guard,
+	}
+	if !o.OK {
+		a.Outcome, a.Error = "refused", string(o.Error)
+	}
+	e.audits.add(ctx, a)
+}
+
+func (l *auditLog) add(ctx context.Context, a store.AuditEntry) {
+	l.mu.Lock()
+	l.recent = append(l.recent, a)
+	if len(l.recent) > maxRecent {
+		l.recent = slices.Delete(l.recent, 0, len(l.recent)-maxRecent)
+	}
+	l.mu.Unlock()
+	if l.db == nil {
+		return
+	}
+	l.enqueue(func() {
+		if err := l.db.DB().AppendAudit(context.WithoutCancel(ctx), a); err != nil {
+			l.log.Warn("audit", zap.Error(err))
+		}
+	})
+}
+
+// entries returns the latest audited calls matching f, oldest first, and
+// where they came from: "database" or "memory".
+func (l *auditLog) entries(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, string, error) {
+	if l.db != nil {
+		l.drain()
+		all, err := l.db.DB().AuditWhere(ctx, f)
+		if err != nil {
+			return nil, "", err
+		}
+		slices.Reverse(all) // oldest first
+		return all, "database", nil
+	}
+	l.mu.Lock()
+	entries := slices.DeleteFunc(slices.Clone(l.recent), func(a store.AuditEntry) bool {
+		return f.Session != "" && a.Session != f.Session || f.Path != "" && a.Path != f.Path ||
+			len(f.Methods) > 0 && !slices.Contains(f.Methods, a.Method)
+	})
+	l.mu.Unlock()
+	if limit := f.Limit; limit > 0 && len(entries) > limit {
+		entries = entries[len(entries)-limit:]
+	}
+	return entries, "memory", nil
+}
+
+func digest(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,244 @@
+// Package engine is sightline's engine: the session's state (Env) and its
+// features, one file each (the read path, the ledger report, what the
+// editor is shown: diagnostics, coverage, code lens, hover), the admission
+// step and the write transaction. The operations of package ops call them
+// for every door; they speak the agent-facing JSON shapes of PROTOCOL
+// section 6 and plain Go values (1-based line ranges) for what the editor
+// shows, and leave transport to their callers: package server alone
+// converts to LSP types.
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/pathlock"
+	"github.com/sightline-lsp/sightline/policy"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/statedb"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Env is what every feature works on: the engines and the state they share,
+// each piece with one owner and one lock, all set at construction. Its
+// methods are the features (one file each); they hold no state of their own.
+type Env struct {
+	WS     *workspace.Workspace
+	Ledger *ledger.Ledger
+	Log    *zap.Logger
+
+	db       *statedb.Sync // the ledger's database; nil when it lives in memory only
+	editor   Editor        // the editor connection; nil in the CLI
+	settings *settings
+	syms     *symbols
+	audits   *auditLog
+	locks    docLocks
+	paths    *pathlock.Locks // cross-process write locks, one per file
+	health   *health
+
+	approver  Approver        // asks the user about sensitive paths; nil: nobody to ask
+	approvals *approvalMemory // session approvals when there is no database
+	history   *historyLog
+	hashes    hashCache // the registry's file hashes
+	trees     treeCache // the registry's walks, while the editor watches files
+}
+
+// settings is the effective configuration, replaced whole, with its
+// compiled path policy.
+type settings struct {
+	mu  sync.RWMutex
+	cfg config.Config
+	pol *policy.Policy
+	log *zap.Logger
+}
+
+func (s *settings) get() config.Config {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.cfg
+}
+
+func (s *settings) policy() *policy.Policy {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pol
+}
+
+func (s *settings) set(c config.Config) (old config.Config) {
+	pol := compiledPolicy(c, s.log)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, s.cfg, s.pol = s.cfg, c, pol
+	return old
+}
+
+// NewEnv makes an Env over a workspace and a ledger, without a database or
+// an editor (Setup assembles the full one).
+func NewEnv(ws *workspace.Workspace, l *ledger.Ledger, cfg config.Config, log *zap.Logger) *Env {
+	return newEnv(ws, l, nil, nil, cfg, log, store.LockDir())
+}
+
+func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *statedb.Sync, ed Editor, cfg config.Config, log *zap.Logger, lockDir string) *Env {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	// One worker writes the audit and the history: SQLite has one writer at
+	// a time, and two workers would wait for each other's lock in sleeps.
+	dbw := &behind{}
+	e := &Env{
+		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
+		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), log: log},
+		syms:      newSymbols(cfg.Extract, log),
+		audits:    &auditLog{behind: dbw, db: db, log: log},
+		paths:     pathlock.New(lockDir),
+		health:    &health{},
+		approvals: &approvalMemory{},
+		history:   &historyLog{behind: dbw, db: db, log: log},
+	}
+	ws.SetGate(e.gate)
+	ws.SetEncodings(cfg.Charsets())
+	return e
+}
+
+// Config returns the effective configuration.
+func (e *Env) Config() config.Config { return e.settings.get() }
+
+// SetConfig replaces the configuration.
+func (e *Env) SetConfig(c config.Config) {
+	if old := e.settings.set(c); old.Extract != c.Extract {
+		e.syms.setEngine(c.Extract)
+	}
+	e.WS.SetEncodings(c.Charsets())
+}
+
+// Outcome is the envelope of every agent-facing answer (PROTOCOL section 5):
+// ok, a message a model can act on, and the error kind when ok is false.
+type Outcome struct {
+	OK      bool        `json:"ok"`
+	Message string      `json:"message,omitempty"`
+	Error   result.Kind `json:"error,omitempty"`
+	// Warnings are what the agent or user should know that did not stop the
+	// call: a ledger that cannot be saved, a document out of sync.
+	Warnings []string `json:"warnings,omitempty"`
+	// Text is the answer rendered for an agent, as every door shows it
+	// (package ops renders it); sent when the call asks for it (render).
+	Text string `json:"text,omitempty"`
+}
+
+// Envelope is the outcome of a result embedding it: how the one envelope
+// around every operation (package ops) reaches the outcome of any result.
+func (o *Outcome) Envelope() *Outcome { return o }
+
+// Annotate adds the warnings every answer carries (a ledger database that
+// cannot be used), each once: the envelope of every operation (package ops)
+// calls it.
+func (e *Env) Annotate(o *Outcome) {
+	for _, w := range e.persistenceWarnings() {
+		o.addWarning(w)
+	}
+}
+
+// warner is a result that carries warnings: Outcome, or a result with a
+// warnings field of its own (EditResult always sends one).
+type warner interface{ addWarning(string) }
+
+func (o *Outcome) addWarning(w string) {
+	if !slices.Contains(o.Warnings, w) {
+		o.Warnings = append(o.Warnings, w)
+	}
+}
+
+// annotate warns of the documents an answer is about that are out of sync
+// with the editor; the warnings every answer carries are the envelope's
+// (Annotate).
+func (e *Env) annotate(r warner, docs ...workspace.Doc) {
+	for _, d := range docs {
+		if d.Desync != "" {
+			r.addWarning(desyncWarning(e.WS.Rel(d.Key), d.Desync))
+		}
+	}
+}
+
+// desyncWarning tells the agent that the server's copy of an open document
+// may differ from the editor's buffer, and what fixes it.
+func desyncWarning(path, reason string) string {
+	return fmt.Sprintf("%s is out of sync with the editor (%s): sightline's copy may differ from the buffer, and edits to it are refused. Close and reopen the file in the editor (or reload it), then read it again.", path, reason)
+}
+
+// checkInSync refuses a write to a document whose text may not be the
+// editor's: editing it could land anywhere.
+func (e *Env) checkInSync(d workspace.Doc) error {
+	if d.Desync == "" {
+		return nil
+	}
+	return result.Errorf(result.VersionConflict, "%s is out of sync with the editor (%s), so the edit was not applied. Close and reopen the file in the editor (or reload it), then read it again and retry.", e.WS.Rel(d.Key), d.Desync)
+}
+
+// refusalOr sorts an error: invalid params and internal faults go back to
+// the caller as errors (JSON-RPC errors, CLI exit 2); an agent-facing kind
+// becomes a refusal the caller answers with.
+func refusalOr(err error) (Outcome, error) {
+	if k := result.KindOf(err); k == "" || k == result.InvalidParams {
+		return Outcome{}, err
+	}
+	return Refusal(err), nil
+}
+
+// Refusal turns an error into an Outcome.
+func Refusal(err error) Outcome {
+	k := result.KindOf(err)
+	if k == "" {
+		k = "internal"
+	}
+	return Outcome{OK: false, Message: result.Message(err), Error: k}
+}
+
+// TextDocument names a document by URI, as LSP does.
+type TextDocument struct {
+	URI string `json:"uri"`
+}
+
+// Caller names who is asking: the session whose ledger a call reads and
+// writes, and the agent role inside it.
+type Caller struct {
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Rendering
+}
+
+// Rendering is the params' ask for the answer's text (Outcome.Text), as
+// the editors' agent tools show it; every operation's params carry it.
+type Rendering struct {
+	Render bool `json:"render,omitempty"`
+}
+
+// Rendered reports whether the caller asked for the answer's text.
+func (r Rendering) Rendered() bool { return r.Render }
+
+// SessionOr returns the caller's session, or the default.
+func (c Caller) SessionOr() string {
+	if c.Session == "" {
+		return "default"
+	}
+	return c.Session
+}
+
+// recordRead records lines shown to an agent and keeps the revision they
+// were shown at, so refs copied from them can be checked against it.
+func (e *Env) recordRead(session, agent string, d workspace.Doc, r ledger.Range) {
+	e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.WS.Pin(d.Key, d.Rev)
+}
+
+// recordWindow records lines shown as part of an edit's answer (a window,
+// fresh refs, expanded or nearest lines): read, but not a read of their own.
+func (e *Env) recordWindow(session, agent string, d workspace.Doc, r ledger.Range) {
+	e.Ledger.RecordWindow(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.WS.Pin(d.Key, d.Rev)
+}

@@ -1,0 +1,24 @@
+package engine
+
+import "time"
+
+// SetRacyAge sets how old a change must be for its file's hash to be cached
+// (tests use files written moments ago) and returns the restore.
+func SetRacyAge(d time.Duration) func() {
+	old := racyAge
+	racyAge = d
+	return func() { racyAge = old }
+}
+
+// CountDiskReads counts the reads ReadDisk answers itself, from the stat
+// cache (hits) or by reading the whole file (scans), until the restore.
+func CountDiskReads(hits, scans *int) func() {
+	onDiskRead = func(hit bool) {
+		if hit {
+			*hits++
+		} else {
+			*scans++
+		}
+	}
+	return func() { onDiskRead = nil }
+}

@@ -1,0 +1,840 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/charset"
+	"github.com/sightline-lsp/sightline/confine"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/pathlock"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Every write is one transaction, all or none: a hashline edit, a write
+// mode, a rollback, a create (one file), edit blocks and patches (many
+// files: modifies, creates, deletes, renames, modes; open documents and
+// closed files together):
+//
+//  1. every file is locked (this process's document locks, then the
+//     cross-process file locks, each in one order) and checked: it is still
+//     the document the write was planned against, a new name is still free;
+//  2. every new text is staged: written and synced to a temp file beside its
+//     target, while the old file's bytes are compared with the plan's
+//     (streamed, nothing copied); nothing visible has changed, and a
+//     failure discards them;
+//  3. when more than one step must happen on disk, the journal (the state
+//     database) records them, as staged (one file's step is one atomic
+//     rename, link or removal: it needs none);
+//  4. the open documents' edit goes to the editor, one workspace edit; a
+//     refusal or a timeout discards the staged texts: nothing was written;
+//  5. the files are checked again (identity, size, times; their bytes once
+//     more when their times are too recent to trust), the journal is marked
+//     committed, and the steps run: renames over the old files, links of new
+//     ones, removals. Each step is idempotent and checks the file it acts
+//     on, so a crash anywhere is finished (committed) or undone (staged) by
+//     the next process that opens the database (recoverWrites).
+
+type fileOp int
+
+const (
+	opModify fileOp = iota // a new text (or mode) for an existing file
+	opCreate               // a new file
+	opDelete               // the file goes
+	opRename               // the file moves to another name, with its new text
+)
+
+// fileWrite is one file's part of a multi-file write.
+type fileWrite struct {
+	op   fileOp
+	key  workspace.Key // the file (the old name of a rename)
+	to   workspace.Key // a rename's new name
+	rel  string
+	rank int // the caller's index of the file, for its answer
+	// before is the document the write was planned against (not for a
+	// create); next the new text (not for a delete).
+	before workspace.Doc
+	next   *textdoc.Snapshot
+	// plan makes next from before when one plan does (an open document
+	// needs it: the editor gets the plan's changes); nil means the whole text.
+	plan *hashline.Plan
+	// fresh: before was read under this write's document lock, so it is
+	// the document now (reading it again would re-read a file written a
+	// moment ago, whose stat cannot be trusted).
+	fresh bool
+	// changes are the plan's line changes when the caller has them (else
+	// they are derived from the plan).
+	changes []textdoc.LineChange
+	// mode is the file's new permission bits, 0 to keep them (a new file:
+	// 0666 less the umask).
+	mode fs.FileMode
+
+	// after is the document once written (set by the transaction): for an
+	// open document, as the editor reported it, or before's document if it
+	// has not reported it yet.
+	after workspace.Doc
+}
+
+// journalOp is one step of a journal, in the order they run.
+type journalOp struct {
+	Op   string         `json:"op"`   // put (over old), place (new name), remove (old), dir (made)
+	Path string         `json:"path"` // the file's absolute path
+	Temp string         `json:"temp,omitempty"`
+	Old  confine.FileID `json:"old"`
+}
+
+// stagedFile is a file of the transaction on disk, locked and staged.
+type stagedFile struct {
+	w      *fileWrite
+	root   *confine.Root
+	from   confine.Target // the existing file (modify, delete, rename)
+	to     confine.Target // where the new text goes (modify, create, rename)
+	old    confine.FileID
+	like   fs.FileInfo // the old file
+	temp   string      // the staged temp file's name
+	dirs   []string    // folders staging makes (innermost first)
+	staged *confine.Staged
+	hashed chan string // the new text's file hash, computed while it is written
+}
+
+// commitWrites runs a write. On error nothing was written, except where the
+// error says so (the disk failing between two renames: the journal then
+// finishes the write on the next start).
+func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fileWrite) (warnings []string, err error) {
+	// This process's document locks, in key order.
+	var keys []workspace.Key
+	for _, w := range ws {
+		keys = append(keys, w.key)
+		if w.to != "" {
+			keys = append(keys, w.to)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	for _, k := range keys {
+		unlock := e.locks.lock(k)
+		defer unlock()
+	}
+	return e.writeLocked(ctx, c, method, ws)
+}
+
+// writeLocked is commitWrites for a caller that holds the document locks of
+// every file.
+func (e *Env) writeLocked(ctx context.Context, c Caller, method string, ws []fileWrite) (warnings []string, err error) {
+	session := c.SessionOr()
+	via := e.Config().ApplyVia
+	var open, disk []*fileWrite
+	for i := range ws {
+		w := &ws[i]
+		if w.op != opCreate {
+			d := w.before
+			if !w.fresh {
+				var err error
+				if d, err = e.document(string(w.key)); err != nil {
+					return nil, err
+				}
+			}
+			if (d.Rev != w.before.Rev || d.Snap != w.before.Snap) && d.FileHash() != w.before.FileHash() {
+				return nil, result.Errorf(result.FileChanged, "%s changed while the write was being checked; nothing was written. Read it again and retry.", w.rel)
+			}
+			if err := e.checkInSync(d); err != nil {
+				return nil, err
+			}
+			if d.Open && w.op != opModify {
+				return nil, result.Errorf(result.Denied, "%s is open in the editor: close it before it is deleted or renamed; nothing was written.", w.rel)
+			}
+			w.before = d
+			if d.Open && e.editor != nil && via != "disk" {
+				open = append(open, w)
+				continue
+			}
+			if via == "client" {
+				return nil, result.Errorf(result.Denied, "applyVia is \"client\" but %s is not open in an editor connected to sightline; open it or set applyVia to auto. Nothing was written.", w.rel)
+			}
+		}
+		for _, k := range []workspace.Key{w.key, w.to} {
+			if d, known := e.WS.Known(k); k != "" && known && d.Open && (w.op == opCreate || k == w.to) {
+				return nil, result.Errorf(result.Exists, "%s is open in the editor; nothing was written.", e.WS.Rel(k))
+			}
+		}
+		disk = append(disk, w)
+	}
+	files, release, err := e.lockFiles(ctx, disk)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	discard := func() {
+		for _, f := range files {
+			if f.staged != nil {
+				f.root.Discard(f.staged)
+			}
+		}
+	}
+	defer func() {
+		for _, f := range files {
+			if f.staged != nil {
+				f.staged.Close()
+			}
+		}
+	}()
+	for _, f := range files {
+		if err := e.checkStaged(f); err != nil {
+			return nil, err
+		}
+	}
+	// The journal names every temp file and folder before any is made: a
+	// crash while staging leaves nothing the next start does not remove.
+	// One file's step (a rename over the old file, a link of a new one, a
+	// removal) is atomic: it needs no journal, and its temp file is a
+	// locked one the cleaner removes if this process dies.
+	journaled := len(files) > 1 || len(files) == 1 && files[0].w.op == opRename
+	var id string
+	var ops []journalOp
+	if journaled {
+		id, ops = e.journalOps(files)
+		releaseTxn, err := e.lockJournal(ctx, id)
+		if err != nil {
+			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
+		}
+		defer releaseTxn()
+		if err := e.putJournal(ctx, id, store.JournalStaged, ops); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		if err := e.stage(f, journaled); err != nil {
+			discard()
+			e.dropJournal(ctx, id, journaled)
+			return nil, err
+		}
+	}
+	undo := func() {
+		discard()
+		e.dropJournal(ctx, id, journaled)
+	}
+	if len(open) > 0 {
+		warn, err := e.editWrites(ctx, session, open)
+		if err != nil {
+			undo()
+			return nil, err
+		}
+		warnings = append(warnings, warn...)
+	}
+	// The last check before the point of no return: every old file is still
+	// the one checked, every new name still free.
+	for _, f := range files {
+		if err := e.recheck(f); err != nil {
+			undo()
+			if len(open) > 0 {
+				err = result.Errorf(result.KindOf(err), "%s But the editor had applied the edit of the open documents already: undo it there if it should not stay.", result.Message(err))
+			}
+			return nil, err
+		}
+	}
+	if journaled {
+		if err := e.putJournal(ctx, id, store.JournalCommitted, ops); err != nil {
+			undo()
+			return warnings, err
+		}
+	}
+	var failed []string
+	for _, f := range files {
+		err := f.run()
+		if err != nil && !journaled {
+			// The one step did not happen: nothing was written.
+			undo()
+			if errors.Is(err, confine.ErrChanged) {
+				return warnings, changedOnDisk(f.w.rel)
+			}
+			return warnings, result.Errorf(result.KindOf(err), "%s Nothing was written.", result.Message(err))
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%s)", f.w.rel, result.Message(err)))
+		}
+	}
+	if len(failed) > 0 {
+		// Left to the next start's recovery, which retries what it can.
+		return warnings, result.Errorf(result.IOError, "The write was decided but these files could not be moved into place: %s. The other files are written; sightline retries the rest when it next starts. Read the files before writing again.", strings.Join(failed, "; "))
+	}
+	e.dropJournal(ctx, id, journaled)
+	for _, f := range files {
+		e.afterDisk(ctx, c, method, f)
+	}
+	for _, w := range open {
+		e.afterEditor(ctx, c, method, w)
+	}
+	return warnings, nil
+}
+
+// lockWait bounds the wait for another process's write of the same file.
+const lockWait = 10 * time.Second
+
+// lockFiles resolves every file of the disk part and takes their
+// cross-process locks, in the order of their real paths.
+func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, func(), error) {
+	var files []*stagedFile
+	var reals []string
+	for _, w := range disk {
+		root, rel, err := e.WS.Locate(w.key)
+		if err != nil {
+			return nil, nil, err
+		}
+		f := &stagedFile{w: w, root: root}
+		t, err := root.Resolve(rel, confine.Write)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.Name = w.rel
+		switch w.op {
+		case opCreate:
+			f.to = t
+		case opModify:
+			f.from, f.to = t, t
+		case opDelete:
+			f.from = t
+		case opRename:
+			f.from = t
+			_, trel, err := e.WS.Locate(w.to)
+			if err != nil {
+				return nil, nil, err
+			}
+			troot, _, _ := e.WS.Locate(w.to)
+			if troot != root {
+				return nil, nil, result.Errorf(result.Denied, "%s and %s are in different workspace folders; sightline renames within one. Nothing was written.", w.rel, e.WS.Rel(w.to))
+			}
+			if f.to, err = root.Resolve(trel, confine.Write); err != nil {
+				return nil, nil, err
+			}
+			f.to.Name = e.WS.Rel(w.to)
+		}
+		for _, t := range []confine.Target{f.from, f.to} {
+			if t.Real != "" {
+				reals = append(reals, t.Real)
+			}
+		}
+		files = append(files, f)
+	}
+	slices.Sort(reals)
+	reals = slices.Compact(reals)
+	var releases []func()
+	release := func() {
+		for i := len(releases) - 1; i >= 0; i-- {
+			releases[i]()
+		}
+	}
+	for _, real := range reals {
+		unlock, err := e.paths.Lock(ctx, real, lockWait)
+		switch {
+		case err == nil:
+			releases = append(releases, unlock)
+			continue
+		case errors.Is(err, pathlock.ErrTimeout):
+			err = result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", real, lockWait, e.paths.File(real)))
+		case ctx.Err() == nil:
+			err = result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", real, err))
+		}
+		release()
+		return nil, nil, err
+	}
+	return files, release, nil
+}
+
+// checkStaged checks a file under its lock: an old file is still a regular
+// file (its state kept for the checks that follow), a new name is free. A
+// file that goes (delete) has its bytes compared here; one that gets a new
+// text has them compared while the text is staged. It names the temp file
+// and the folders staging will make.
+func (e *Env) checkStaged(f *stagedFile) error {
+	w := f.w
+	if w.op != opCreate {
+		fi, err := f.root.Info(f.from.Rel)
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
+		}
+		f.old, f.like = confine.IDOf(fi), fi
+	}
+	if w.op == opDelete {
+		return f.sameBytes()
+	}
+	if w.op == opCreate {
+		// A new file is written in the charset its .editorconfig declares,
+		// and refused if its text has a character that charset lacks.
+		cs, _, _ := workspace.Declared(f.root, filepath.ToSlash(f.to.Rel))
+		w.before = workspace.Doc{Key: w.key, Charset: cs}
+		if err := w.before.Encodable(wholePlan(textdoc.New(""), w.next), w.rel); err != nil {
+			return err
+		}
+	}
+	f.temp = confine.StageName()
+	if w.op == opCreate || w.op == opRename {
+		if f.to.Exists {
+			return result.Errorf(result.Exists, "%s already exists; nothing was written.", f.to.Name)
+		}
+		for dir := filepath.Dir(f.to.Rel); dir != "." && dir != string(filepath.Separator); dir = filepath.Dir(dir) {
+			if there, err := f.root.Exists(dir); err != nil || there {
+				break
+			}
+			f.dirs = append(f.dirs, dir)
+		}
+	}
+	return nil
+}
+
+// sameBytes checks that the old file is still the one checked and holds
+// the text the write was planned against: read through one descriptor,
+// compared as it streams, neither copied.
+func (f *stagedFile) sameBytes() error {
+	w := f.w
+	rf, fi, err := f.root.OpenRead(f.from)
+	if err != nil {
+		return err
+	}
+	defer rf.Close()
+	if confine.IDOf(fi) != f.old {
+		return changedOnDisk(w.rel)
+	}
+	same, err := sameReader(rf, w.before.FileBytes(w.before.Snap))
+	if err != nil {
+		return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
+	}
+	if !same {
+		if w.before.Open {
+			return result.Errorf(result.FileChanged, "%s has unsaved changes in the editor; sightline never writes the disk under an unsaved buffer. Save it; nothing was written.", w.rel)
+		}
+		return changedOnDisk(w.rel)
+	}
+	return nil
+}
+
+// stage writes a checked file's new text beside it, comparing the old
+// file's bytes meanwhile, and computes the new text's file hash (for the
+// answer) on another goroutine: on a second core neither costs wall time.
+// journaled: the temp file has the name the journal gave it.
+func (e *Env) stage(f *stagedFile, journaled bool) error {
+	w := f.w
+	if w.op == opDelete {
+		return nil
+	}
+	f.hashed = make(chan string, 1)
+	go func() { f.hashed <- workspace.Doc{Snap: w.next, Charset: w.before.Charset}.FileHash() }()
+	temp := ""
+	if journaled {
+		temp = f.temp
+	}
+	var err error
+	switch w.op {
+	case opCreate:
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), nil, w.mode, nil)
+	case opRename:
+		mode := w.mode
+		if mode == 0 {
+			mode = f.like.Mode().Perm()
+		}
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), nil, mode, f.sameBytes)
+	default:
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), f.like, w.mode, f.sameBytes)
+	}
+	if err == nil && journaled {
+		// A write of many files holds one descriptor per file (its lock),
+		// not three.
+		f.staged.Release()
+	}
+	return err
+}
+
+func snapWriter(s io.WriterTo) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := s.WriteTo(w); return err }
+}
+
+// recheck is the check just before the point of no return: an old file is
+// still the one checked (its bytes read once more if its times are too
+// recent to show a change since), a new name is still free.
+func (e *Env) recheck(f *stagedFile) error {
+	if f.w.op != opCreate {
+		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
+			return changedOnDisk(f.w.rel)
+		}
+		if f.staged != nil && f.staged.Recent(f.old) {
+			if err := f.sameBytes(); err != nil {
+				return err
+			}
+		}
+	}
+	if f.w.op == opCreate || f.w.op == opRename {
+		if there, err := f.root.Exists(f.to.Rel); err != nil || there {
+			return result.Errorf(result.Exists, "%s was created by another program while the write was being prepared; nothing was written.", f.to.Name)
+		}
+	}
+	return nil
+}
+
+// run moves a staged file into place (the steps of journalOps).
+func (f *stagedFile) run() error {
+	switch f.w.op {
+	case opModify:
+		return f.root.Put(f.staged.Temp, f.to.Rel, f.old)
+	case opCreate:
+		return f.root.Place(f.staged.Temp, f.to.Rel)
+	case opDelete:
+		return f.root.RemoveID(f.from.Rel, f.old)
+	case opRename:
+		if err := f.root.Place(f.staged.Temp, f.to.Rel); err != nil {
+			return err
+		}
+		return f.root.RemoveID(f.from.Rel, f.old)
+	}
+	return nil
+}
+
+// journalOps lists the steps of run for the journal, with a new id.
+func (e *Env) journalOps(files []*stagedFile) (string, []journalOp) {
+	var b [8]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	var ops []journalOp
+	abs := func(f *stagedFile, rel string) string { return filepath.Join(f.root.Dir(), rel) }
+	for _, f := range files {
+		temp := f.temp
+		// A "dir" step names a folder staging makes: removed (if empty)
+		// when the write is undone.
+		for _, d := range f.dirs {
+			ops = append(ops, journalOp{Op: "dir", Path: abs(f, d)})
+		}
+		switch f.w.op {
+		case opModify:
+			ops = append(ops, journalOp{Op: "put", Path: abs(f, f.to.Rel), Temp: temp, Old: f.old})
+		case opCreate:
+			ops = append(ops, journalOp{Op: "place", Path: abs(f, f.to.Rel), Temp: temp})
+		case opDelete:
+			ops = append(ops, journalOp{Op: "remove", Path: abs(f, f.from.Rel), Old: f.old})
+		case opRename:
+			ops = append(ops, journalOp{Op: "place", Path: abs(f, f.to.Rel), Temp: temp},
+				journalOp{Op: "remove", Path: abs(f, f.from.Rel), Old: f.old})
+		}
+	}
+	return id, ops
+}
+
+func (e *Env) putJournal(ctx context.Context, id, state string, ops []journalOp) error {
+	if e.db == nil {
+		return nil // no database: the write is still all or none, but a crash is not recovered
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := e.db.DB().PutJournal(context.WithoutCancel(ctx), store.Journal{ID: id, State: state, Ops: data, Created: time.Now()}); err != nil {
+		return result.Wrap(result.IOError, err, fmt.Sprintf("The write's journal cannot be saved (%v); nothing was written.", err))
+	}
+	return nil
+}
+
+func (e *Env) dropJournal(ctx context.Context, id string, kept bool) {
+	if e.db == nil || !kept {
+		return
+	}
+	if err := e.db.DB().DropJournal(context.WithoutCancel(ctx), id); err != nil {
+		e.Log.Warn("dropping a finished write's journal", zap.String("id", id), zap.Error(err))
+	}
+}
+
+// editWrites asks the editor to apply the open documents' changes as one
+// workspace edit. Every wait on the editor is bounded: a timeout is
+// `timeout` (the expectation stays: an edit the editor applies late is
+// still the session's), a refusal `version_conflict`. An edit the editor
+// said it applied but has not reported back is applied, with a warning.
+func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite) ([]string, error) {
+	limit := time.Duration(e.Config().ApplyTimeoutMs) * time.Millisecond
+	deadline := time.Now().Add(limit)
+	edits := make([]DocEdit, len(open))
+	names := make([]string, len(open))
+	for i, w := range open {
+		if w.plan == nil {
+			p := wholePlan(w.before.Snap, w.next)
+			w.plan = &p
+		}
+		regions := w.plan.Regions()
+		spans := make([][2]int, len(regions))
+		for j, r := range regions {
+			spans[j] = [2]int{r.Start - 1, r.End}
+		}
+		e.WS.ExpectEdit(w.before.Key, w.before.Version, w.next, spans, session)
+		edits[i] = DocEdit{URI: w.before.URI, Version: w.before.Version, Changes: w.plan.Changes(w.before.Snap, e.editor.Encoding())}
+		names[i] = w.rel
+	}
+	what := strings.Join(names, ", ")
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	var applied bool
+	var reason string
+	var err error
+	if len(edits) == 1 {
+		applied, reason, err = e.editor.ApplyEdit(cctx, edits[0].URI, edits[0].Version, edits[0].Changes, "sightline: agent edit")
+	} else {
+		applied, reason, err = e.editor.ApplyEdits(cctx, edits)
+	}
+	cancel()
+	if err != nil && time.Now().After(deadline) && ctx.Err() == nil {
+		return nil, result.Errorf(result.Timeout,
+			"The editor did not answer the edit of %s within %v; nothing is known to be applied and no file on disk was written. Read the lines again before retrying (if the editor applies it late, the lines count as yours).", what, limit)
+	}
+	if err != nil || !applied {
+		for _, w := range open {
+			e.WS.CancelExpect(w.before.Key)
+		}
+		if err != nil {
+			return nil, result.Wrap(result.VersionConflict, err, fmt.Sprintf("The editor did not apply the edit of %s (%v); nothing changed. Read them again and retry.", what, err))
+		}
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return nil, result.Errorf(result.VersionConflict, "The editor refused the edit of %s (%s): the buffer probably changed. Nothing was applied; read the lines again and retry.", what, reason)
+	}
+	var warnings []string
+	for _, w := range open {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(min(editSettle, time.Until(deadline)), 0))
+		after, err := e.WS.WaitVersion(wctx, w.before.Key, w.before.Version)
+		cancel()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			warnings = append(warnings, fmt.Sprintf("The editor said it applied the edit to %s but has not reported the new text; read the lines before the next edit.", w.rel))
+		case err != nil:
+			return warnings, err
+		}
+		w.after = after
+	}
+	return warnings, nil
+}
+
+// wholePlan replaces all of before's lines by next's.
+func wholePlan(before, next *textdoc.Snapshot) hashline.Plan {
+	n := before.LineCount()
+	nl := make([]lines.Line, next.LineCount())
+	for i := range nl {
+		nl[i] = next.Line(i)
+	}
+	return hashline.NewPlan(n, []hashline.Splice{{Start: 0, Old: n, New: nl}}, nil)
+}
+
+// afterDisk brings the workspace, the ledger and the history up to a file
+// the transaction wrote. The new file's state comes from the staged file's
+// descriptor: no name is looked up again.
+func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedFile) {
+	w := f.w
+	session := c.SessionOr()
+	for _, k := range []workspace.Key{w.key, w.to} {
+		if p, ok := k.Path(); ok && k != "" {
+			e.trees.changed(p, w.op != opModify)
+		}
+	}
+	var fi fs.FileInfo
+	if f.staged != nil {
+		var err error
+		if fi, err = f.staged.Info(); err != nil {
+			e.WS.Forget(w.key)
+			return
+		}
+	}
+	switch w.op {
+	case opModify:
+		plan := w.plan
+		if plan == nil {
+			p := wholePlan(w.before.Snap, w.next)
+			plan = &p
+		}
+		lcs := w.changes
+		if lcs == nil {
+			if _, got, err := plan.Apply(w.before.Snap); err == nil {
+				lcs = got
+			}
+		}
+		w.after = e.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
+		w.after.KnowFileHash(<-f.hashed)
+		e.record(ctx, method, c, w.key, written{before: w.before, after: w.after, plan: plan})
+	case opCreate:
+		w.after = e.created(ctx, c, method, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
+	case opDelete:
+		e.WS.Forget(w.key)
+		e.Ledger.Forget(ledger.DocKey(w.key))
+	case opRename:
+		e.WS.Forget(w.key)
+		e.Ledger.Forget(ledger.DocKey(w.key))
+		w.after = e.created(ctx, c, method, w.to, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
+	}
+}
+
+// created records a file the session wrote new (fi: its state, real: its
+// name as resolved): its lines are its own.
+func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.Key, text *textdoc.Snapshot, cs charset.Charset, fi fs.FileInfo, real, hash string) workspace.Doc {
+	d := e.WS.Created(k, text, cs, fi, real)
+	d.KnowFileHash(hash)
+	e.record(ctx, method, c, k, written{after: d})
+	doc := ledger.DocKey(k)
+	e.Ledger.MarkCreated(c.SessionOr(), doc)
+	if n := d.Snap.LineCount(); n > 0 {
+		e.Ledger.RecordAuthored(c.SessionOr(), c.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n})
+		e.WS.Pin(d.Key, d.Rev)
+	}
+	return d
+}
+
+// afterEditor records an open document's write in the history: the text
+// as the editor reported it when it holds the plan's lines (its hash was
+// computed during the round trip), else the planned text.
+func (e *Env) afterEditor(ctx context.Context, c Caller, method string, w *fileWrite) {
+	now := w.after
+	if now.Snap == nil || !sameLines(now.Snap, w.next, *w.plan) {
+		now = workspace.Doc{Snap: w.next, Charset: w.before.Charset}
+	}
+	e.record(ctx, method, c, w.key, written{before: w.before, after: now, plan: w.plan})
+}
+
+// recoverWrites finishes or undoes the multi-file writes a process left
+// behind when it died: a committed journal is run to its end (every step
+// checks the file it acts on), a staged one has its temp files removed. A
+// journal whose writer is alive (it holds the journal's lock) is left alone.
+func (e *Env) recoverWrites(ctx context.Context) {
+	if e.db == nil {
+		return
+	}
+	js, err := e.db.DB().Journals(ctx)
+	if err != nil {
+		e.Log.Warn("listing unfinished writes", zap.Error(err))
+		return
+	}
+	for _, j := range js {
+		release, err := e.lockJournal(ctx, j.ID)
+		if err != nil {
+			continue // its writer is still at it
+		}
+		// Read again under the lock: a writer that finished meanwhile
+		// dropped its journal before it let the lock go.
+		if now, err := e.db.DB().Journals(ctx); err == nil && slices.ContainsFunc(now, func(x store.Journal) bool { return x.ID == j.ID && x.State == j.State }) {
+			e.recoverOne(ctx, j)
+		}
+		release()
+	}
+}
+
+// lockJournal takes the lock a journal's writer holds while it lives; the
+// lock file goes with the lock (each journal has its own: nobody waits on
+// it, a recovery only tries it once).
+func (e *Env) lockJournal(ctx context.Context, id string) (func(), error) {
+	key := "journal:" + id
+	release, err := e.paths.Lock(ctx, key, 0)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		os.Remove(e.paths.File(key))
+		release()
+	}, nil
+}
+
+func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
+	var ops []journalOp
+	if err := json.Unmarshal(j.Ops, &ops); err != nil {
+		e.Log.Error("an unfinished write's journal is unreadable; dropped", zap.String("id", j.ID), zap.Error(err))
+		e.dropJournal(ctx, j.ID, true)
+		return
+	}
+	// The files' own locks: no other sightline write runs on them meanwhile.
+	var reals []string
+	type step struct {
+		op   journalOp
+		root *confine.Root
+		rel  string
+	}
+	var steps []step
+	for _, op := range ops {
+		k, err := e.WS.Resolve(op.Path)
+		if err != nil {
+			continue
+		}
+		root, rel, err := e.WS.Locate(k)
+		if err != nil {
+			continue
+		}
+		if t, err := root.Resolve(rel, confine.Write); err == nil {
+			reals = append(reals, t.Real)
+		}
+		steps = append(steps, step{op, root, rel})
+	}
+	slices.Sort(reals)
+	reals = slices.Compact(reals)
+	for _, real := range reals {
+		unlock, err := e.paths.Lock(ctx, real, lockWait)
+		if err != nil {
+			e.Log.Warn("an unfinished write's file is locked; retried at the next start", zap.String("path", real), zap.Error(err))
+			return
+		}
+		defer unlock()
+	}
+	if j.State != store.JournalCommitted {
+		// Undone: the temp files, then the folders made for them.
+		for _, s := range steps {
+			if s.op.Temp != "" {
+				s.root.DiscardTemp(filepath.Join(filepath.Dir(s.rel), s.op.Temp))
+			}
+		}
+		for _, s := range steps {
+			if s.op.Op == "dir" {
+				s.root.RemoveDir(s.rel)
+			}
+		}
+		e.dropJournal(ctx, j.ID, true)
+		return
+	}
+	for _, s := range steps {
+		temp := ""
+		if s.op.Temp != "" {
+			temp = filepath.Join(filepath.Dir(s.rel), s.op.Temp)
+		}
+		var err error
+		switch s.op.Op {
+		case "put":
+			err = s.root.Put(temp, s.rel, s.op.Old)
+		case "place":
+			err = s.root.Place(temp, s.rel)
+		case "remove":
+			err = s.root.RemoveID(s.rel, s.op.Old)
+		}
+		if err != nil {
+			e.Log.Error("finishing an unfinished write", zap.String("path", s.op.Path), zap.Error(err))
+			if temp != "" {
+				s.root.DiscardTemp(temp)
+			}
+		}
+		if k, err := e.WS.Resolve(s.op.Path); err == nil {
+			e.WS.Forget(k)
+		}
+	}
+	e.dropJournal(ctx, j.ID, true)
+}
+
+// changedOnDisk refuses a write whose file another process changed after
+// the write was planned.
+func changedOnDisk(rel string) error {
+	return result.Errorf(result.FileChanged, "%s changed on disk while the write was being prepared; nothing was written. Read it again and retry.", rel)
+}

@@ -1,0 +1,429 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/linediff"
+	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/statedb"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Every write keeps the text before and after it in the workspace's
+// history (content-addressed by sha256, gzip-compressed, each text once), so
+// a write can be diffed and rolled back. Snapshots are stored behind the
+// write, off its path, like the audit log; a process drains them before it
+// closes the database.
+
+// pruneEvery is how many recorded writes pass between two retention checks
+// of one process (each also runs at startup).
+const pruneEvery = 32
+
+// historyLog owns the history's write-behind: the database's one worker
+// (shared with the audit log) stores the writes in the order they were
+// committed, so versions are listed in the order they happened.
+type historyLog struct {
+	*behind
+	db    *statedb.Sync // nil: no history
+	log   *zap.Logger
+	count atomic.Int64
+}
+
+// written is one write as the history keeps it. Hashes known already are
+// reused; the texts are built only if they must be stored whole.
+type written struct {
+	before, after workspace.Doc  // before.Snap is nil for a new file
+	plan          *hashline.Plan // how after follows from before, when a plan made it
+}
+
+// record keeps a write behind the call. It copies nothing: snapshots are
+// immutable, and a write with a plan is kept as its change (the history
+// stores the edit, not the file).
+func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.Key, w written) {
+	h := e.history
+	if h.db == nil {
+		return
+	}
+	rel := e.WS.Rel(k)
+	maxBytes := e.Config().History.MaxBytes
+	h.enqueue(func() {
+		ctx := context.WithoutCancel(ctx)
+		text := func(d workspace.Doc) store.Text {
+			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte { return []byte(d.Snap.Text()) }}
+		}
+		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: method}}
+		if w.before.Snap != nil {
+			b := text(w.before)
+			rec.Before = &b
+			if w.plan != nil {
+				rec.Delta = func() []store.Splice {
+					bs, ok := w.plan.ByteSplices(w.before.Snap)
+					if !ok {
+						return nil
+					}
+					out := make([]store.Splice, len(bs))
+					for i, x := range bs {
+						out[i] = store.Splice{Off: x.Off, Del: x.Del, Ins: []byte(x.Ins)}
+					}
+					return out
+				}
+			}
+		}
+		if err := h.db.DB().Record(ctx, rec); err != nil {
+			h.log.Warn("history", zap.String("path", rel), zap.Error(err))
+			return
+		}
+		if h.count.Add(1)%pruneEvery == 0 {
+			if _, err := h.db.DB().PruneHistory(ctx, maxBytes); err != nil {
+				h.log.Warn("history retention", zap.Error(err))
+			}
+		}
+	})
+}
+
+// rotate applies the retention settings at startup: the audit log's
+// maxEntries and maxAgeDays, the history's maxBytes.
+func (e *Env) rotate(ctx context.Context) {
+	if e.db == nil {
+		return
+	}
+	c := e.Config()
+	if _, err := e.db.DB().PruneAudit(ctx, c.Audit.MaxEntries, time.Duration(c.Audit.MaxAgeDays)*24*time.Hour); err != nil {
+		e.Log.Warn("audit rotation", zap.Error(err))
+	}
+	if _, err := e.db.DB().PruneHistory(ctx, c.History.MaxBytes); err != nil {
+		e.Log.Warn("history retention", zap.Error(err))
+	}
+}
+
+// HistoryParams are the params of sightline/history.
+type HistoryParams struct {
+	Caller
+	TextDocument TextDocument `json:"textDocument"`
+}
+
+// VersionInfo is one version of a file.
+type VersionInfo struct {
+	ID       int64     `json:"id"`
+	Time     time.Time `json:"time"`
+	FileHash string    `json:"fileHash"`
+	Size     int64     `json:"size"`
+	Session  string    `json:"session,omitempty"`
+	Agent    string    `json:"agent,omitempty"`
+	Method   string    `json:"method"`
+}
+
+// HistoryResult is the answer of sightline/history: the versions, oldest
+// first, and the file's hash now.
+type HistoryResult struct {
+	Outcome
+	URI      string        `json:"uri,omitempty"`
+	Path     string        `json:"path,omitempty"`
+	FileHash string        `json:"fileHash,omitempty"`
+	Versions []VersionInfo `json:"versions"`
+}
+
+// versions returns the recorded versions of a path, after the writes still
+// being recorded.
+func (e *Env) versions(ctx context.Context, rel string) ([]store.Version, error) {
+	if e.history.db == nil {
+		return nil, nil
+	}
+	e.history.drain()
+	return e.history.db.DB().Versions(ctx, rel)
+}
+
+// History lists the versions sightline kept of a document.
+func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, err error) {
+	start := time.Now()
+	res.Versions = []VersionInfo{}
+	if p.TextDocument.URI == "" {
+		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/history", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+		}
+	}()
+	k, err := workspace.Normalize(p.TextDocument.URI)
+	if err != nil {
+		return res, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
+	if err := e.denied(k); err != nil {
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+	if d, err := e.document(p.TextDocument.URI); err == nil {
+		res.FileHash = d.FileHash()
+	}
+	vs, err := e.versions(ctx, res.Path)
+	if err != nil {
+		return res, err
+	}
+	for _, v := range vs {
+		res.Versions = append(res.Versions, VersionInfo{ID: v.ID, Time: v.Time, FileHash: v.Hash, Size: v.Size, Session: v.Session, Agent: v.Agent, Method: v.Method})
+	}
+	res.OK = true
+	switch {
+	case e.history.db == nil:
+		res.Message = "No history: the state database is not open."
+	case len(vs) == 0:
+		res.Message = fmt.Sprintf("sightline has written no version of %s.", res.Path)
+	default:
+		res.Message = fmt.Sprintf("%d versions of %s.", len(vs), res.Path)
+	}
+	return res, nil
+}
+
+// DiffParams are the params of sightline/diff: two versions, each a version
+// id or "current" (the document's text now). From defaults to the version
+// before the latest, To to "current".
+type DiffParams struct {
+	Caller
+	TextDocument TextDocument `json:"textDocument"`
+	From         string       `json:"from,omitempty"`
+	To           string       `json:"to,omitempty"`
+}
+
+// DiffResult is the answer of sightline/diff.
+type DiffResult struct {
+	Outcome
+	URI  string `json:"uri,omitempty"`
+	Path string `json:"path,omitempty"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	Diff string `json:"diff"`
+}
+
+// Diff answers the unified diff between two versions of a document. Its
+// lines do not count as read: they are not hashline-annotated.
+func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error) {
+	start := time.Now()
+	if p.TextDocument.URI == "" {
+		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	ctx = withGrants(ctx)
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/diff", p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
+		}
+	}()
+	k, err := workspace.Normalize(p.TextDocument.URI)
+	if err != nil {
+		return res, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
+	if err := e.admit(ctx, p.Caller, k, false); err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
+	vs, err := e.versions(ctx, res.Path)
+	if err != nil {
+		return res, err
+	}
+	res.From, res.To = p.From, p.To
+	if res.To == "" {
+		res.To = "current"
+	}
+	if res.From == "" {
+		switch {
+		case len(vs) >= 2:
+			res.From = strconv.FormatInt(vs[len(vs)-2].ID, 10)
+		case len(vs) == 1:
+			res.From = strconv.FormatInt(vs[0].ID, 10)
+		default:
+			res.Outcome = Refusal(result.Errorf(result.NotFound, "sightline has kept no version of %s to diff against.", res.Path))
+			return res, nil
+		}
+	}
+	from, err := e.versionText(ctx, k, res.Path, res.From)
+	if err == nil {
+		var to string
+		if to, err = e.versionText(ctx, k, res.Path, res.To); err == nil {
+			res.Diff = textDiff(res.Path, from, to)
+		}
+	}
+	if err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
+	res.OK = true
+	if res.Diff == "" {
+		res.Message = fmt.Sprintf("%s is the same in %s and %s.", res.Path, res.From, res.To)
+	}
+	return res, nil
+}
+
+// versionText returns a version's text: "current" is the document now.
+func (e *Env) versionText(ctx context.Context, k workspace.Key, rel, v string) (string, error) {
+	if v == "current" {
+		d, err := e.document(string(k))
+		if err != nil {
+			return "", err
+		}
+		return d.Snap.Text(), nil
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return "", result.Errorf(result.InvalidParams, "version %q is neither a version id nor \"current\"", v)
+	}
+	if e.history.db == nil {
+		return "", result.Errorf(result.NotFound, "No history: the state database is not open.")
+	}
+	e.history.drain()
+	text, err := e.history.db.DB().VersionText(ctx, rel, id)
+	if errors.Is(err, store.ErrNoVersion) {
+		return "", result.Errorf(result.NotFound, "%s has no version %d; sightline history lists them.", rel, id)
+	}
+	return string(text), err
+}
+
+// lineHunks diffs two line lists exactly (each distinct line, terminator
+// included, gets its own number).
+func lineHunks(a, b []lines.Line) []linediff.Hunk {
+	ids := map[lines.Line]uint32{}
+	num := func(ls []lines.Line) []uint32 {
+		out := make([]uint32, len(ls))
+		for i, l := range ls {
+			id, ok := ids[l]
+			if !ok {
+				id = uint32(len(ids))
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	return linediff.Diff(num(a), num(b))
+}
+
+// splicesOf turns hunks into splices of a, taking the new lines from b.
+func splicesOf(hs []linediff.Hunk, b []lines.Line) []hashline.Splice {
+	out := make([]hashline.Splice, len(hs))
+	for i, h := range hs {
+		out[i] = hashline.Splice{Start: h.A, Old: h.Del, New: b[h.B : h.B+h.Ins]}
+	}
+	return out
+}
+
+func textDiff(name, from, to string) string {
+	a, b := lines.Split(from), lines.Split(to)
+	return hashline.UnifiedDiff(name, hashline.TextSource(from), splicesOf(lineHunks(a, b), b), 3)
+}
+
+// RollbackParams are the params of sightline/rollback.
+type RollbackParams struct {
+	Caller
+	TextDocument TextDocument `json:"textDocument"`
+	Version      int64        `json:"version"`
+	DryRun       bool         `json:"dryRun,omitempty"`
+}
+
+// RollbackResult is the answer of sightline/rollback, shaped as an edit's.
+type RollbackResult struct {
+	Outcome
+	URI      string     `json:"uri,omitempty"`
+	Path     string     `json:"path,omitempty"`
+	Version  *int32     `json:"version"`
+	FileHash string     `json:"fileHash,omitempty"`
+	Applied  bool       `json:"applied"`
+	DryRun   bool       `json:"dryRun,omitempty"`
+	Diff     string     `json:"diff,omitempty"`
+	Ledger   *DocLedger `json:"ledger,omitempty"`
+	GuardRefusal
+}
+
+// Rollback makes a document's text a recorded version again, through the
+// guard and the write transaction like any write (an open document receives
+// a workspace edit). The lines it changes must have been read.
+func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResult, err error) {
+	start := time.Now()
+	if p.TextDocument.URI == "" {
+		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	if p.Version <= 0 {
+		return res, result.Errorf(result.InvalidParams, "version must be a version id from sightline/history")
+	}
+	ctx = withGrants(ctx)
+	var out writeOut
+	defer func() {
+		if err == nil {
+			e.audit(ctx, "sightline/rollback", p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
+		}
+	}()
+	k, err := workspace.Normalize(p.TextDocument.URI)
+	if err != nil {
+		return res, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
+	if err := e.denied(k); err != nil {
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
+	text, err := e.versionText(ctx, k, res.Path, strconv.FormatInt(p.Version, 10))
+	if err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
+	target := lines.Split(text)
+	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, method: "sightline/rollback",
+		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+			n := d.Snap.LineCount()
+			cur := make([]lines.Line, n)
+			for i := range cur {
+				cur[i] = d.Snap.Line(i)
+			}
+			hs := lineHunks(cur, target)
+			var targets []ledger.Range
+			var tr []hashline.LineRange
+			for _, h := range hs {
+				r := ledger.Range{Start: h.A + 1, End: h.A + h.Del}
+				if h.Del == 0 { // an insertion: its anchor is the line before
+					if n == 0 {
+						continue
+					}
+					r = ledger.Range{Start: max(h.A, 1), End: max(h.A, 1)}
+				}
+				targets = append(targets, r)
+				tr = append(tr, hashline.LineRange{Start: r.Start, End: r.End})
+			}
+			return hashline.NewPlan(n, splicesOf(hs, target), tr), targets, nil
+		}})
+	if out.before.Snap != nil {
+		res.URI = out.before.URI
+	}
+	res.Warnings = append(res.Warnings, out.warnings...)
+	if err != nil {
+		res.GuardRefusal = out.verdict.GuardRefusal
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
+	res.Diff = out.diff
+	session := p.SessionOr()
+	switch {
+	case out.noop:
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("%s already is version %d; nothing was written.", res.Path, p.Version), Warnings: res.Warnings}
+		res.FileHash, res.Version = out.before.FileHash(), versionOf(out.before)
+	case p.DryRun:
+		res.DryRun = true
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: rolling %s back to version %d would change it as the diff shows; nothing was written.", res.Path, p.Version), Warnings: res.Warnings}
+	default:
+		res.Applied = true
+		res.FileHash, res.Version = out.after.FileHash(), versionOf(out.after)
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Rolled %s back to version %d.", res.Path, p.Version), Warnings: res.Warnings}
+		res.Ledger = e.docLedger(session, out.after)
+	}
+	return res, nil
+}

@@ -1,0 +1,348 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sightline-lsp/sightline/editblock"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/patch"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// PatchParams are the params of sightline/applyPatch: a unified diff or a
+// V4A patch, possibly inside other model output.
+type PatchParams struct {
+	Caller
+	Text      string `json:"text"`
+	DryRun    bool   `json:"dryRun,omitempty"`
+	DryRunAlt bool   `json:"dry_run,omitempty"`
+	// Merge asks to apply a clean three-way merge of hunks that no longer
+	// apply, once the user approves it (never without).
+	Merge bool `json:"merge,omitempty"`
+}
+
+// PatchFileResult is one file's outcome.
+type PatchFileResult struct {
+	Path    string      `json:"path"`
+	NewPath string      `json:"newPath,omitempty"`
+	Kind    string      `json:"kind"`   // modify, add, delete
+	Status  string      `json:"status"` // applied, validated, failed, skipped
+	Message string      `json:"message"`
+	Error   result.Kind `json:"error,omitempty"`
+	// Hunk is the 1-based hunk that failed and Line the closest line of the
+	// file, when known.
+	Hunk int `json:"hunk,omitempty"`
+	Line int `json:"line,omitempty"`
+	// Diagnostic says why the hunk does not apply, as for edit blocks:
+	// whitespace_mismatch, near_match, not_found, ambiguous.
+	Diagnostic *BlockDiagnostic `json:"diagnostic,omitempty"`
+	Diff       string           `json:"diff,omitempty"`
+	Expanded   string           `json:"expanded,omitempty"`
+	// FreshRefs are the current lines around a hunk that does not apply (the
+	// closest match, the merged place, or the header's line), as hashline
+	// refs, counted as read.
+	FreshRefs []string `json:"freshRefs,omitempty"`
+	// Merge is the diff of a clean three-way merge of the hunks that no
+	// longer apply: a proposal, written only with the user's approval.
+	Merge string `json:"merge,omitempty"`
+
+	kind   string // the failed hunk's diagnosis
+	merged bool   // the merge plan is what gets written
+	done   string // the message once written
+}
+
+// PatchResult is the answer of sightline/applyPatch.
+type PatchResult struct {
+	Outcome
+	Files []PatchFileResult `json:"files"`
+}
+
+// ApplyPatch applies a patch exactly or not at all: every file is checked
+// (every rule, every section of a file in sequence, the guard) before any
+// is written, and then all of them are written in one multi-file write
+// transaction (commitWrites).
+func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error) {
+	start := time.Now()
+	res, warnings := e.applyPatch(withGrants(ctx), p)
+	for _, w := range warnings {
+		res.addWarning(w)
+	}
+	e.auditPatch(ctx, p, res, start)
+	return res, nil
+}
+
+// applyPatch is ApplyPatch but its audit, which every way out shares; the
+// warnings are the write transaction's.
+func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, warnings []string) {
+	res = PatchResult{Files: []PatchFileResult{}}
+	dry := p.DryRun || p.DryRunAlt
+	files, err := patch.Parse(p.Text)
+	if err != nil {
+		var pe *patch.Error
+		if errors.As(err, &pe) && pe.Binary {
+			res.Outcome = Refusal(result.Errorf(result.Binary, "%v: nothing was written. Change binary files with git or another tool.", err))
+		} else {
+			res.Outcome = Refusal(result.Errorf(result.InvalidEdit, "The patch cannot be applied: %v. Send a unified diff (--- a/file, +++ b/file, @@ hunks) or a *** Begin Patch … *** End Patch envelope that changes at least one file.", err))
+		}
+		return res, nil
+	}
+	for _, f := range files {
+		res.Files = append(res.Files, PatchFileResult{Path: f.Path, NewPath: f.NewPath, Kind: string(f.Kind)})
+	}
+	writes, failed := e.patchWrites(ctx, p.Caller, files, res.Files)
+	if failed && mergeable(res.Files) {
+		diffs := mergeDiffs(res.Files)
+		if !p.Merge || dry {
+			return proposeMerge(res, "Run it again with merge to apply it once the user approves; or read the fresh refs and send a new patch."), nil
+		}
+		if e.approver == nil {
+			return proposeMerge(res, "Nobody can approve it here (no editor to ask, no terminal, no --yes); nothing was written."), nil
+		}
+		dec, err := e.approver.Approve(ctx, Approval{Session: p.SessionOr(), Agent: p.Agent, Path: mergePaths(res.Files), Op: "merge", Detail: diffs})
+		if err != nil || dec == Deny {
+			why := "The user refused the merge; nothing was written."
+			if err != nil {
+				why = fmt.Sprintf("The merge was not approved (%v); nothing was written.", err)
+			}
+			res := proposeMerge(res, why)
+			res.Error = result.ApprovalRefused
+			return res, nil
+		}
+		// What is written is what was approved: the patch is checked again
+		// with the merges, and a file that moved on while the user looked is
+		// refused.
+		again := make([]PatchFileResult, len(res.Files))
+		for i, r := range res.Files {
+			again[i] = PatchFileResult{Path: r.Path, NewPath: r.NewPath, Kind: r.Kind, merged: r.merged}
+		}
+		writes, failed = e.patchWrites(ctx, p.Caller, files, again)
+		for i := range again {
+			if failed || again[i].merged && again[i].Diff != res.Files[i].Merge {
+				res.Outcome = Outcome{OK: false, Error: result.FileChanged, Message: res.Files[i].Path + " changed while the merge was being approved; nothing was written. Send the patch again."}
+				return res, nil
+			}
+		}
+		for i := range again {
+			if again[i].merged {
+				again[i].Message = "The three-way merge was approved."
+			}
+		}
+		res.Files = again
+	}
+	if failed {
+		for i := range res.Files {
+			if res.Files[i].Status == "validated" {
+				res.Files[i].Status, res.Files[i].Message = "skipped", "Not written: another file of the patch does not apply."
+			}
+		}
+		res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply; nothing was written. " + firstMessage(res.Files)}
+		return res, nil
+	}
+	if dry {
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the patch applies to %d %s; nothing was written.", len(files), plural(len(files), "file", "files"))}
+		return res, nil
+	}
+	warnings, err = e.commitWrites(ctx, p.Caller, "sightline/applyPatch", writes)
+	if err != nil {
+		o := Refusal(err)
+		for i := range res.Files {
+			res.Files[i].Status, res.Files[i].Message, res.Files[i].Error = "failed", o.Message, o.Error
+		}
+		if o.Error == result.IOError && strings.Contains(o.Message, "was decided") {
+			res.Outcome = Outcome{OK: false, Error: o.Error, Message: o.Message}
+		} else {
+			res.Outcome = Outcome{OK: false, Error: o.Error, Message: "The patch was not applied; nothing was written. " + o.Message}
+		}
+		return res, warnings
+	}
+	for i := range res.Files {
+		r := &res.Files[i]
+		r.Status = "applied"
+		if r.Message == "" || r.Message == "validated" {
+			r.Message = r.done
+		}
+	}
+	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied the patch to %d %s.", len(files), plural(len(files), "file", "files"))}
+	return res, warnings
+}
+
+// auditPatch audits a patch: a row per file, or one for a patch that names
+// none it could read.
+func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, start time.Time) {
+	if len(res.Files) == 0 {
+		e.audit(ctx, "sightline/applyPatch", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
+		return
+	}
+	dig := digest([]byte(p.Text)) // once: a row per file must not hash the whole patch per file
+	for _, f := range res.Files {
+		o := Outcome{OK: f.Status == "applied" || f.Status == "validated"}
+		if !o.OK {
+			o.Error = f.Error
+		}
+		e.auditDigest(ctx, "sightline/applyPatch", p.Caller, f.Path, o, "", "", "", time.Since(start), dig)
+	}
+}
+
+// patchPlanner plans one file patch against the document.
+func patchPlanner(f patch.File, r *PatchFileResult) planner {
+	return func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+		var plan hashline.Plan
+		var placed []patch.Placed
+		var fail *patch.Failure
+		if r.merged {
+			plan, placed, _, fail = patch.MergePlan(d.Snap, f, d.Snap.Dominant())
+		} else {
+			plan, placed, fail = patch.Plan(d.Snap, f, d.Snap.Dominant())
+		}
+		if fail != nil {
+			r.Hunk, r.Line, r.kind = fail.Hunk+1, fail.Line, fail.Kind
+			if conflictKind(fail.Kind) {
+				r.Diagnostic = &BlockDiagnostic{Kind: fail.Kind, Line: fail.Line}
+			}
+			return hashline.Plan{}, nil, fail.Err
+		}
+		targets := make([]ledger.Range, len(placed))
+		for i, pl := range placed {
+			targets[i] = ledger.Range{Start: pl.Start, End: pl.End}
+		}
+		return plan, targets, nil
+	}
+}
+
+// conflictKind reports whether a hunk failed because the file does not hold
+// its lines (as opposed to a patch that is wrong in itself).
+func conflictKind(kind string) bool {
+	switch kind {
+	case editblock.KindNotFound, editblock.KindNear, editblock.KindWhitespace, editblock.KindAmbiguous:
+		return true
+	}
+	return false
+}
+
+// patchConflict fills the answer of a hunk that does not apply: the current
+// lines around the place it merges to, its closest match or its header's
+// line, with fresh refs (counted as read); and, when a three-way merge of the
+// file is clean, the merged diff as a proposal.
+func (e *Env) patchConflict(ctx context.Context, c Caller, f patch.File, k workspace.Key, d workspace.Doc, r *PatchFileResult) {
+	s := d.Snap
+	n := s.LineCount()
+	h := f.Hunks[r.Hunk-1]
+	center := r.Line
+	_, placed, merged, fail := patch.MergePlan(s, f, s.Dominant())
+	if fail == nil && len(merged) > 0 {
+		for _, p := range placed {
+			if p.Hunk == r.Hunk-1 {
+				center = p.Start
+			}
+		}
+	}
+	if center == 0 {
+		center = h.OldStart
+	}
+	var rs []ledger.Range
+	if fail == nil && len(merged) > 0 {
+		// Every place the merge changes is shown: the user approves what the
+		// agent can see.
+		for _, p := range placed {
+			rs = append(rs, ledger.Range{Start: max(1, p.Start-windowContext), End: min(n, p.End+windowContext)})
+		}
+	} else if center > 0 && n > 0 {
+		center = min(center, n)
+		rs = append(rs, ledger.Range{Start: max(1, center-windowContext), End: min(n, center+windowContext+len(h.Old))})
+	}
+	var shown ledger.RangeSet
+	for _, x := range rs {
+		if x.Start <= x.End {
+			shown.Add(x)
+		}
+	}
+	bom, _ := hashline.StripBOM(firstContent(s))
+	for _, x := range shown.Ranges() {
+		for i := x.Start; i <= x.End; i++ {
+			r.FreshRefs = append(r.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(s, i, bom))))
+		}
+		e.recordWindow(c.SessionOr(), c.Agent, d, x)
+	}
+	if fail != nil || len(merged) == 0 {
+		return
+	}
+	m := *r
+	m.merged = true
+	out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: patchPlanner(f, &m)})
+	if err != nil || out.noop {
+		return
+	}
+	r.Merge, r.merged = out.diff, true
+}
+
+// mergeable reports whether every file that failed has a clean merge.
+func mergeable(fs []PatchFileResult) bool {
+	some := false
+	for _, f := range fs {
+		if f.Status == "failed" {
+			if !f.merged {
+				return false
+			}
+			some = true
+		}
+	}
+	return some
+}
+
+func mergeDiffs(fs []PatchFileResult) string {
+	var b strings.Builder
+	for _, f := range fs {
+		if f.merged {
+			b.WriteString(f.Merge)
+		}
+	}
+	return b.String()
+}
+
+func mergePaths(fs []PatchFileResult) string {
+	var ps []string
+	for _, f := range fs {
+		if f.merged {
+			ps = append(ps, f.Path)
+		}
+	}
+	return strings.Join(ps, ", ")
+}
+
+// proposeMerge answers with the merge as a proposal: nothing is written.
+func proposeMerge(res PatchResult, next string) PatchResult {
+	for i := range res.Files {
+		switch {
+		case res.Files[i].merged:
+			res.Files[i].Message += " A three-way merge with the current text is clean: see merge."
+		case res.Files[i].Status == "validated":
+			res.Files[i].Status, res.Files[i].Message = "skipped", "Not written: another file of the patch needs its merge approved."
+		}
+	}
+	res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply as written, but a three-way merge with the current text is clean (" + mergePaths(res.Files) + "). " + next}
+	return res
+}
+
+func firstError(fs []PatchFileResult) result.Kind {
+	for _, f := range fs {
+		if f.Status == "failed" {
+			return f.Error
+		}
+	}
+	return ""
+}
+
+func firstMessage(fs []PatchFileResult) string {
+	for _, f := range fs {
+		if f.Status == "failed" {
+			return f.Path + ": " + f.Message
+		}
+	}
+	return ""
+}

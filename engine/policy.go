@@ -1,0 +1,395 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/confine"
+	"github.com/sightline-lsp/sightline/policy"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// The admission step: every call about a document passes it before the
+// document's text is shown or written, whichever door the call came through
+// (LSP, the bridge, the CLI, MCP) and wherever the text comes from (the disk
+// or an editor buffer). In order:
+//
+//  1. resolve: the URI becomes a key (a NUL byte is refused);
+//  2. confinement: a file lies inside the workspace, as written and through
+//     its symbolic links;
+//  3. the .git rules: .git's config and hooks are never read, version
+//     control folders never written (confine.Resolve, on the path as named
+//     and the file it reaches);
+//  4. the path policy on both names: deny, then sensitive and its approvals;
+//  5. once the file is open, the file itself: one with several hard links is
+//     not known by its name, so it is sensitive (see admitFile).
+//
+// A refusal comes back as an error of an agent-facing kind, and every
+// handler audits its outcome, refusals included; doors pass every path on
+// and refuse none themselves (workspace.KeyOf).
+
+// Decision is a user's answer to an approval request.
+type Decision int
+
+const (
+	Deny Decision = iota
+	AllowOnce
+	AllowSession
+)
+
+// Approval is what the user is asked to approve.
+type Approval struct {
+	Session string
+	Agent   string
+	Path    string // relative to the workspace root
+	Op      string // "read" or "write"
+	Rule    string // why the path is sensitive, for the question
+	// Detail is what the user approves when it is not access to a path: for
+	// Op "merge", the merged diff of a patch.
+	Detail string
+}
+
+// Approver asks the user to approve access to a sensitive path: the editor
+// (window/showMessageRequest) or a terminal. An error means nobody answered.
+type Approver interface {
+	Approve(ctx context.Context, a Approval) (Decision, error)
+}
+
+// compiledPolicy builds the effective policy of a configuration. The globs
+// were validated with the configuration; one that still fails is skipped
+// (Compile keeps the others) and logged.
+func compiledPolicy(c config.Config, log *zap.Logger) *policy.Policy {
+	p, err := policy.Compile(c.Policy, c.RepoPolicy)
+	if err != nil && log != nil {
+		log.Warn("policy glob ignored", zap.Error(err))
+	}
+	return p
+}
+
+// Policy returns the effective path policy.
+func (e *Env) Policy() *policy.Policy { return e.settings.policy() }
+
+// check runs the admission steps that go by name (confinement, the .git
+// rules, the policy) and returns the policy's verdict and the path to name
+// in answers. A denied path is an error; a sensitive one is the caller's to
+// approve. A write of a root's .sightline.json needs approval whatever the
+// rules say: it could loosen what the agent may do.
+func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error) {
+	rel := e.WS.Rel(k)
+	path, ok := k.Path()
+	if !ok {
+		return policy.Verdict{}, rel, nil // an editor buffer without a file
+	}
+	root, in, err := e.WS.Locate(k)
+	if err != nil {
+		return policy.Verdict{}, rel, err
+	}
+	if !e.WS.Inside(path) {
+		return policy.Verdict{}, rel, result.Errorf(result.Denied, "%s leads outside the workspace (%s) through a symbolic link.", rel, e.WS.Root())
+	}
+	intent := confine.Read
+	if write {
+		intent = confine.Write
+	}
+	named := filepath.ToSlash(in)
+	real := named
+	// The same rules whether the text comes from the disk or a buffer: an
+	// editor's .git/config is .git/config.
+	t, err := root.Resolve(in, intent)
+	switch {
+	case result.KindOf(err) == result.Denied:
+		return policy.Verdict{}, rel, err
+	case write && err != nil:
+		// A write says why before anything is read (a name too long, a
+		// file where a folder should be), not what a read would say.
+		return policy.Verdict{}, rel, err
+	case t.Rel != "": // a refusal for another reason still names what it reached
+		real = filepath.ToSlash(t.Rel)
+	}
+	// A read's other failures (a missing folder, a name too long) are the
+	// load's to answer; the rules below hold for the name all the same.
+	pol := e.Policy()
+	v := pol.Check(named)
+	if real != named {
+		v = policy.Worse(v, pol.Check(real))
+	}
+	if write && (named == config.FileName || real == config.FileName) {
+		v = policy.Worse(v, policy.Verdict{Kind: policy.Sensitive, Rule: config.FileName, Source: "built-in"})
+	}
+	if v.Kind == policy.Denied {
+		return v, rel, deniedErr(rel, v)
+	}
+	return v, rel, nil
+}
+
+// denied refuses a path the admission rules refuse by name, approvals
+// aside: for calls that show no text.
+func (e *Env) denied(k workspace.Key) error {
+	_, _, err := e.check(k, false)
+	return err
+}
+
+func deniedErr(rel string, v policy.Verdict) error {
+	return result.Errorf(result.Denied, "%s is denied by the path policy (%s); sightline neither reads nor writes it. Do not retry: ask the user if you need it.", rel, v.Describe())
+}
+
+// grants are the "allow once" approvals of one call, so a call that looks
+// at a file twice (a patch checks, then writes) asks once.
+type grants struct {
+	mu   sync.Mutex
+	keys map[workspace.Key]bool
+}
+
+type grantsKey struct{}
+
+// withGrants gives a call its own once-approvals (keeping the caller's).
+func withGrants(ctx context.Context) context.Context {
+	if ctx.Value(grantsKey{}) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, grantsKey{}, &grants{keys: map[workspace.Key]bool{}})
+}
+
+func grantsOf(ctx context.Context) *grants {
+	g, _ := ctx.Value(grantsKey{}).(*grants)
+	return g
+}
+
+// approvalMemory keeps session approvals when there is no database.
+type approvalMemory struct {
+	mu   sync.Mutex
+	list []store.Approval
+}
+
+// admit runs the admission steps that go by name for a call: refused
+// paths are refused, a sensitive one needs an approval (remembered for the
+// session, granted for this call, or asked for now).
+func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) error {
+	v, rel, err := e.check(k, write)
+	if err != nil || v.Kind == policy.Allowed {
+		return err
+	}
+	return e.approve(ctx, c, k, rel, v.Describe(), write)
+}
+
+// admitDoc is the whole admission step of a call about one document: the
+// checks by name, the document's text (the editor's buffer, else the
+// disk), then the checks by the file itself.
+func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (workspace.Doc, error) {
+	k, err := normalize(uri)
+	if err != nil {
+		return workspace.Doc{}, err
+	}
+	if err := e.admit(ctx, c, k, write); err != nil {
+		return workspace.Doc{}, err
+	}
+	d, err := e.load(k)
+	if err != nil {
+		return workspace.Doc{}, err
+	}
+	if err := e.admitFile(ctx, c, d, write); err != nil {
+		return workspace.Doc{}, err
+	}
+	return d, nil
+}
+
+// admitFile decides by the file a document's text comes from, not its name:
+// a file with several hard links may be .env, or a key outside the
+// workspace, under an innocent name, and nothing short of a walk of every
+// file system finds its other names. So it is sensitive: the user approves
+// it, told why. Writing one on disk is refused as the write itself would
+// refuse it, before anything of it is shown. The link count is the opened
+// descriptor's (Get's); an editor buffer's file is opened to be judged.
+func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, write bool) error {
+	if !d.Open && d.Real != "" {
+		// The file the text was read from, as that read resolved it: a
+		// folder swapped for a link after the name was judged leads the read
+		// to a file the name was not (the deny rules the read's own
+		// resolution applies; what needs approval is judged here).
+		if v := e.Policy().Check(filepath.ToSlash(d.Real)); v.Kind != policy.Allowed {
+			rel := e.WS.Rel(d.Key)
+			if v.Kind == policy.Denied {
+				return deniedErr(rel, v)
+			}
+			if err := e.approve(ctx, c, d.Key, rel, v.Describe(), write); err != nil {
+				return err
+			}
+		}
+	}
+	n := d.Links
+	if d.Open {
+		fi, err := e.WS.FileInfo(d.Key)
+		if err != nil {
+			return nil // no file (yet) behind the buffer: nothing to tell by
+		}
+		n = confine.Links(fi)
+	}
+	if n <= 1 {
+		return nil
+	}
+	rel := e.WS.Rel(d.Key)
+	if write && !d.Open {
+		return result.Errorf(result.Denied, "%s has %d hard links; sightline replaces a file by renaming a new copy over it, which would leave the other links with the old text, so it does not write it. Break the link (cp, then mv) or edit it with another tool.", rel, n)
+	}
+	why := fmt.Sprintf("it has %d hard links, so its name does not say which file it is: it may be a secret such as .env, or a file outside the workspace", n)
+	return e.approve(ctx, c, d.Key, rel, why, write)
+}
+
+// approve asks for the approval a sensitive document needs; why says what
+// makes it sensitive.
+func (e *Env) approve(ctx context.Context, c Caller, k workspace.Key, rel, why string, write bool) error {
+	g := grantsOf(ctx)
+	if g != nil {
+		g.mu.Lock()
+		ok := g.keys[k]
+		g.mu.Unlock()
+		if ok {
+			return nil
+		}
+	}
+	session := c.SessionOr()
+	if ok, err := e.approved(ctx, session, rel); err != nil {
+		e.Log.Warn("approval lookup", zap.Error(err))
+	} else if ok {
+		return nil
+	}
+	op := "read"
+	if write {
+		op = "write"
+	}
+	if e.approver == nil {
+		return result.Errorf(result.ApprovalRefused,
+			"%s is sensitive (%s): it needs the user's approval to %s, and there is no one to ask here. The user can approve it on the command line with --yes or in an editor; do not look for a way around this.", rel, why, op)
+	}
+	d, err := e.approver.Approve(ctx, Approval{Session: session, Agent: c.Agent, Path: rel, Op: op, Rule: why})
+	if err != nil {
+		return result.Errorf(result.ApprovalRefused, "%s is sensitive (%s) and the user's approval to %s it was not given: %v.", rel, why, op, err)
+	}
+	switch d {
+	case AllowOnce:
+		if g != nil {
+			g.mu.Lock()
+			g.keys[k] = true
+			g.mu.Unlock()
+		}
+		return nil
+	case AllowSession:
+		if err := e.remember(ctx, store.Approval{Session: session, Path: rel, Rule: why, Agent: c.Agent}); err != nil {
+			e.Log.Warn("remember approval", zap.Error(err))
+		}
+		return nil
+	}
+	return result.Errorf(result.ApprovalRefused, "The user refused access to %s (%s). Do not retry; ask the user what to do instead.", rel, why)
+}
+
+func (e *Env) approved(ctx context.Context, session, rel string) (bool, error) {
+	if e.db != nil {
+		// Always the database, never a cache: a revocation by another
+		// process (sightline approvals --revoke) takes effect at once.
+		return e.db.DB().Approved(ctx, session, rel)
+	}
+	e.approvals.mu.Lock()
+	defer e.approvals.mu.Unlock()
+	return slices.ContainsFunc(e.approvals.list, func(a store.Approval) bool { return a.Session == session && a.Path == rel }), nil
+}
+
+func (e *Env) remember(ctx context.Context, a store.Approval) error {
+	a.Granted = time.Now()
+	if e.db != nil {
+		return e.db.DB().PutApproval(ctx, a)
+	}
+	e.approvals.mu.Lock()
+	defer e.approvals.mu.Unlock()
+	e.approvals.list = slices.DeleteFunc(e.approvals.list, func(b store.Approval) bool { return b.Session == a.Session && b.Path == a.Path })
+	e.approvals.list = append(e.approvals.list, a)
+	return nil
+}
+
+// ApprovalInfo is one remembered approval.
+type ApprovalInfo struct {
+	Session string    `json:"session"`
+	Path    string    `json:"path"`
+	Rule    string    `json:"rule"`
+	Agent   string    `json:"agent,omitempty"`
+	Granted time.Time `json:"granted"`
+}
+
+// ApprovalsParams are the params of sightline/approvals: the session (""
+// for all) and a path whose approvals to revoke.
+type ApprovalsParams struct {
+	Rendering
+	Session string `json:"session,omitempty"`
+	Revoke  string `json:"revoke,omitempty"`
+}
+
+// ApprovalsResult lists the remembered approvals (after any revocation).
+type ApprovalsResult struct {
+	Outcome
+	Approvals []ApprovalInfo `json:"approvals"`
+	Revoked   int            `json:"revoked,omitempty"`
+}
+
+// Approvals lists, and revokes, remembered approvals. Revoke is a path
+// relative to the workspace root.
+func (e *Env) Approvals(ctx context.Context, p ApprovalsParams) (ApprovalsResult, error) {
+	res := ApprovalsResult{Outcome: Outcome{OK: true}, Approvals: []ApprovalInfo{}}
+	if p.Revoke != "" {
+		if e.db != nil {
+			n, err := e.db.DB().RevokeApproval(ctx, p.Session, p.Revoke)
+			if err != nil {
+				return res, err
+			}
+			res.Revoked = n
+		} else {
+			e.approvals.mu.Lock()
+			before := len(e.approvals.list)
+			e.approvals.list = slices.DeleteFunc(e.approvals.list, func(a store.Approval) bool {
+				return a.Path == p.Revoke && (p.Session == "" || a.Session == p.Session)
+			})
+			res.Revoked = before - len(e.approvals.list)
+			e.approvals.mu.Unlock()
+		}
+		res.Message = fmt.Sprintf("Revoked %d approval(s) of %s.", res.Revoked, p.Revoke)
+	}
+	var list []store.Approval
+	if e.db != nil {
+		var err error
+		if list, err = e.db.DB().Approvals(ctx, p.Session); err != nil {
+			return res, err
+		}
+	} else {
+		e.approvals.mu.Lock()
+		for _, a := range e.approvals.list {
+			if p.Session == "" || a.Session == p.Session {
+				list = append(list, a)
+			}
+		}
+		e.approvals.mu.Unlock()
+	}
+	for _, a := range list {
+		res.Approvals = append(res.Approvals, ApprovalInfo{Session: a.Session, Path: a.Path, Rule: a.Rule, Agent: a.Agent, Granted: a.Granted})
+	}
+	return res, nil
+}
+
+// forgetApprovals drops a session's approvals (its reset).
+func (e *Env) forgetApprovals(ctx context.Context, session string) {
+	if e.db != nil {
+		if err := e.db.DB().RevokeSession(ctx, session); err != nil {
+			e.Log.Error("reset approvals", zap.String("session", session), zap.Error(err))
+		}
+		return
+	}
+	e.approvals.mu.Lock()
+	e.approvals.list = slices.DeleteFunc(e.approvals.list, func(a store.Approval) bool { return a.Session == session })
+	e.approvals.mu.Unlock()
+}

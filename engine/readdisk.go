@@ -1,0 +1,343 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/policy"
+	"hash"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/confine"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/statedb"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// racyAge: a file changed more recently than this could change again within
+// the same timestamp tick of its file system, its stat unchanged; its hash is
+// not cached (git's "racily clean" problem).
+var racyAge = 2 * time.Second
+
+// onDiskRead, when set (tests), is told of every read ReadDisk answered
+// itself, and whether the stat cache had the file.
+var onDiskRead func(hit bool)
+
+// ReadDisk is Read for a process that holds no documents (the CLI). A file
+// that is neither open nor loaded is not built into a document: when its stat
+// matches the one its file hash and line count were saved under, it is read
+// only up to the last line the read can show; otherwise it is read once,
+// whole, for its hash, line count and line hashes, taking the lines shown on
+// the way. The ledger is restored for this document only and records exactly
+// the lines returned, as Read does. A read this path cannot answer exactly as
+// Read would (cut by the budget: the notice needs the rest; an empty file; a
+// line past the end; a binary, odd or too large file; no database) is Read's.
+func (e *Env) ReadDisk(ctx context.Context, p ReadParams) (ReadResult, error) {
+	start := time.Now()
+	if res, ok, err := e.readDisk(ctx, p); ok {
+		if err == nil {
+			e.audit(ctx, "sightline/read", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+		}
+		return res, err
+	}
+	return e.Read(ctx, p)
+}
+
+func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, error) {
+	no := func() (ReadResult, bool, error) { return ReadResult{}, false, nil }
+	if e.db == nil {
+		return no()
+	}
+	budget, annotate, err := e.readOptions(p)
+	if err != nil {
+		return no()
+	}
+	k, err := workspace.Normalize(p.TextDocument.URI)
+	if err != nil {
+		return no()
+	}
+	// The admission step is Read's: a path that is anything but plainly
+	// allowed takes that path, which refuses (audited) or asks.
+	if v, _, err := e.check(k, false); err != nil || v.Kind != policy.Allowed {
+		return no()
+	}
+	if _, known := e.WS.Known(k); known {
+		return no()
+	}
+	// Every access goes through the workspace's confined root, as Get's.
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		return no()
+	}
+	t, err := root.Resolve(rel, confine.Read)
+	if err != nil {
+		return no()
+	}
+	// The scan reads UTF-8; a file .editorconfig declares in another
+	// encoding is decoded by Read, even when its bytes are valid UTF-8.
+	if cs, _, _ := workspace.Declared(root, filepath.ToSlash(rel)); !cs.IsUTF8() {
+		return no()
+	}
+	// Judged again by the name this resolution reached (the one opened
+	// below): a folder swapped for a link since the check by name may lead
+	// to a file that needs approval, which Read asks for.
+	if e.Policy().Check(filepath.ToSlash(t.Rel)).Kind != policy.Allowed {
+		return no()
+	}
+	t.Name = e.WS.Rel(k)
+	f, fi, err := root.OpenRead(t)
+	if err != nil {
+		return no()
+	}
+	defer f.Close()
+	// A file with several hard links is judged by Read (admitFile).
+	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
+		return no()
+	}
+	st := store.FileStat{Doc: string(k)}
+	var ok bool
+	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
+		return no()
+	}
+	cached, hit, err := e.db.FileStat(ctx, k)
+	if err != nil {
+		e.Log.Debug("file stat cache unreadable", zap.Error(err))
+		hit = false
+	}
+	hit = hit && cached.Same(st)
+
+	want := ledger.Range{Start: 1, End: math.MaxInt}
+	if p.Range != nil {
+		want = *p.Range
+	}
+	// A character is at most 4 bytes, so once the lines taken hold more than
+	// 4×budget bytes the read is cut within them: no need to take more.
+	sc := scan{full: !hit, want: want, maxBytes: 4*budget + 4}
+	if err := sc.run(f, fi.Size()); err != nil || sc.binary {
+		return no()
+	}
+	if hit {
+		st = cached
+	} else {
+		// The bytes hashed are the bytes of this stat only if it held
+		// throughout the read.
+		fi2, err := f.Stat()
+		if err != nil {
+			return no()
+		}
+		var again store.FileStat
+		again.Doc = st.Doc
+		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
+			return no()
+		}
+		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
+		if changed := time.Unix(0, max(st.CtimeNs, st.MtimeNs)); time.Since(changed) > racyAge {
+			e.db.SaveStat(st)
+		}
+	}
+	total := st.TotalLines
+	if total == 0 || want.Start > total {
+		return no()
+	}
+	want.End = min(want.End, total)
+	missing := false
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, sc.bytes+len(sc.lines)*10)+64, func(i int) string {
+		j := i - want.Start
+		if j >= len(sc.lines) {
+			missing = true
+			return ""
+		}
+		return sc.lines[j]
+	})
+	if err != nil {
+		return ReadResult{}, true, err
+	}
+	if missing || last < want.End {
+		return no() // cut by the budget: Read names what was cut, with hints
+	}
+
+	session := p.SessionOr()
+	rev := e.WS.NextRev()
+	doc := ledger.DocKey(k)
+	e.Ledger.SetTotal(doc, rev, total)
+	e.db.RestoreView(k, rev, statedb.View{FileHash: st.FileHash, TotalLines: total, LineHashes: st.LineHashes})
+	got := ledger.Range{Start: want.Start, End: last}
+	e.Ledger.RecordRead(session, p.Agent, doc, rev, got)
+	res := ReadResult{
+		Outcome:    Outcome{OK: true},
+		URI:        string(k),
+		Path:       e.WS.Rel(k),
+		Content:    unsafe.String(unsafe.SliceData(buf), len(buf)),
+		Range:      &got,
+		TotalLines: total,
+		FileHash:   st.FileHash,
+	}
+	res.Ledger = e.docLedger(session, workspace.Doc{Key: k, URI: string(k)})
+	if onDiskRead != nil {
+		onDiskRead(hit)
+	}
+	return res, true, nil
+}
+
+// restoreFromDisk restores a session's entries of a document the workspace
+// does not hold without building it: from the stat cache when the file's
+// stat is the one its hash and line hashes were saved under, else by one
+// scan of the file for them (saved for the next process, as a range read
+// does). It reports false when it did not (no database, an empty, binary or
+// odd file, one only Get may judge, or a file that changed while it was
+// read), and the caller builds the document.
+func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
+	if e.db == nil {
+		return false
+	}
+	if _, known := e.WS.Known(k); known {
+		return false
+	}
+	root, rel, err := e.WS.Locate(k)
+	if err != nil {
+		return false
+	}
+	t, err := root.Resolve(rel, confine.Read)
+	if err != nil {
+		return false
+	}
+	f, fi, err := root.OpenRead(t)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
+		return false
+	}
+	st := store.FileStat{Doc: string(k)}
+	var ok bool
+	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
+		return false
+	}
+	if cached, hit, err := e.db.FileStat(ctx, k); err == nil && hit && cached.Same(st) && cached.TotalLines > 0 {
+		st = cached
+	} else {
+		sc := scan{full: true, want: ledger.Range{Start: 1, End: 0}}
+		if err := sc.run(f, fi.Size()); err != nil || sc.binary || sc.n == 0 {
+			return false
+		}
+		// The bytes hashed are the bytes of this stat only if it held
+		// throughout the read.
+		fi2, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		again := store.FileStat{Doc: st.Doc}
+		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
+			return false
+		}
+		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
+		if changed := time.Unix(0, max(st.CtimeNs, st.MtimeNs)); time.Since(changed) > racyAge {
+			e.db.SaveStat(st)
+		}
+	}
+	rev := e.WS.NextRev()
+	e.Ledger.SetTotal(ledger.DocKey(k), rev, st.TotalLines)
+	e.db.RestoreView(k, rev, statedb.View{FileHash: st.FileHash, TotalLines: st.TotalLines, LineHashes: st.LineHashes})
+	return true
+}
+
+// scan reads a file line by line (the LSP rule of package lines), taking
+// the contents of the lines in want until they hold maxBytes. In full mode
+// it reads everything, hashing the bytes (SHA-256), the lines (statedb's
+// packed line hashes) and checking that the text is text (no NUL, valid
+// UTF-8) as Get does; otherwise it stops after the last line wanted.
+type scan struct {
+	full     bool
+	want     ledger.Range
+	maxBytes int
+
+	lines []string // contents of lines want.Start.., copied
+	bytes int      // bytes taken, a newline counted per line
+	cut   bool     // stopped taking lines before want.End
+	n     int      // lines seen
+
+	h          hash.Hash
+	lineHashes []byte
+	binary     bool
+}
+
+func (s *scan) done() bool { return s.n >= s.want.End || s.cut }
+
+func (s *scan) line(content string) {
+	if s.full {
+		s.lineHashes = statedb.AppendLineHash(s.lineHashes, s.n, content)
+	}
+	s.n++
+	if s.n >= s.want.Start && s.n <= s.want.End && !s.cut {
+		if s.bytes > s.maxBytes {
+			s.cut = true
+		} else {
+			s.lines = append(s.lines, strings.Clone(content))
+			s.bytes += len(content) + 1
+		}
+	}
+}
+
+func (s *scan) run(r io.Reader, size int64) error {
+	if s.full {
+		s.h = sha256.New()
+		// About 32 bytes a line in source code; a guess, not a bound.
+		s.lineHashes = make([]byte, 0, size/32*3+64)
+	}
+	buf := make([]byte, 0, 256<<10)
+	for eof := false; !eof; {
+		if len(buf) == cap(buf) { // one line longer than the buffer
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			eof = true
+		} else if err != nil {
+			return result.Wrap(result.IOError, err, err.Error())
+		}
+		// Lines are views of buf, valid until it is refilled: kept ones
+		// are copied.
+		view := unsafe.String(unsafe.SliceData(buf), len(buf))
+		rest := view
+		for rest != "" {
+			l, next := lines.Next(rest)
+			// Without the end of the file, a line may go on past the buffer,
+			// and a final '\r' may be the start of "\r\n".
+			if !eof && (l.Term == "" || l.Term == "\r" && next == "") {
+				break
+			}
+			s.line(l.Content)
+			rest = next
+			if !s.full && s.done() {
+				return nil
+			}
+		}
+		used := len(view) - len(rest)
+		if s.full {
+			// Whole lines end on character boundaries: checking chunk by
+			// chunk is checking the whole.
+			chunk := buf[:used]
+			if bytes.IndexByte(chunk, 0) >= 0 || !utf8.Valid(chunk) {
+				s.binary = true
+				return nil
+			}
+			s.h.Write(chunk)
+		}
+		buf = buf[:copy(buf, buf[used:])]
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/statedb"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Options assemble an Env.
+type Options struct {
+	Roots  []string
+	Config config.Config
+	Log    *zap.Logger
+	// StateDir is the database folder; "" means store.Dir(first root).
+	StateDir string
+	// LockDir is the folder of the per-file write locks; "" means
+	// store.LockDir(), shared by every sightline process of the user.
+	LockDir string
+	// NoPersist keeps the ledger in memory only.
+	NoPersist bool
+	// Editor is the editor connection edits to open documents go through;
+	// nil when there is none (the CLI, a client without applyEdit).
+	Editor Editor
+	// Approver asks the user about sensitive paths; nil refuses them
+	// (approval_refused) unless a session approved them before.
+	Approver Approver
+	// OnDocChange is told when a document's text or ledger changed, so the
+	// editor's surfaces can be refreshed.
+	OnDocChange func(workspace.Key)
+	// Ephemeral says the process ends after this call (the CLI): without a
+	// database, nothing it records reaches the agent's next call.
+	Ephemeral bool
+}
+
+// Setup assembles the workspace, the ledger and its database. A database that
+// cannot be opened is logged, not fatal: reads then last for the process only.
+func Setup(ctx context.Context, o Options) *Env {
+	log := o.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	notify := o.OnDocChange
+	if notify == nil {
+		notify = func(workspace.Key) {}
+	}
+	var sync *statedb.Sync
+	var problem, notice string
+	if !o.NoPersist && len(o.Roots) > 0 {
+		dir := o.StateDir
+		var err error
+		if dir == "" {
+			dir, err = store.Dir(o.Roots[0])
+		}
+		if err == nil {
+			sync, err = statedb.Open(ctx, dir, log)
+		}
+		if err != nil {
+			log.Error("ledger database unavailable; reads will not survive a restart", zap.String("dir", dir), zap.Error(err))
+			problem = unavailable(dir, err, o.Ephemeral)
+		} else {
+			notice = sync.Notice()
+		}
+	}
+	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) {
+		if sync != nil {
+			sync.MarkDirty(session, workspace.Key(doc))
+		}
+		notify(workspace.Key(doc))
+	}})
+	ws := workspace.New(o.Roots, workspace.Options{
+		OnChange: func(ev workspace.ChangeEvent) {
+			ShiftLedger(l, ev)
+			notify(ev.Key)
+		},
+		OnFirstSight: func(d workspace.Doc) {
+			l.SetTotal(ledger.DocKey(d.Key), d.Rev, d.Snap.LineCount())
+			if sync != nil {
+				sync.Restore(d)
+			}
+		},
+	})
+	if sync != nil {
+		sync.Attach(l, ws)
+	}
+	lockDir := o.LockDir
+	if lockDir == "" {
+		lockDir = store.LockDir()
+	}
+	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
+	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
+	env.approver = o.Approver
+	// Before any call: a multi-file write a dead process left half done is
+	// finished or undone.
+	env.recoverWrites(ctx)
+	env.rotate(ctx)
+	return env
+}
+
+// unavailable says why the ledger database cannot be used, where, and what
+// that means for the agent.
+func unavailable(dir string, err error, ephemeral bool) string {
+	why := "cannot be opened"
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		why = "is locked by another process"
+	case errors.Is(err, store.ErrCorrupt):
+		why = "is corrupt and could not be recreated"
+	}
+	lost := "lost when the language server stops"
+	if ephemeral {
+		lost = "lost when this command ends, so the next command starts with nothing read. Set SIGHTLINE_STATE_DIR to a writable folder to keep them"
+	}
+	return fmt.Sprintf("The ledger database in %s %s (%v): reads and edits are recorded in memory only and %s.", dir, why, err, lost)
+}
+
+// ShiftLedger moves every session's ranges through a document change.
+func ShiftLedger(l *ledger.Ledger, ev workspace.ChangeEvent) {
+	doc := ledger.DocKey(ev.Key)
+	if ev.Replaced {
+		l.Replace(doc, ev.ToRev, ev.NewTotal)
+		return
+	}
+	if len(ev.Changes) == 0 {
+		l.SetTotal(doc, ev.ToRev, ev.NewTotal)
+		return
+	}
+	// Each change's total follows from the final one and the later deltas.
+	totals := make([]int, len(ev.Changes))
+	t := ev.NewTotal
+	for i := len(ev.Changes) - 1; i >= 0; i-- {
+		totals[i] = t
+		t -= ev.Changes[i].New - ev.Changes[i].Old
+	}
+	from := ev.FromRev
+	for i, c := range ev.Changes {
+		l.ApplyChange(doc, from, ev.ToRev, lineChange(c), ev.Author, totals[i])
+		from = ev.ToRev
+	}
+}
+
+func lineChange(c textdoc.LineChange) ledger.Change {
+	return ledger.Change{Start: c.Start + 1, Old: c.Old, New: c.New}
+}
+
+// Close flushes the ledger to its database.
+func (e *Env) Close(ctx context.Context) error {
+	if e.db == nil {
+		return nil
+	}
+	e.audits.drain() // the audit's and the history's writes: one writer
+	return e.db.Close(ctx)
+}
+
+// LoadSession looks at every document the database holds entries of for a
+// session, so their reads are restored (documents otherwise restore lazily,
+// the first time they are seen). Documents that vanished are skipped. A
+// document is not built for it: a file whose stat is the one its hash and
+// line hashes were saved under is not read at all, another is scanned once
+// for them (see restoreFromDisk).
+func (e *Env) LoadSession(ctx context.Context, session string) {
+	if e.db == nil {
+		return
+	}
+	pending, err := e.db.Pending(ctx, session)
+	if err != nil {
+		e.Log.Warn("listing a session's persisted documents", zap.Error(err))
+		return
+	}
+	for _, k := range pending {
+		if ctx.Err() != nil {
+			return
+		}
+		if !e.restoreFromDisk(ctx, k) {
+			_, _ = e.WS.Get(k)
+		}
+	}
+}
+
+// RunPersistence flushes the ledger to its database every interval until ctx
+// ends (the language server's write-behind); without a database it returns.
+func (e *Env) RunPersistence(ctx context.Context, every time.Duration) {
+	if e.db != nil {
+		e.db.Run(ctx, every)
+	}
+}
+
+// Flush writes what the ledger changed to its database now.
+func (e *Env) Flush(ctx context.Context) error {
+	if e.db == nil {
+		return nil
+	}
+	return e.db.Flush(ctx)
+}

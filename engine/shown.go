@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"hash/crc32"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/linediff"
+	"github.com/sightline-lsp/sightline/patch"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
+)
+
+// ShownLine is one line an agent's own tool showed it (or wrote), as the
+// tool had it.
+type ShownLine struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// ShownParams are the params of sightline/shown: lines the agent's own
+// tools (Claude Code's Read, a shell command's output) showed it, or wrote.
+type ShownParams struct {
+	Caller
+	TextDocument TextDocument `json:"textDocument"`
+	Lines        []ShownLine  `json:"lines,omitempty"`
+	// Range is lines shown without their text (the tool's answer did not
+	// carry it): they count but for those longer than Cut characters, which
+	// the tool showed cut short.
+	Range *ledger.Range `json:"range,omitempty"`
+	Cut   int           `json:"cut,omitempty"`
+	// Authored: the agent's own tool wrote these lines.
+	Authored bool `json:"authored,omitempty"`
+	// Created: the agent's own tool created the document.
+	Created bool `json:"created,omitempty"`
+	// Hunks are a patch's hunks the agent's tool applied (with Authored):
+	// each hunk's new side is found in the current text, and its added
+	// lines count as written.
+	Hunks []CheckHunk `json:"hunks,omitempty"`
+	// Tool names the agent's tool, for the audit.
+	Tool string `json:"tool,omitempty"`
+}
+
+// ShownResult is the answer of sightline/shown.
+type ShownResult struct {
+	Outcome
+	Path string `json:"path,omitempty"`
+	// Recorded are the lines now counted (read, or authored).
+	Recorded []ledger.Range `json:"recorded"`
+	// Skipped are lines the tool showed otherwise than the document holds
+	// them (cut short, or changed since): they do not count.
+	Skipped []ledger.Range `json:"skipped,omitempty"`
+	Ledger  *DocLedger     `json:"ledger,omitempty"`
+}
+
+// Shown records lines an agent's own tool showed it (or wrote): exactly
+// those whose text is the document's current line, whole; a line the tool
+// cut short, or that changed since, does not count.
+func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err error) {
+	defer func() { e.annotate(&res) }()
+	if p.TextDocument.URI == "" {
+		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	start := time.Now()
+	method := "sightline/shown"
+	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	if err != nil {
+		o, err := refusalOr(err)
+		res = ShownResult{Outcome: o, Path: e.pathOf(p.TextDocument.URI), Recorded: []ledger.Range{}}
+		if err == nil {
+			e.audit(ctx, method, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
+		}
+		return res, err
+	}
+	session := p.SessionOr()
+	res = ShownResult{Outcome: Outcome{OK: true}, Path: e.WS.Rel(d.Key)}
+	if p.Created {
+		e.Ledger.MarkCreated(session, ledger.DocKey(d.Key))
+	}
+	bom, _ := hashline.StripBOM(firstContent(d.Snap))
+	total := d.Snap.LineCount()
+	var got, skipped ledger.RangeSet
+	if len(p.Hunks) > 0 {
+		p.Lines = append(p.Lines, added(d.Snap, p.Hunks)...)
+	}
+	for _, l := range p.Lines {
+		if l.Line < 1 {
+			continue
+		}
+		r := ledger.Range{Start: l.Line, End: l.Line}
+		if l.Line <= total && shownContent(d.Snap, l.Line, bom) == l.Text {
+			got.Add(r)
+		} else {
+			skipped.Add(r)
+		}
+	}
+	if r := p.Range; r != nil && r.Start >= 1 {
+		for i := r.Start; i <= min(r.End, total); i++ {
+			if p.Cut > 0 && utf8.RuneCountInString(shownContent(d.Snap, i, bom)) > p.Cut {
+				skipped.Add(ledger.Range{Start: i, End: i})
+			} else {
+				got.Add(ledger.Range{Start: i, End: i})
+			}
+		}
+	}
+	if total == 0 && len(p.Lines) == 0 && !p.Authored {
+		// An empty document: showing it is showing all of it.
+		e.recordRead(session, p.Agent, d, ledger.Range{Start: 1, End: 0})
+	}
+	for _, r := range got.Ranges() {
+		if p.Authored {
+			e.Ledger.RecordAuthored(session, p.Agent, ledger.DocKey(d.Key), d.Rev, r)
+			e.WS.Pin(d.Key, d.Rev)
+		} else {
+			e.recordRead(session, p.Agent, d, r)
+		}
+	}
+	res.Recorded = nonNil(got.Ranges())
+	res.Skipped = skipped.Ranges()
+	kind := "read"
+	if p.Authored {
+		kind = "authored"
+	}
+	res.Message = fmt.Sprintf("%s: %s counted as %s.", res.Path, rangesOrNone(res.Recorded), kind)
+	if len(res.Skipped) > 0 {
+		res.Message += fmt.Sprintf(" %s did not match the file (cut short, or changed since) and did not count.", ledger.List(res.Skipped))
+	}
+	res.Ledger = e.docLedger(session, d)
+	e.audit(ctx, method, p.Caller, res.Path, res.Outcome, d.FileHash(), "", kind, time.Since(start), []byte(p.Tool))
+	return res, nil
+}
+
+// added finds each hunk's new side in the current text and returns its
+// added lines (those a diff of its old side and its new side inserts),
+// numbered as they are now; a hunk whose new side is not there exactly once
+// gives none.
+func added(s *textdoc.Snapshot, hunks []CheckHunk) []ShownLine {
+	text := s.Text()
+	var out []ShownLine
+	for _, h := range hunks {
+		if len(h.New) == 0 {
+			continue
+		}
+		rs := spans(s, text, OldText{Text: strings.Join(h.New, "\n")})
+		if len(rs) != 1 {
+			continue
+		}
+		sum := func(ls []string) []uint32 {
+			out := make([]uint32, len(ls))
+			for i, l := range ls {
+				out[i] = crc32.ChecksumIEEE([]byte(l))
+			}
+			return out
+		}
+		for _, d := range linediff.Diff(sum(h.Old), sum(h.New)) {
+			for i := d.B; i < d.B+d.Ins; i++ {
+				out = append(out, ShownLine{Line: rs[0].Start + i, Text: h.New[i]})
+			}
+		}
+	}
+	return out
+}
+
+func rangesOrNone(rs []ledger.Range) string {
+	if len(rs) == 0 {
+		return "no line"
+	}
+	return "lines " + ledger.List(rs)
+}
+
+// OldText is a text a proposed change replaces.
+type OldText struct {
+	Text string `json:"text"`
+	// All: every occurrence is replaced; else the text must occur exactly
+	// once.
+	All bool `json:"all,omitempty"`
+}
+
+// CheckParams are the params of sightline/check: a change an agent's own
+// tool is about to make, asked of the edit guard before it runs.
+type CheckParams struct {
+	Caller
+	TextDocument TextDocument `json:"textDocument"`
+	// Old are the texts the change replaces; their lines are the targets.
+	Old []OldText `json:"old,omitempty"`
+	// Lines are target lines given directly.
+	Lines []ledger.Range `json:"lines,omitempty"`
+	// Hunks are a patch's hunks of the document: each is placed in the
+	// current text as sightline's own patch places it, and the lines it
+	// vouches for (context and removed) are the targets.
+	Hunks []CheckHunk `json:"hunks,omitempty"`
+	// Whole: the change replaces the whole document (a write of an existing
+	// file); a document that does not exist may be created.
+	Whole bool `json:"whole,omitempty"`
+	// Tool names the agent's tool, for the audit.
+	Tool string `json:"tool,omitempty"`
+}
+
+// CheckHunk is a patch hunk: its context and removed lines in order (Old),
+// its context and added lines (New), the V4A anchors before it, and
+// whether it ends at the end of the file.
+type CheckHunk struct {
+	Old     []string `json:"old"`
+	New     []string `json:"new"`
+	Anchors []string `json:"anchors,omitempty"`
+	EOF     bool     `json:"eof,omitempty"`
+}
+
+// CheckResult is the answer of sightline/check. A refusal's missing lines
+// come in Expanded (hashline) and in Shown (as the agent's own read tool
+// shows lines: the number, a tab, the line); they now count as read.
+type CheckResult struct {
+	Outcome
+	Path    string         `json:"path,omitempty"`
+	Exists  bool           `json:"exists"`
+	Targets []ledger.Range `json:"targets"`
+	// Unmatched are the indexes of old texts (or hunks) that the document
+	// does not hold exactly once: the agent's tool reports those itself.
+	Unmatched []int `json:"unmatched,omitempty"`
+	GuardRefusal
+	Shown string `json:"shown,omitempty"`
+}
+
+// Check asks the edit guard about a change an agent's own tool is about to
+// make: the lines each old text spans in the current text (the editor's
+// buffer, else the disk), or the whole document. It refuses as a write of
+// sightline's own would (unread_range, stale_range) and, with auto-expand,
+// hands over the missing lines, which now count as read.
+func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err error) {
+	defer func() { e.annotate(&res) }()
+	if p.TextDocument.URI == "" {
+		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
+	}
+	start := time.Now()
+	method := "sightline/check"
+	res.Targets = []ledger.Range{}
+	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	if err != nil {
+		res.Path = e.pathOf(p.TextDocument.URI)
+		if result.KindOf(err) == result.NotFound {
+			// A new document: nothing in it to have read.
+			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}
+			e.audit(ctx, method, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.Tool))
+			return res, nil
+		}
+		o, err := refusalOr(err)
+		res.Outcome = o
+		if err == nil {
+			e.audit(ctx, method, p.Caller, res.Path, o, "", "", "", time.Since(start), []byte(p.Tool))
+		}
+		return res, err
+	}
+	res.Exists = true
+	res.Path = e.WS.Rel(d.Key)
+	total := d.Snap.LineCount()
+	var targets ledger.RangeSet
+	if p.Whole && total > 0 {
+		targets.Add(ledger.Range{Start: 1, End: total})
+	}
+	for _, r := range p.Lines {
+		if r.Start >= 1 && r.End >= r.Start {
+			targets.Add(r.Clamp(total))
+		}
+	}
+	if len(p.Old) > 0 {
+		text := d.Snap.Text()
+		for i, o := range p.Old {
+			rs := spans(d.Snap, text, o)
+			if len(rs) == 0 {
+				res.Unmatched = append(res.Unmatched, i)
+			}
+			targets.AddAll(rs)
+		}
+	}
+	for i, h := range p.Hunks {
+		f := patch.File{Kind: patch.Modify, Hunks: []patch.Hunk{{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF}}}
+		_, placed, fail := patch.Plan(d.Snap, f, d.Snap.Dominant())
+		if fail != nil {
+			res.Unmatched = append(res.Unmatched, i)
+			continue
+		}
+		for _, pl := range placed {
+			if pl.End >= pl.Start {
+				targets.Add(ledger.Range{Start: pl.Start, End: pl.End})
+			}
+		}
+	}
+	res.Targets = nonNil(targets.Ranges())
+	session := p.SessionOr()
+	v := e.guard(session, p.Agent, d, res.Targets)
+	res.Outcome = Outcome{OK: true, Warnings: v.Warnings}
+	if v.Err != nil {
+		res.Outcome = Refusal(v.Err)
+		res.Warnings = v.Warnings
+		res.GuardRefusal = v.GuardRefusal
+		res.Shown = catN(d.Snap, v.ExpandedRanges)
+	} else {
+		res.Message = fmt.Sprintf("%s: the change may proceed.", res.Path)
+	}
+	e.audit(ctx, method, p.Caller, res.Path, res.Outcome, d.FileHash(), "", v.Name, time.Since(start), []byte(p.Tool))
+	return res, nil
+}
+
+// spans returns the lines an old text spans in the document: its one
+// occurrence, or every occurrence with All; none when it is empty, absent,
+// or (without All) not unique.
+func spans(s *textdoc.Snapshot, text string, o OldText) []ledger.Range {
+	if o.Text == "" {
+		return nil
+	}
+	n := strings.Count(text, o.Text)
+	if n == 0 || n > 1 && !o.All {
+		return nil
+	}
+	var out []ledger.Range
+	from := 0
+	for {
+		i := strings.Index(text[from:], o.Text)
+		if i < 0 {
+			return out
+		}
+		at := from + i
+		first := int(s.PosAt(at, textdoc.UTF8).Line) + 1
+		end := at + len(o.Text)
+		// A text that ends with its line's terminator spans no more of the
+		// next line.
+		last := int(s.PosAt(max(end-1, at), textdoc.UTF8).Line) + 1
+		out = append(out, ledger.Range{Start: first, End: min(last, s.LineCount())})
+		from = end
+	}
+}
+
+// catN renders lines as the agents' own read tools show them (Claude
+// Code's Read): the line number, a tab, the line.
+func catN(s *textdoc.Snapshot, rs []ledger.Range) string {
+	var b strings.Builder
+	bom, _ := hashline.StripBOM(firstContent(s))
+	for _, r := range rs {
+		for i := r.Start; i <= min(r.End, s.LineCount()); i++ {
+			fmt.Fprintf(&b, "%d\t%s\n", i, shownContent(s, i, bom))
+		}
+	}
+	return b.String()
+}

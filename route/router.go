@@ -1,0 +1,372 @@
+// Package route runs an agent's calls (read, edit, write, edit blocks,
+// ledger, summary, stats) where they belong: on a running language server of
+// the workspace, through its local socket (package bridge), so that they meet
+// the editor's buffers and its live ledger; else on the engines over the
+// files on disk, as the CLI always could. The CLI and `sightline mcp` both
+// use it, with the same params and results as the LSP methods.
+package route
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Options configure a Router.
+type Options struct {
+	// Root is the workspace root.
+	Root string
+	// StateDir is the state folder; "" means store.Dir(Root). The sockets
+	// of the workspace's servers are found from it.
+	StateDir string
+	// NoBridge works on disk only.
+	NoBridge bool
+	// OpenLocal assembles the engines over the disk. It is called at most
+	// once, for the first call no server takes.
+	OpenLocal func(ctx context.Context) (*engine.Env, error)
+	// Wait bounds each liveness probe of a server (0: bridge.DefaultWait):
+	// a server that does not answer one in time is stopped or wedged.
+	Wait time.Duration
+	// FlushEvery, when set, writes the local ledger to its database at this
+	// interval (a long-lived caller such as `sightline mcp`), so a server
+	// started later, or a caller killed, loses little.
+	FlushEvery time.Duration
+}
+
+// Router routes calls. It is safe for concurrent use.
+type Router struct {
+	o  Options
+	ws *workspace.Workspace // paths only: resolving them needs no engines
+
+	mu      sync.Mutex
+	sockDir string
+	sockErr error
+	clients map[string]*bridge.Client
+	bridged bool // the last call went to a server
+	env     *engine.Env
+	envErr  error
+	stop    context.CancelFunc // ends the flush loop
+	notices []string
+}
+
+// New makes a Router; nothing is opened until the first call.
+func New(o Options) *Router {
+	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}}
+}
+
+// Root is the workspace root.
+func (b *Router) Root() string { return b.ws.Root() }
+
+// Resolve turns a path relative to the workspace root (or absolute) into a
+// document URI, refusing paths outside the workspace (denied) and paths
+// ending in a separator, which name a folder (cleaning the path would make
+// "newdir/" a file named newdir).
+func (b *Router) Resolve(path string) (workspace.Key, error) {
+	if workspace.NamesFolder(path) {
+		return "", workspace.FolderError(path)
+	}
+	return b.ws.Resolve(path)
+}
+
+// Key turns a path relative to the workspace root (or absolute) into a
+// document URI without judging it: the call's admission step refuses (and
+// audits) what is outside the workspace.
+func (b *Router) Key(path string) workspace.Key { return b.ws.KeyOf(path) }
+
+// Rel names a document relative to the workspace root.
+func (b *Router) Rel(k workspace.Key) string { return b.ws.Rel(k) }
+
+// Notices returns, and forgets, what the caller should tell about where the
+// last calls ran (a server that went away).
+func (b *Router) Notices() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.notices
+	b.notices = nil
+	return n
+}
+
+func (b *Router) notice(s string) {
+	b.mu.Lock()
+	b.notices = append(b.notices, s)
+	b.mu.Unlock()
+}
+
+// Local returns the engines over the disk, assembling them on first use.
+func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.env == nil && b.envErr == nil {
+		b.env, b.envErr = b.o.OpenLocal(ctx)
+		if b.env != nil && b.o.FlushEvery > 0 {
+			bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+			b.stop = stop
+			go b.env.RunPersistence(bg, b.o.FlushEvery)
+		}
+	}
+	return b.env, b.envErr
+}
+
+// Close hangs up on the servers and flushes the local ledger, if any.
+func (b *Router) Close(ctx context.Context) error {
+	b.mu.Lock()
+	clients, env, stop := b.clients, b.env, b.stop
+	b.clients = map[string]*bridge.Client{}
+	b.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	for _, c := range clients {
+		_ = c.Close()
+	}
+	if env != nil {
+		return env.Close(ctx)
+	}
+	return nil
+}
+
+// socketDir finds the folder of the workspace's sockets. "" with a nil
+// error is no bridge (turned off, or no state folder); an error is a folder
+// that cannot be used (another user's, say), with which a running server of
+// the workspace cannot be reached either.
+func (b *Router) socketDir() (string, error) {
+	if b.o.NoBridge {
+		return "", nil
+	}
+	if b.sockDir != "" || b.sockErr != nil {
+		return b.sockDir, b.sockErr
+	}
+	dir := b.o.StateDir
+	if dir == "" {
+		d, err := store.Dir(b.Root())
+		if err != nil {
+			return "", nil
+		}
+		dir = d
+	}
+	b.sockDir, b.sockErr = bridge.Dir(dir)
+	return b.sockDir, b.sockErr
+}
+
+// servers connects to every live server of the workspace (keeping the
+// connections of earlier calls) and forgets the dead ones. A server that
+// does not accept within the dial's bound is returned as wedged.
+func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*bridge.NoAnswerError, err error) {
+	dir, err := b.socketDir()
+	if dir == "" {
+		return nil, nil, err
+	}
+	paths := bridge.Sockets(dir)
+	keep := make(map[string]*bridge.Client, len(paths))
+	for _, p := range paths {
+		c := b.clients[p]
+		if c != nil && !c.Alive() {
+			_ = c.Close()
+			c = nil
+		}
+		if c == nil {
+			var err error
+			if c, err = bridge.Dial(ctx, p, b.o.Wait); err != nil {
+				var na *bridge.NoAnswerError
+				if errors.As(err, &na) {
+					wedged = append(wedged, na)
+				}
+				continue // a stale socket (Dial removed it) or not ours
+			}
+		}
+		keep[p] = c
+		live = append(live, c)
+	}
+	for p, c := range b.clients {
+		if keep[p] == nil {
+			_ = c.Close()
+		}
+	}
+	b.clients = keep
+	return live, wedged, nil
+}
+
+// target is where a call goes: a live server (c), or none; wedged is a
+// server that does not answer and may hold the documents open, and unusable
+// a socket folder through which no server can be reached.
+type target struct {
+	c        *bridge.Client
+	wedged   *bridge.NoAnswerError
+	unusable error
+}
+
+// pick chooses the server for a call about uris: the one whose editor has one
+// of them open, else any that answers. A server that does not answer is
+// skipped, and reported when no answering one has the documents open.
+func (b *Router) pick(ctx context.Context, uris []string) target {
+	b.mu.Lock()
+	live, wedged, dirErr := b.servers(ctx)
+	if len(live) == 0 && len(wedged) == 0 && b.bridged {
+		b.bridged = false
+		b.notices = append(b.notices, "The language server that answered earlier calls is gone: this answer and the next come from the files on disk (unsaved editor changes are not seen).")
+	}
+	b.mu.Unlock()
+	if dirErr != nil {
+		return target{unusable: dirErr}
+	}
+	if len(live) == 0 || (len(live) == 1 && len(wedged) == 0) || (len(uris) == 0 && len(wedged) == 0) {
+		r := target{}
+		if len(live) > 0 {
+			r.c = live[0]
+		} else if len(wedged) > 0 {
+			r.wedged = wedged[0]
+		}
+		return r
+	}
+	// Several editor windows on one workspace: ask each which documents it has
+	// open, at once.
+	open := make([]bool, len(live))
+	answered := make([]bool, len(live))
+	silent := make([]*bridge.NoAnswerError, len(live))
+	var wg sync.WaitGroup
+	for i, c := range live {
+		wg.Go(func() {
+			raw, err := c.Call(ctx, bridge.MethodStatus, nil)
+			if errors.As(err, &silent[i]) {
+				return
+			}
+			var st bridge.Status
+			if err != nil || json.Unmarshal(raw, &st) != nil {
+				return
+			}
+			answered[i] = true
+			for _, u := range st.Open {
+				for _, want := range uris {
+					if u == want {
+						open[i] = true
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, c := range live {
+		if open[i] {
+			return target{c: c}
+		}
+		if silent[i] != nil {
+			wedged = append(wedged, silent[i])
+		}
+	}
+	if len(wedged) > 0 {
+		// A server that does not answer may be the one holding them.
+		return target{wedged: wedged[0]}
+	}
+	for i, c := range live {
+		if answered[i] {
+			return target{c: c}
+		}
+	}
+	return target{c: live[0]}
+}
+
+// errGoneMidCall refuses a write whose server vanished before answering.
+var errGoneMidCall = result.Errorf(result.Timeout, "The language server went away before answering: nothing is known to be applied. Read the lines again; the next call works on the files on disk.")
+
+// silentRead is the warning of a read that a server did not answer.
+func silentRead(na *bridge.NoAnswerError) string {
+	return fmt.Sprintf("The language server (pid %d) did not answer within %v: it is stopped (Ctrl-Z) or stuck. This answer comes from the files on disk; unsaved editor changes are not seen. Resume it (fg in its terminal, or kill -CONT %d) or quit it.",
+		na.PID, na.Wait, na.PID)
+}
+
+// silentWrite refuses a write that a server did not answer: a write must
+// not go to the disk under an editor buffer the server may hold.
+func silentWrite(na *bridge.NoAnswerError) error {
+	if na.Sent {
+		return result.Errorf(result.Timeout, "The language server (pid %d) stopped answering after the change was sent (within %v): whether it was applied is not known, and a stopped server applies it when it resumes. Resume it (fg in its terminal, or kill -CONT %d), then read the lines again before changing them.",
+			na.PID, na.Wait, na.PID)
+	}
+	return result.Errorf(result.Timeout, "The language server (pid %d) did not answer within %v, so nothing was written: it is stopped (Ctrl-Z) or stuck, and its editor may hold unsaved changes the disk does not have. Resume it (fg in its terminal, or kill -CONT %d) and retry, or quit it to work on the disk.",
+		na.PID, na.Wait, na.PID)
+}
+
+// unreachableRead is the warning of a read whose server, if any, cannot be
+// reached: the socket folder is unusable.
+func unreachableRead(err error) string {
+	return fmt.Sprintf("A running language server of this workspace cannot be reached (%v): this answer comes from the files on disk; unsaved editor changes are not seen. %s", err, fixSockets)
+}
+
+// unreachableWrite refuses a write when the socket folder is unusable: an
+// editor may hold the file, and its server cannot be asked.
+func unreachableWrite(err error) error {
+	return result.Errorf(result.IOError, "Nothing was written: a running language server of this workspace cannot be reached (%v), and its editor may hold unsaved changes of the file. %s Or, when no editor has the workspace open, set SIGHTLINE_NO_BRIDGE=1 to write the disk.", err, fixSockets)
+}
+
+const fixSockets = "The socket folder must be a folder of yours that only you can enter: remove it or change its owner, or set XDG_RUNTIME_DIR to a folder of yours (restart the editor's language server after)."
+
+// do runs method on the server that should take it, else on the disk. A
+// server that is gone before the call is sent is the same as none; one that
+// goes away during a call that writes leaves the outcome unknown, which is
+// answered as such rather than risking the edit twice. A server that does
+// not answer (stopped, wedged) is skipped by reads, which say so, and
+// refuses writes, which must not go to the disk under its editor's buffers.
+func do[R any](ctx context.Context, b *Router, method string, params any, uris []string, writes bool,
+	decode func([]byte) (R, error), local func(*engine.Env) (R, error)) (R, error) {
+	var zero R
+	r := b.pick(ctx, uris)
+	switch {
+	case r.unusable != nil && writes:
+		return zero, unreachableWrite(r.unusable)
+	case r.unusable != nil:
+		b.notice(unreachableRead(r.unusable))
+	case r.wedged != nil && writes:
+		return zero, silentWrite(r.wedged)
+	case r.wedged != nil:
+		b.notice(silentRead(r.wedged))
+	}
+	for c := r.c; c != nil; c = nil {
+		raw, err := c.Call(ctx, method, params)
+		if err == nil {
+			r, err := decode(raw)
+			if err != nil {
+				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
+			}
+			b.mu.Lock()
+			b.bridged = true
+			b.mu.Unlock()
+			return r, nil
+		}
+		var re *jsonrpc2.Error
+		var na *bridge.NoAnswerError
+		switch {
+		case errors.As(err, &re) && re.Code == jsonrpc2.InvalidParams:
+			return zero, result.Errorf(result.InvalidParams, "%s", re.Message)
+		case errors.As(err, &re) && (re.Code == jsonrpc2.MethodNotFound || re.Code == jsonrpc2.InvalidRequest):
+			// An older server, or one shutting down: the disk takes the call.
+		case errors.As(err, &re):
+			return zero, fmt.Errorf("language server: %s", re.Message)
+		case ctx.Err() != nil:
+			return zero, ctx.Err()
+		case errors.As(err, &na) && writes:
+			return zero, silentWrite(na)
+		case errors.As(err, &na):
+			b.notice(silentRead(na))
+		case errors.Is(err, bridge.ErrGone) || !writes:
+			b.notice("The language server went away; this answer comes from the files on disk (unsaved editor changes are not seen).")
+		default:
+			b.notice("The language server went away during the call.")
+			return zero, errGoneMidCall
+		}
+	}
+	env, err := b.Local(ctx)
+	if err != nil {
+		return zero, fmt.Errorf("open the workspace: %w", err)
+	}
+	return local(env)
+}

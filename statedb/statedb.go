@@ -1,0 +1,486 @@
+// Package statedb keeps the in-memory ledger and its database in step: it
+// restores a document's persisted reads the first time the document is seen
+// (that document's entries only, loaded then), and writes changed entries
+// behind, off the request path. A document whose
+// bytes changed since (edited while no sightline process watched it) is
+// diffed line by line against the line hashes kept with each entry, and its
+// reads are moved through the changes, as the server does for didChange.
+package statedb
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/linediff"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
+)
+
+// Sync connects one ledger to one database.
+type Sync struct {
+	db  *store.DB
+	l   *ledger.Ledger
+	ws  *workspace.Workspace
+	log *zap.Logger
+
+	mu    sync.Mutex
+	seen  map[workspace.Key]bool // documents whose entries were restored
+	dirty map[key]struct{}
+	// views describe documents the ledger knows that the workspace does not
+	// hold (a CLI range read: see RestoreView); stats are file stats to save.
+	views    map[workspace.Key]View
+	stats    []store.FileStat
+	notice   string // the database was recovered at open ("" if not)
+	flushErr error  // the last write-behind's failure, nil once one succeeds
+	// replaced says the database file was deleted or replaced while open,
+	// and when that was noticed: said in answers for replacedTold.
+	replaced   string
+	replacedAt time.Time
+}
+
+// replacedTold is how long answers say that the database was replaced.
+const replacedTold = 10 * time.Minute
+
+// Replaced says that the database file was deleted or replaced while this
+// process had it open, for a while after it was noticed; else "".
+func (s *Sync) Replaced() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replaced == "" || time.Since(s.replacedAt) > replacedTold {
+		return ""
+	}
+	return s.replaced
+}
+
+// checkFile notices the database file deleted or replaced under this
+// process and opens the one now at its path (creating it if none), so that
+// what is written from now on is kept; what the lost file held is gone.
+func (s *Sync) checkFile() {
+	if !s.db.Replaced() {
+		return
+	}
+	msg := fmt.Sprintf("The state database %s was deleted or replaced while sightline had it open: the history, audit and saved reads it held are gone. A new database was opened at that path; what is recorded from now on is kept.", s.db.Path())
+	if err := s.db.Reopen(); err != nil {
+		msg = fmt.Sprintf("The state database %s was deleted or replaced while sightline had it open, and a new one could not be opened (%v): the history, audit and reads recorded are lost when this process stops. Make the state folder usable, then restart the language server.", s.db.Path(), err)
+	}
+	s.log.Error("state database replaced", zap.String("path", s.db.Path()), zap.String("message", msg))
+	s.mu.Lock()
+	s.replaced, s.replacedAt = msg, time.Now()
+	s.mu.Unlock()
+}
+
+// Notice says what was done to open the database (a corrupt one recreated),
+// or "".
+func (s *Sync) Notice() string { return s.notice }
+
+// Err returns why the last write to the database failed, or nil if it
+// succeeded: reads recorded since are in memory only.
+func (s *Sync) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushErr
+}
+
+func (s *Sync) setErr(err error) {
+	s.mu.Lock()
+	s.flushErr = err
+	s.mu.Unlock()
+}
+
+// View is what the database needs of a document's text when no snapshot of
+// it is held: its file hash, its line count and its packed line hashes (nil
+// when the database keeps them already, under the file hash).
+type View struct {
+	FileHash   string
+	TotalLines int
+	LineHashes []byte
+}
+
+// restoreTimeout bounds the query for a document's entries, made under the
+// workspace's lock on first sight.
+const restoreTimeout = 2 * time.Second
+
+type key struct {
+	session string
+	doc     workspace.Key
+}
+
+// Open opens the database in dir. Entries are loaded per document when the
+// document is first seen: a process that touches one file (a CLI call) does
+// not pay for every file the workspace's sessions ever read. A corrupt
+// database is moved aside and recreated with the entries that could still be
+// read; Notice then says so. A locked one fails with store.ErrLocked.
+func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
+	db, err := store.Open(dir)
+	notice := ""
+	if errors.Is(err, store.ErrCorrupt) {
+		log.Error("ledger database corrupt; moving it aside", zap.String("dir", dir), zap.Error(err))
+		var aside string
+		var kept int
+		db, aside, kept, err = store.Recover(dir)
+		if err == nil {
+			notice = fmt.Sprintf("The ledger database in %s was corrupt: it was moved to %s and a new one created, keeping the %d saved document entries that could still be read.", dir, filepath.Base(aside), kept)
+		}
+	}
+	if err != nil {
+		if db != nil {
+			db.Close()
+		}
+		return nil, fmt.Errorf("statedb: %w", err)
+	}
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]bool), dirty: make(map[key]struct{}), views: make(map[workspace.Key]View)}, nil
+}
+
+// Attach binds the ledger and workspace (they are built after the database,
+// since their hooks call into it).
+func (s *Sync) Attach(l *ledger.Ledger, ws *workspace.Workspace) {
+	s.mu.Lock()
+	s.l, s.ws = l, ws
+	s.mu.Unlock()
+}
+
+// DB returns the database (audit log and later features share it).
+func (s *Sync) DB() *store.DB { return s.db }
+
+// MarkDirty notes that a (session, document) entry changed.
+func (s *Sync) MarkDirty(session string, doc workspace.Key) {
+	s.mu.Lock()
+	s.dirty[key{session, doc}] = struct{}{}
+	s.mu.Unlock()
+}
+
+// Restore brings back the persisted reads of a document seen for the first
+// time. An entry of the same bytes is imported as it is; one of other bytes
+// is moved through the line diff between its text and the document's (its
+// changed lines stale, inserted ones unread). An entry without line hashes
+// (written by an older sightline) is dropped when the bytes changed.
+func (s *Sync) Restore(d workspace.Doc) {
+	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) })
+}
+
+// RestoreView is Restore for a document the workspace does not hold, known
+// by its View (the CLI's range read streams a file without building it).
+// The view is kept so Flush can write the document's entries.
+func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
+	s.mu.Lock()
+	s.views[k] = v
+	s.mu.Unlock()
+	s.restore(k, rev, func() string { return v.FileHash }, func() []uint32 {
+		b := v.LineHashes
+		if b == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+			defer cancel()
+			var err error
+			if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
+				s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
+			}
+		}
+		cur, _ := unpackHashes(b, v.TotalLines)
+		return cur
+	})
+}
+
+// SaveStat queues a file stat row, written with the next flush.
+func (s *Sync) SaveStat(f store.FileStat) {
+	s.mu.Lock()
+	s.stats = append(s.stats, f)
+	s.mu.Unlock()
+}
+
+// FileStat returns the saved stat row of a document, if any.
+func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, bool, error) {
+	return s.db.FileStat(ctx, string(k))
+}
+
+func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32) {
+	s.mu.Lock()
+	done := s.seen[k]
+	s.seen[k] = true
+	l := s.l
+	s.mu.Unlock()
+	if done || l == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+	defer cancel()
+	entries, err := s.db.DocEntries(ctx, string(k))
+	if err != nil {
+		s.log.Warn("persisted ledger entries unreadable; the document starts unread", zap.String("doc", string(k)), zap.Error(err))
+		return
+	}
+	if len(entries) == 0 {
+		return
+	}
+	h := fileHash()
+	var cur []uint32 // the document's line hashes, computed once if needed
+	for _, e := range entries {
+		var le ledger.Entry
+		if err := json.Unmarshal(e.Data, &le); err != nil {
+			s.log.Warn("persisted ledger entry unreadable", zap.String("doc", e.Doc), zap.Error(err))
+			continue
+		}
+		if e.FileHash != h {
+			// Another text: its line hashes say what moved where.
+			b, err := s.storedLineHashes(ctx, e.FileHash)
+			if err != nil {
+				s.log.Warn("line hashes unreadable", zap.String("doc", e.Doc), zap.Error(err))
+			}
+			old, ok := unpackHashes(b, le.TotalLines)
+			if !ok {
+				continue
+			}
+			if cur == nil {
+				if cur = lineHashes(); cur == nil {
+					continue // the view has none: the safe answer is unread
+				}
+			}
+			le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
+		}
+		l.Import(e.Session, ledger.DocKey(k), rev, le)
+	}
+}
+
+// storedLineHashes returns the packed line hashes of a text seen before:
+// kept with the entries, or computed from the history's copy of the text;
+// nil when neither has it.
+func (s *Sync) storedLineHashes(ctx context.Context, fileHash string) ([]byte, error) {
+	b, err := s.db.LineHashes(ctx, fileHash)
+	if err != nil || b != nil {
+		return b, err
+	}
+	text, ok, err := s.db.BlobText(ctx, fileHash)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return lineHashes(textdoc.New(string(text))), nil
+}
+
+// kept reports whether storedLineHashes can answer for a text.
+func (s *Sync) kept(ctx context.Context, fileHash string) bool {
+	if ok, err := s.db.HasLineHashes(ctx, fileHash); err == nil && ok {
+		return true
+	}
+	ok, err := s.db.HasBlob(ctx, fileHash)
+	return err == nil && ok
+}
+
+// changes turns diff hunks into ledger changes applied one after another:
+// when a hunk applies, the ones before it already have, so it starts at its
+// line of the new text.
+func changes(hs []linediff.Hunk) []ledger.Change {
+	out := make([]ledger.Change, len(hs))
+	for i, h := range hs {
+		out[i] = ledger.Change{Start: h.B + 1, Old: h.Del, New: h.Ins}
+	}
+	return out
+}
+
+// hashSize is the bytes kept per line: the 24 bits of the line's CRC-32 that
+// its hashline hash is made of (hashline.Sum), so a line compares as refs
+// do; a changed line passes for unchanged with odds of 1 in 2^24.
+const hashSize = 3
+
+// lineHashes packs the line hashes of a text, hashSize bytes a line, little
+// endian: the blob persisted with each entry.
+func lineHashes(s *textdoc.Snapshot) []byte {
+	out := make([]byte, 0, s.LineCount()*hashSize)
+	for i, l := range s.Lines(0, s.LineCount()) {
+		out = AppendLineHash(out, i, l.Content)
+	}
+	return out
+}
+
+// AppendLineHash appends the packed hash of 0-based line i with content c:
+// how a View's LineHashes are built by a reader that streams the text.
+func AppendLineHash(dst []byte, i int, c string) []byte {
+	if i == 0 {
+		_, c = hashline.StripBOM(c) // not content (PROTOCOL section 5)
+	}
+	v := hashline.Sum(c)
+	return append(dst, byte(v), byte(v>>8), byte(v>>16))
+}
+
+// unpackHashes reads a blob of lineHashes; ok is false unless it holds
+// exactly n lines (entries of older versions hold none).
+func unpackHashes(b []byte, n int) ([]uint32, bool) {
+	if len(b) != n*hashSize {
+		return nil, false
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		p := b[i*hashSize:]
+		out[i] = uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
+	}
+	return out, true
+}
+
+func unpackHashesOf(s *textdoc.Snapshot) []uint32 {
+	out, _ := unpackHashes(lineHashes(s), s.LineCount())
+	return out
+}
+
+// Run flushes every interval until ctx ends.
+func (s *Sync) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.safeFlush(ctx)
+		}
+	}
+}
+
+// safeFlush flushes, logging errors and panics: the write-behind loop must
+// outlive a bad entry.
+func (s *Sync) safeFlush(ctx context.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in ledger write-behind", zap.Any("panic", r))
+		}
+	}()
+	if err := s.Flush(ctx); err != nil {
+		s.log.Error("ledger write-behind", zap.Error(err))
+	}
+}
+
+// Flush writes the dirty entries in one transaction, each with the file hash
+// of its document's current content.
+func (s *Sync) Flush(ctx context.Context) error {
+	s.checkFile()
+	err := s.flush(ctx)
+	s.setErr(err)
+	return err
+}
+
+func (s *Sync) flush(ctx context.Context) error {
+	s.mu.Lock()
+	dirty := s.dirty
+	s.dirty = make(map[key]struct{})
+	stats := s.stats
+	s.stats = nil
+	l, ws := s.l, s.ws
+	s.mu.Unlock()
+	for i, f := range stats {
+		if err := s.db.PutFileStat(ctx, f); err != nil {
+			s.mu.Lock()
+			s.stats = append(s.stats, stats[i:]...)
+			s.mu.Unlock()
+			s.requeue(dirty)
+			return fmt.Errorf("statedb: %w", err)
+		}
+	}
+	if len(dirty) == 0 || l == nil {
+		return nil
+	}
+	hashes := map[workspace.Key]View{}
+	var puts []store.Entry
+	var dels []key
+	for k := range dirty {
+		e, has := l.Export(k.session, ledger.DocKey(k.doc))
+		h, seen := hashes[k.doc]
+		if !seen && has {
+			h, seen = s.view(ctx, ws, k.doc)
+			hashes[k.doc] = h
+		}
+		if !seen || !has {
+			dels = append(dels, k)
+			continue
+		}
+		data, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("statedb: encode entry: %w", err)
+		}
+		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.FileHash, TotalLines: h.TotalLines, Data: data, LineHashes: h.LineHashes})
+	}
+	if len(puts) > 0 {
+		if err := s.db.PutEntries(ctx, puts); err != nil {
+			s.requeue(dirty)
+			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
+		}
+	}
+	for _, k := range dels {
+		if err := s.db.DeleteEntry(ctx, k.session, string(k.doc)); err != nil {
+			return fmt.Errorf("statedb: delete entry: %w", err)
+		}
+	}
+	return nil
+}
+
+// view is what an entry of document k is written with: the workspace's
+// text when it holds the document, else the view a range read left.
+func (s *Sync) view(ctx context.Context, ws *workspace.Workspace, k workspace.Key) (View, bool) {
+	if d, ok := ws.Known(k); ok {
+		v := View{FileHash: d.FileHash(), TotalLines: d.Snap.LineCount()}
+		// Kept already (the text was written before, or the history holds
+		// it, from which they can be computed when needed): not computed
+		// again, so a write costs what it changed, not the file.
+		if !s.kept(ctx, v.FileHash) {
+			v.LineHashes = lineHashes(d.Snap)
+		}
+		return v, true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.views[k]
+	return v, ok
+}
+
+// Pending returns the documents with persisted entries of a session that
+// have not been seen (and so not restored) yet.
+func (s *Sync) Pending(ctx context.Context, session string) ([]workspace.Key, error) {
+	docs, err := s.db.SessionDocs(ctx, session)
+	if err != nil {
+		return nil, fmt.Errorf("statedb: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []workspace.Key
+	for _, d := range docs {
+		if k := workspace.Key(d); !s.seen[k] {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// DeleteSession drops a session's persisted entries (session reset).
+func (s *Sync) DeleteSession(ctx context.Context, session string) error {
+	s.mu.Lock()
+	for k := range s.dirty {
+		if k.session == session {
+			delete(s.dirty, k)
+		}
+	}
+	s.mu.Unlock()
+	return s.db.DeleteSession(ctx, session)
+}
+
+func (s *Sync) requeue(dirty map[key]struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range dirty {
+		s.dirty[k] = struct{}{}
+	}
+}
+
+// Close flushes and closes the database.
+func (s *Sync) Close(ctx context.Context) error {
+	err := s.Flush(ctx)
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
