@@ -121,6 +121,7 @@ func (p *publisher) publish() {
 	p.mu.Unlock()
 
 	s := p.s
+	s.env.Settle() // the ledger at the revisions the surfaces are computed for
 	session := s.session()
 	if all {
 		for _, d := range s.ws.OpenDocs() {
