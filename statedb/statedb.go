@@ -33,7 +33,7 @@ type Sync struct {
 	ws  *workspace.Workspace
 	log *zap.Logger
 
-	mu    sync.Mutex
+	mu sync.Mutex
 	// seen are the documents whose entries were restored or are being
 	// restored: the channel is closed once the restore is done, so a
 	// second caller waits for the first instead of deciding without them.

@@ -273,7 +273,7 @@ type Workspace struct {
 	mu      sync.Mutex
 	docs    map[Key]*entry
 	expects map[Key]expectation
-	moved chan struct{} // closed and replaced on every change: a broadcast
+	moved   chan struct{} // closed and replaced on every change: a broadcast
 	// changes are the content changes and first sights not yet taken
 	// (TakeChanges), in the order they happened: the workspace calls no one
 	// back; whoever follows its documents (the ledger) applies them.
