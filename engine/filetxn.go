@@ -382,7 +382,7 @@ func (e *Env) checkStaged(f *stagedFile) error {
 		// A new file is written in the charset its .editorconfig declares,
 		// and refused if its text has a character that charset lacks.
 		cs, _, _ := workspace.Declared(f.root, filepath.ToSlash(f.to.Rel))
-		w.before = workspace.Doc{Key: w.key, Charset: cs}
+		w.before = workspace.Doc{Key: w.key, Rel: w.rel, Charset: cs}
 		if err := w.before.Encodable(wholePlan(textdoc.New(""), w.next), w.rel); err != nil {
 			return err
 		}

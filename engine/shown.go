@@ -67,17 +67,17 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	start := time.Now()
-	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
-		res = ShownResult{Outcome: o, Path: e.pathOf(p.TextDocument.URI), Recorded: []ledger.Range{}}
+		res = ShownResult{Outcome: o, Path: path, Recorded: []ledger.Range{}}
 		if err == nil {
 			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
 		}
 		return res, err
 	}
 	session := p.SessionOr()
-	res = ShownResult{Outcome: Outcome{OK: true}, Path: e.WS.Rel(d.Key)}
+	res = ShownResult{Outcome: Outcome{OK: true}, Path: d.Rel}
 	if p.Created {
 		e.Ledger.MarkCreated(session, ledger.DocKey(d.Key))
 	}
@@ -237,9 +237,9 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
-	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
-		res.Path = e.pathOf(p.TextDocument.URI)
+		res.Path = path
 		if result.KindOf(err) == result.NotFound {
 			// A new document: nothing in it to have read.
 			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}
@@ -254,7 +254,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		return res, err
 	}
 	res.Exists = true
-	res.Path = e.WS.Rel(d.Key)
+	res.Path = d.Rel
 	total := d.Snap.LineCount()
 	var targets ledger.RangeSet
 	if p.Whole && total > 0 {

@@ -85,7 +85,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		res.Outcome = Refusal(result.Errorf(result.Binary, "content holds NUL bytes; sightline writes text files only."))
 		return res, nil
 	}
-	k, err := workspace.DocKey(p.TextDocument.URI)
+	k, err := workspace.NormalizeDoc(p.TextDocument.URI)
 	if err != nil {
 		if result.KindOf(err) != "" {
 			res.Outcome = Refusal(err) // denied (a NUL byte)
