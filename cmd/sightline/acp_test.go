@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"go.lsp.dev/uri"
+
+	"github.com/sightline-lsp/sightline/ledger"
 )
 
 // ACP peers nobody here wrote drive `sightline acp`: the official
@@ -72,28 +75,31 @@ func TestACPAcpx(t *testing.T) {
 	dir := acpClientDir(t)
 	c := acpWorkspace(t)
 	agent := fmt.Sprintf("%s acp -- node %s", c.bin, filepath.Join(dir, "agent.mjs"))
-	acpx := func(step string) string {
-		t.Helper()
-		cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "acpx"), "--agent", agent, "--cwd", c.dir,
-			"--approve-all", "--format", "text", "--timeout", "15", "exec", step)
-		cmd.Dir = c.dir
-		cmd.Env = append(c.env, "WORKSPACE="+c.dir, "HOME="+t.TempDir())
-		out, err := cmd.CombinedOutput()
-		t.Logf("acpx %s:\n%s", step, out)
-		if err != nil {
-			t.Fatalf("acpx %s: %v", step, err)
-		}
-		return string(out)
+	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "acpx"), "--agent", agent, "--cwd", c.dir,
+		"--approve-all", "--format", "text", "--timeout", "15", "exec", "read-write")
+	cmd.Dir = c.dir
+	cmd.Env = append(c.env, "WORKSPACE="+c.dir, "HOME="+t.TempDir())
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	t.Logf("acpx:\n%s", out)
+	if err != nil {
+		t.Fatalf("acpx: %v", err)
 	}
-	if out := acpx("read"); !strings.Contains(out, `line 1\nline 2\nline 3`) {
-		t.Fatalf("acpx read: the agent did not get the lines")
+	if !strings.Contains(out, `read: "line 1\nline 2\nline 3`) {
+		t.Fatal("acpx: the agent did not get the lines it read")
 	}
-	out := acpx("write-unread")
 	if !strings.Contains(out, "write error -32001: sightline refused this change") || !strings.Contains(out, "Line 8 was never shown to you") {
-		t.Fatalf("acpx write-unread: the agent did not get the refusal")
+		t.Fatal("acpx: the agent did not get the refusal of its unread write")
 	}
-	if b, _ := os.ReadFile(filepath.Join(c.dir, "demo.txt")); strings.Contains(string(b), "EIGHT") {
+	if !strings.Contains(out, "8\tline 8") {
+		t.Fatal("acpx: the refusal does not carry the line")
+	}
+	if text := mustRead(t, filepath.Join(c.dir, "demo.txt")); strings.Contains(text, "EIGHT") {
 		t.Fatal("the refused write reached the file")
+	}
+	// Written behind by the proxy's engine before it exited.
+	if got := c.known("acp-"+sessionOf(t, out), "demo.txt"); !got.Covers(ledger.Range{Start: 1, End: 3}) || !got.Covers(ledger.Range{Start: 8, End: 8}) {
+		t.Fatalf("the session's ledger holds %v, want lines 1-3 (read) and 8 (handed over by the refusal)", got.Ranges())
 	}
 }
 
@@ -173,6 +179,16 @@ func TestACPLedgerShowsInTheEditor(t *testing.T) {
 	if d := time.Since(answered); d > 2*time.Second {
 		t.Fatalf("the read reached the editor's coverage after %v", d)
 	}
+}
+
+// sessionOf is the session id the scripted agent says it runs.
+func sessionOf(t *testing.T, out string) string {
+	t.Helper()
+	m := regexp.MustCompile(`session: (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the agent did not say its session:\n%s", out)
+	}
+	return m[1]
 }
 
 func mustRead(t *testing.T, path string) string {

@@ -42,6 +42,12 @@ const steps = {
       await say(ctx, sessionId, `write error ${e.code}: ${e.message}`);
     }
   },
+  // Both in one turn (acpx runs one prompt per process).
+  async "read-write"(ctx, sessionId) {
+    await say(ctx, sessionId, `session: ${sessionId}\n`);
+    await steps.read(ctx, sessionId);
+    await steps["write-unread"](ctx, sessionId);
+  },
   async "write-read"(ctx, sessionId) {
     const cur = (await import("node:fs")).readFileSync(file(), "utf8").split("\n");
     cur[1] = "TWO";
