@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/uri"
 
 	"github.com/sightline-lsp/sightline/ledger"
@@ -198,4 +200,37 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestMCPSessionFile: `sightline mcp --session-file F` (what `sightline acp`
+// adds to a new session, whose id it learns only later) uses --session
+// until F exists, then the session F names.
+func TestMCPSessionFile(t *testing.T) {
+	c := acpWorkspace(t)
+	file := filepath.Join(t.TempDir(), "name")
+	cmd := exec.Command(c.bin, "mcp", "--session", "before", "--session-file", file)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	cmd.Stderr = testWriter{t}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "acp-test", Version: "1"}, nil)
+	s, err := cl.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, isErr := callText(t, s, "sightline_read", map[string]any{"path": "demo.txt", "start": 1, "end": 2}); isErr {
+		t.Fatal("read refused")
+	}
+	if err := os.WriteFile(file, []byte("acp-named\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, isErr := callText(t, s, "sightline_read", map[string]any{"path": "demo.txt", "start": 5, "end": 6}); isErr {
+		t.Fatal("read refused")
+	}
+	s.Close() // the server writes its ledger as it exits
+	before, named := c.known("before", "demo.txt"), c.known("acp-named", "demo.txt")
+	if got := before.Ranges(); fmt.Sprint(got) != "[1-2]" {
+		t.Errorf("before the file: session %q read %v, want [1-2]", "before", got)
+	}
+	if got := named.Ranges(); fmt.Sprint(got) != "[5-6]" {
+		t.Errorf("after the file: session %q read %v, want [5-6]", "acp-named", got)
+	}
 }
