@@ -19,13 +19,19 @@ import (
 // runner is the router over a workspace on disk, as `sightline acp` makes
 // one without a language server.
 func runner(t testing.TB) *route.Router {
+	r, _ := runnerAt(t)
+	return r
+}
+
+// runnerAt is runner, with its workspace root.
+func runnerAt(t testing.TB) (*route.Router, string) {
 	root, state := t.TempDir(), t.TempDir()
 	b := route.New(route.Options{Root: root, StateDir: state, NoBridge: true,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
 			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: state, Ephemeral: true}), nil
 		}})
 	t.Cleanup(func() { b.Close(context.Background()) })
-	return b
+	return b, root
 }
 
 // pipes is a proxy between an editor and an agent, each end an OS pipe as
