@@ -124,7 +124,18 @@ func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
 	switch {
 	case m.Method == "initialize" && id != "":
 		p.pendEditor(id, editorReq{method: m.Method})
-	case (m.Method == "session/new" || m.Method == "session/load") && id != "" && p.o.MCP != nil:
+	case (m.Method == "session/new" || m.Method == "session/load") && id != "":
+		if p.o.OnSession != nil {
+			var sr struct {
+				Cwd string `json:"cwd"`
+			}
+			if json.Unmarshal(m.Params, &sr) == nil && filepath.IsAbs(sr.Cwd) {
+				p.o.OnSession(sr.Cwd)
+			}
+		}
+		if p.o.MCP == nil {
+			break
+		}
 		if changed, file := p.withMCP(line, m); changed != nil {
 			if file != "" {
 				p.pendEditor(id, editorReq{method: m.Method, file: file})

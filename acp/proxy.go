@@ -62,6 +62,10 @@ type Options struct {
 	// Grace is how long the proxy waits for the agent to end its output
 	// after the editor ended its own (0: 5 s).
 	Grace time.Duration
+	// OnSession, when set, is told the working directory of each session
+	// the editor creates or loads (session/new, session/load), before the
+	// request goes on (and before MCP's arguments are asked for).
+	OnSession func(cwd string)
 }
 
 // MaxLine is the default bound of a line read whole: a write of the

@@ -9,10 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/sightline-lsp/sightline/acp"
+	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 const acpUsage = "usage: sightline acp [--root DIR] [--no-mcp] [--mcp-name NAME] -- AGENT [ARGS...]"
@@ -28,7 +32,7 @@ const acpExitWait = 3 * time.Second
 func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "", "workspace root (default: the nearest folder above the working directory holding .git)")
+	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git above the first session's cwd, else above the working directory)")
 	noMCP := fs.Bool("no-mcp", false, "do not add sightline's MCP server to the agent's sessions")
 	mcpName := fs.String("mcp-name", "sightline", "the name of sightline's MCP server in the sessions")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
@@ -41,11 +45,16 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "sightline acp: working directory: %v\n", err)
 		return exitUsage
 	}
-	dir := workspaceRoot(wd)
-	if *root != "" {
-		dir = *root
+	ws := &acpWorkspace{fixed: *root != "", root: *root, stderr: stderr}
+	if !ws.fixed {
+		ws.root = workspaceRoot(wd)
 	}
-	opt := acp.Options{Log: stderr}
+	defer func() {
+		if err := ws.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline acp: saving the ledger: %v\n", err)
+		}
+	}()
+	opt := acp.Options{Log: stderr, Runner: ws, OnSession: ws.session}
 	if !*noMCP {
 		exe, err := os.Executable()
 		if err != nil {
@@ -61,9 +70,9 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		opt.MCP = &acp.MCPServer{Name: *mcpName, Command: exe, SessionDir: names,
 			Args: func(session, file string) []string {
 				if session != "" {
-					return []string{"mcp", "--root", dir, "--session", session}
+					return []string{"mcp", "--root", ws.Root(), "--session", session}
 				}
-				return []string{"mcp", "--root", dir, "--session-file", file}
+				return []string{"mcp", "--root", ws.Root(), "--session-file", file}
 			}}
 	}
 	cmd := exec.Command(agentArgs[0], agentArgs[1:]...)
@@ -85,18 +94,73 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	// A peer gone is a write error to handle, not a signal that ends the
 	// proxy before it stops the agent.
 	signal.Ignore(syscall.SIGPIPE)
-	b := newRouter(dir, stderr, 500*time.Millisecond, nil)
-	opt.Runner = b
 	err = acp.New(opt).Run(ctx, stdin, stdout, agentIn, agentOut)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "sightline acp: %v\n", err)
 	}
 	agentIn.Close()
-	code := waitAgent(cmd, stderr)
-	if err := b.Close(context.WithoutCancel(ctx)); err != nil {
-		fmt.Fprintf(stderr, "sightline acp: saving the ledger: %v\n", err)
+	return waitAgent(cmd, stderr)
+}
+
+// acpWorkspace routes the proxy's calls for one workspace: --root, else
+// the one holding the first session's working directory (the editor's
+// project: an editor may start the agent anywhere), else the one holding
+// the proxy's working directory. It is fixed at the first call.
+type acpWorkspace struct {
+	stderr io.Writer
+
+	mu     sync.Mutex
+	root   string
+	fixed  bool
+	router *route.Router
+}
+
+// session is told each session's working directory; the first fixes the
+// workspace unless --root did.
+func (w *acpWorkspace) session(cwd string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.fixed {
+		w.root, w.fixed = workspaceRoot(cwd), true
 	}
-	return code
+}
+
+// Root is the workspace root, fixed from now on.
+func (w *acpWorkspace) Root() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fixed = true
+	return w.root
+}
+
+func (w *acpWorkspace) routed() *route.Router {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fixed = true
+	if w.router == nil {
+		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil)
+	}
+	return w.router
+}
+
+func (w *acpWorkspace) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
+	return w.routed().Call(ctx, op, p)
+}
+
+func (w *acpWorkspace) Key(path string) workspace.Key { return w.routed().Key(path) }
+
+// Close flushes the ledger, if a call was made.
+func (w *acpWorkspace) Close(ctx context.Context) error {
+	w.mu.Lock()
+	r := w.router
+	w.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	for _, n := range r.Notices() {
+		fmt.Fprintf(w.stderr, "sightline acp: warning: %s\n", n)
+	}
+	return r.Close(ctx)
 }
 
 // waitAgent waits for the agent to exit, stopping it if it does not, and

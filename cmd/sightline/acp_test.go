@@ -41,8 +41,8 @@ func acpClientDir(t *testing.T) string {
 	return dir
 }
 
-// acpWorkspace is a workspace holding demo.txt, ten lines "line N".
-func acpWorkspace(t *testing.T) *cli {
+// acpDemo is a workspace holding demo.txt, ten lines "line N".
+func acpDemo(t *testing.T) *cli {
 	t.Helper()
 	var b strings.Builder
 	for i := 1; i <= 10; i++ {
@@ -55,7 +55,7 @@ func acpWorkspace(t *testing.T) *cli {
 // agent.mjs` and plays every case through it (client.mjs says which).
 func TestACPClient(t *testing.T) {
 	dir := acpClientDir(t)
-	c := acpWorkspace(t)
+	c := acpDemo(t)
 	cmd := exec.Command("node", filepath.Join(dir, "client.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append(c.env, "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir)
@@ -75,7 +75,7 @@ func TestACPClient(t *testing.T) {
 // it, the agent getting the lines.
 func TestACPAcpx(t *testing.T) {
 	dir := acpClientDir(t)
-	c := acpWorkspace(t)
+	c := acpDemo(t)
 	agent := fmt.Sprintf("%s acp -- node %s", c.bin, filepath.Join(dir, "agent.mjs"))
 	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", "acpx"), "--agent", agent, "--cwd", c.dir,
 		"--approve-all", "--format", "text", "--timeout", "15", "exec", "read-write")
@@ -107,16 +107,19 @@ func TestACPAcpx(t *testing.T) {
 
 // TestACPLedgerShowsInTheEditor: with a language server of the workspace
 // running (the editor's), what the proxy records goes to it through the
-// bridge and shows in the editor's coverage at once, as the CLI's reads do.
+// bridge and shows in the editor's coverage at once, as the CLI's reads do;
+// the workspace is the session's cwd, wherever the proxy was started.
 func TestACPLedgerShowsInTheEditor(t *testing.T) {
 	dir := acpClientDir(t)
-	c := acpWorkspace(t)
+	c := acpDemo(t)
 	ed := startEditor(t, c)
 	u := string(uri.File(filepath.Join(c.dir, "demo.txt")))
 	ed.Open(u, "plaintext", mustRead(t, filepath.Join(c.dir, "demo.txt")))
 
+	// Started outside the workspace, as an editor may start an agent: the
+	// session's cwd names the workspace.
 	cmd := exec.Command(c.bin, "acp", "--", "node", filepath.Join(dir, "agent.mjs"))
-	cmd.Dir = c.dir
+	cmd.Dir = t.TempDir()
 	cmd.Env = append(c.env, "WORKSPACE="+c.dir)
 	cmd.Stderr = testWriter{t}
 	in, _ := cmd.StdinPipe()
@@ -206,7 +209,7 @@ func mustRead(t *testing.T, path string) string {
 // adds to a new session, whose id it learns only later) uses --session
 // until F exists, then the session F names.
 func TestMCPSessionFile(t *testing.T) {
-	c := acpWorkspace(t)
+	c := acpDemo(t)
 	file := filepath.Join(t.TempDir(), "name")
 	cmd := exec.Command(c.bin, "mcp", "--session", "before", "--session-file", file)
 	cmd.Dir, cmd.Env = c.dir, c.env
