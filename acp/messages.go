@@ -82,14 +82,16 @@ func (p *Proxy) fromAgent(ctx context.Context, line []byte) error {
 		}
 	case m.Method == "fs/write_text_file" && id != "":
 		var w struct {
-			SessionID string `json:"sessionId"`
-			Path      string `json:"path"`
-			Content   *string
+			SessionID string  `json:"sessionId"`
+			Path      string  `json:"path"`
+			Content   *string `json:"content"`
 		}
 		if json.Unmarshal(m.Params, &w) == nil && filepath.IsAbs(w.Path) && w.Content != nil {
 			refused, exists := p.checkWrite(ctx, w.SessionID, w.Path, *w.Content)
 			if refused != nil {
-				return p.toAgent.write(refused(m.ID))
+				if answer := refused(m.ID); answer != nil {
+					return p.toAgent.write(answer)
+				}
 			}
 			p.pendAgent(id, agentReq{method: m.Method, session: w.SessionID, path: w.Path, content: *w.Content, exists: exists})
 		}
@@ -298,13 +300,14 @@ func (p *Proxy) checkWrite(ctx context.Context, sessionID, path, content string)
 	}, true
 }
 
-// encode writes a message the proxy makes itself, as one line.
+// encode writes a message the proxy makes itself, as one line; nil if it
+// cannot (the caller then forwards the message as it came).
 func encode(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("acp: encoding a message: %v", err)) // only maps of plain values are encoded
+	if enc.Encode(v) != nil {
+		return nil
 	}
 	return b.Bytes()
 }
@@ -352,8 +355,13 @@ func (p *Proxy) withMCP(line []byte, m message) (changed []byte, file string) {
 	}
 	ours, _ := json.Marshal(map[string]any{"name": p.o.MCP.Name, "command": p.o.MCP.Command, "args": args, "env": []any{}})
 	params["mcpServers"], _ = json.Marshal(append(servers, ours))
-	top["params"] = encode(params)
-	return encode(top), file
+	if top["params"] = encode(params); top["params"] == nil {
+		return nil, ""
+	}
+	if changed = encode(top); changed == nil {
+		return nil, ""
+	}
+	return changed, file
 }
 
 // toolCall is what the proxy knows of a tool call in progress: ACP sends
@@ -614,6 +622,9 @@ func (p *Proxy) checkPermission(ctx context.Context, m message) (answer, note []
 		"update": map[string]any{"sessionUpdate": "agent_message_chunk",
 			"content": map[string]any{"type": "text", "text": "\n" + text + "\n"}},
 	}})
+	if answer == nil || note == nil {
+		return nil, nil
+	}
 	return answer, note
 }
 
