@@ -204,3 +204,51 @@ func latencies(b *testing.B, line string, ends *[2]*os.File) []time.Duration {
 	}
 	return out
 }
+
+// TestMalformedMessagesPassUntouched: messages of the methods the proxy
+// judges, but shaped otherwise than ACP's schema says, are not judged: they
+// pass as they came, and the proxy goes on.
+func TestMalformedMessagesPassUntouched(t *testing.T) {
+	fromAgent := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"fs/write_text_file","params":"oops"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"fs/write_text_file","params":{"sessionId":"s","path":"relative.txt","content":"x"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"x","content":"nope"},"options":7}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"y","content":[{"type":"diff","path":"/nowhere/x","oldText":null,"newText":""}]},"options":[]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","kind":"read","status":"completed","content":[1,{"type":"content","content":{"type":"text","text":"1\tx"}}],"locations":"bad"}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":7}}}`,
+		`{"jsonrpc":"2.0","id":{"odd":true},"method":"fs/read_text_file","params":{"sessionId":"s","path":"/x","line":-4}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{"sessionId":42}}`,
+	}
+	fromEditor := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x","mcpServers":"bad"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"cwd":"/x","mcpServers":[]}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"session/new","params":[]}`,
+		`{"jsonrpc":"2.0","id":{"odd":true},"result":{"content":5}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"no"}}`,
+	}
+	mcp := &acp.MCPServer{Name: "sightline", Command: "/bin/sightline", SessionDir: t.TempDir(),
+		Args: func(session, file string) []string { return []string{"mcp"} }}
+	for _, c := range []struct {
+		name  string
+		lines []string
+		agent bool
+	}{{"from the agent", fromAgent, true}, {"from the editor", fromEditor, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			p := start(t, acp.Options{MCP: mcp})
+			w, r := p.editorW, p.agentR
+			if c.agent {
+				w, r = p.agentW, p.editorR
+			}
+			want := strings.Join(c.lines, "\n") + "\n"
+			go io.WriteString(w, want)
+			got := make([]byte, len(want))
+			r.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.ReadFull(r, got); err != nil {
+				t.Fatalf("read %q: %v", got, err)
+			}
+			if string(got) != want {
+				t.Fatalf("forwarded:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
