@@ -271,7 +271,11 @@ func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (
 		p.logf("checking %s's change of %s: %v; it passes unguarded", cp.Tool, path, err)
 		return engine.CheckResult{}, true
 	}
-	cr := res.(engine.CheckResult)
+	cr, isCheck := res.(engine.CheckResult)
+	if !isCheck {
+		p.logf("checking %s's change of %s: an answer of type %T; it passes unguarded", cp.Tool, path, res)
+		return engine.CheckResult{}, true
+	}
 	if cr.OK {
 		return cr, true
 	}
@@ -284,14 +288,17 @@ func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (
 
 // checkWrite asks the guard about a whole-file write: the lines a diff
 // with the current text changes. A refusal is the error to answer the
-// agent with (nothing reaches the editor); exists says the file was there.
+// agent with (nothing reaches the editor); exists says the file was there
+// (or that it is not known not to be).
 func (p *Proxy) checkWrite(ctx context.Context, sessionID, path, content string) (refused func(id json.RawMessage) []byte, exists bool) {
 	if sessionID == "" {
 		return nil, false
 	}
 	cr, ok := p.check(ctx, engine.CheckParams{Caller: p.caller(sessionID), Content: &content, Tool: "fs/write_text_file"}, path)
 	if ok {
-		return nil, cr.Exists
+		// Unjudged (OK false: the guard could not say), the file is not
+		// known to be new.
+		return nil, cr.Exists || !cr.OK
 	}
 	why := hook.Reason(cr, path)
 	data := map[string]any{"sightline": map[string]any{"error": cr.Error, "path": path, "unread": cr.Unread, "stale": cr.Stale}}
