@@ -85,12 +85,12 @@ func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (re
 		// gone): the agent's own rules decide.
 		return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
 	}
-	return reason(cr, path), nil
+	return Reason(cr, path), nil
 }
 
-// reason is a refusal as the agent reads it: which lines, why, and the
+// Reason is a refusal as the agent reads it: which lines, why, and the
 // lines themselves as the agent's own read tool shows them.
-func reason(cr engine.CheckResult, path string) string {
+func Reason(cr engine.CheckResult, path string) string {
 	var b strings.Builder
 	b.WriteString("sightline refused this change of " + path + ":")
 	for _, r := range cr.Unread {
