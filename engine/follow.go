@@ -1,24 +1,17 @@
 package engine
 
 import (
-	"sync"
-
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// follower keeps the ledger in step with the workspace: it is the one taker
-// of the workspace's changes (workspace.TakeChanges) and applies them to
-// the ledger in the order they happened. The workspace calls no one back,
-// so no lock of it is held while the ledger moves or the database is asked.
-//
-// Its lock orders the appliers (two callers must not apply one document's
-// changes out of order) and covers only the ledger's in-memory updates;
-// restoring a document's persisted reads (a database query) and telling the
-// editor happen after it is released.
+// follower keeps the ledger in step with the workspace. The workspace
+// numbers its changes and calls no one back; the ledger applies each
+// numbered change once, in order (ledger.Follow), so whoever settles needs
+// no lock of its own, and no lock is held while the ledger reports what
+// changed, the database is asked or the editor told.
 type follower struct {
-	mu     sync.Mutex
 	ws     *workspace.Workspace
 	l      *ledger.Ledger
 	db     *statedb.Sync // nil: nothing persisted to restore
@@ -29,16 +22,16 @@ type follower struct {
 // document from the workspace settles before it reads or records the
 // document's ledger: the ledger then knows the document's revision.
 func (f *follower) settle() {
-	f.mu.Lock()
-	evs := f.ws.TakeChanges()
-	for _, ev := range evs {
-		if ev.First {
-			f.l.SetTotal(ledger.DocKey(ev.Key), ev.ToRev, ev.NewTotal)
-			continue
-		}
-		ShiftLedger(f.l, ev)
+	since := f.l.Followed()
+	evs := f.ws.ChangesSince(since)
+	if len(evs) == 0 {
+		return
 	}
-	f.mu.Unlock()
+	steps := make([]ledger.Step, len(evs))
+	for i, ev := range evs {
+		steps[i] = step(ev)
+	}
+	f.ws.Acknowledge(f.l.Follow(steps))
 	for _, ev := range evs {
 		if ev.First {
 			f.restore(ev.Doc)
@@ -46,6 +39,19 @@ func (f *follower) settle() {
 		}
 		f.notify(ev.Key)
 	}
+}
+
+// step is a workspace change as the ledger follows it.
+func step(ev workspace.ChangeEvent) ledger.Step {
+	s := ledger.Step{Seq: ev.Seq, Doc: ledger.DocKey(ev.Key), FromRev: ev.FromRev, ToRev: ev.ToRev,
+		First: ev.First, Replaced: ev.Replaced, Author: ev.Author, NewTotal: ev.NewTotal}
+	if len(ev.Changes) > 0 {
+		s.Changes = make([]ledger.Change, len(ev.Changes))
+		for i, c := range ev.Changes {
+			s.Changes[i] = ledger.Change{Start: c.Start + 1, Old: c.Old, New: c.New}
+		}
+	}
+	return s
 }
 
 // restore brings back the persisted reads of d once (statedb.Sync.Restore

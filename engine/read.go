@@ -251,5 +251,10 @@ func (e *Env) pathOf(uri string) string {
 func (e *Env) get(k workspace.Key) (workspace.Doc, error) {
 	d, err := e.WS.Get(k)
 	e.follow.settle()
+	if err == nil {
+		// Another caller may have applied its first sight and be restoring
+		// it still: wait for what the database holds of it.
+		e.follow.restore(d)
+	}
 	return d, err
 }

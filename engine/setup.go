@@ -12,7 +12,6 @@ import (
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/store"
-	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -111,35 +110,6 @@ func unavailable(dir string, err error, ephemeral bool) string {
 		lost = "lost when this command ends, so the next command starts with nothing read. Set SIGHTLINE_STATE_DIR to a writable folder to keep them"
 	}
 	return fmt.Sprintf("The ledger database in %s %s (%v): reads and edits are recorded in memory only and %s.", dir, why, err, lost)
-}
-
-// ShiftLedger moves every session's ranges through a document change.
-func ShiftLedger(l *ledger.Ledger, ev workspace.ChangeEvent) {
-	doc := ledger.DocKey(ev.Key)
-	if ev.Replaced {
-		l.Replace(doc, ev.ToRev, ev.NewTotal)
-		return
-	}
-	if len(ev.Changes) == 0 {
-		l.SetTotal(doc, ev.ToRev, ev.NewTotal)
-		return
-	}
-	// Each change's total follows from the final one and the later deltas.
-	totals := make([]int, len(ev.Changes))
-	t := ev.NewTotal
-	for i := len(ev.Changes) - 1; i >= 0; i-- {
-		totals[i] = t
-		t -= ev.Changes[i].New - ev.Changes[i].Old
-	}
-	from := ev.FromRev
-	for i, c := range ev.Changes {
-		l.ApplyChange(doc, from, ev.ToRev, lineChange(c), ev.Author, totals[i])
-		from = ev.ToRev
-	}
-}
-
-func lineChange(c textdoc.LineChange) ledger.Change {
-	return ledger.Change{Start: c.Start + 1, Old: c.Old, New: c.New}
 }
 
 // Close flushes the ledger to its database.

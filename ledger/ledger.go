@@ -157,6 +157,7 @@ type Ledger struct {
 	mu        sync.Mutex
 	docs      map[DocKey]*docState
 	bySession map[string]map[DocKey]*entry
+	followed  int64 // the number of the last step applied (Follow)
 }
 
 // docState is what the ledger knows of one document, shared by all sessions.
@@ -300,22 +301,26 @@ func (l *Ledger) trimRecords(e *entry) {
 // count on a known document is taken as lines cut from or added at the end;
 // use ApplyChange or Replace when lines changed elsewhere.
 func (l *Ledger) SetTotal(doc DocKey, rev Rev, total int) {
-	total = max(total, 0)
 	l.mu.Lock()
 	var dirty dirtyList
+	l.setTotal(doc, rev, total, &dirty)
+	l.unlockAndNotify(dirty)
+}
+
+func (l *Ledger) setTotal(doc DocKey, rev Rev, total int, dirty *dirtyList) {
+	total = max(total, 0)
 	d := l.docFor(doc)
 	switch {
 	case !d.shaped:
-		l.shape(d, doc, rev, total, &dirty)
+		l.shape(d, doc, rev, total, dirty)
 	case rev > d.rev:
 		// Log even an identity change, so reads at the old revision still map.
-		l.apply(d, doc, d.rev, rev, tailChange(d.total, total), "", total, &dirty)
+		l.apply(d, doc, d.rev, rev, tailChange(d.total, total), "", total, dirty)
 	case total != d.total:
 		// Same revision, different text: the log no longer describes it.
-		l.apply(d, doc, d.rev, d.rev, tailChange(d.total, total), "", total, &dirty)
+		l.apply(d, doc, d.rev, d.rev, tailChange(d.total, total), "", total, dirty)
 		d.log, d.base = nil, d.rev
 	}
-	l.unlockAndNotify(dirty)
 }
 
 // tailChange is the change that takes a text of from lines to one of to
@@ -338,17 +343,21 @@ func tailChange(from, to int) Change {
 func (l *Ledger) ApplyChange(doc DocKey, fromRev, toRev Rev, ch Change, author string, newTotal int) {
 	l.mu.Lock()
 	var dirty dirtyList
+	l.applyChange(doc, fromRev, toRev, ch, author, newTotal, &dirty)
+	l.unlockAndNotify(dirty)
+}
+
+func (l *Ledger) applyChange(doc DocKey, fromRev, toRev Rev, ch Change, author string, newTotal int, dirty *dirtyList) {
 	d := l.docFor(doc)
 	switch {
 	case !d.shaped:
-		l.shape(d, doc, toRev, newTotal, &dirty)
+		l.shape(d, doc, toRev, newTotal, dirty)
 	case fromRev != d.rev || toRev < fromRev || ch.Start < 1 || ch.Old < 0 || ch.New < 0 ||
 		ch.Start+ch.Old-1 > d.total || newTotal != d.total+ch.New-ch.Old:
-		l.replace(d, doc, toRev, newTotal, &dirty)
+		l.replace(d, doc, toRev, newTotal, dirty)
 	default:
-		l.apply(d, doc, fromRev, toRev, ch, author, newTotal, &dirty)
+		l.apply(d, doc, fromRev, toRev, ch, author, newTotal, dirty)
 	}
-	l.unlockAndNotify(dirty)
 }
 
 func (l *Ledger) apply(d *docState, key DocKey, from, to Rev, ch Change, author string, newTotal int, dirty *dirtyList) {
@@ -421,13 +430,17 @@ func resplit(e *entry, rev Rev) {
 func (l *Ledger) Replace(doc DocKey, toRev Rev, newTotal int) {
 	l.mu.Lock()
 	var dirty dirtyList
+	l.replaceDoc(doc, toRev, newTotal, &dirty)
+	l.unlockAndNotify(dirty)
+}
+
+func (l *Ledger) replaceDoc(doc DocKey, toRev Rev, newTotal int, dirty *dirtyList) {
 	d := l.docFor(doc)
 	if !d.shaped {
-		l.shape(d, doc, toRev, newTotal, &dirty)
+		l.shape(d, doc, toRev, newTotal, dirty)
 	} else {
-		l.replace(d, doc, toRev, newTotal, &dirty)
+		l.replace(d, doc, toRev, newTotal, dirty)
 	}
-	l.unlockAndNotify(dirty)
 }
 
 func (l *Ledger) replace(d *docState, key DocKey, toRev Rev, newTotal int, dirty *dirtyList) {

@@ -40,7 +40,11 @@ func start(t *testing.T, root, state string) *process {
 // does: a first sight restores the document's persisted reads.
 func (p *process) get(k workspace.Key) (workspace.Doc, error) {
 	d, err := p.ws.Get(k)
-	for _, ev := range p.ws.TakeChanges() {
+	evs := p.ws.ChangesSince(0)
+	if len(evs) > 0 {
+		p.ws.Acknowledge(evs[len(evs)-1].Seq)
+	}
+	for _, ev := range evs {
 		if ev.First {
 			p.l.SetTotal(ledger.DocKey(ev.Key), ev.ToRev, ev.NewTotal)
 			p.sync.Restore(ev.Doc)

@@ -77,7 +77,7 @@ func TestLargeFileHashedWhileRead(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Get hangs")
 	}
-	evs := w.TakeChanges()
+	evs := w.ChangesSince(0)
 	if len(evs) != 1 || !evs[0].First {
 		t.Fatalf("changes %+v, want one first sight", evs)
 	}

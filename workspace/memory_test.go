@@ -45,11 +45,12 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 	for v := 2; v <= 1001; v++ {
 		i := (v * 37) % len(ls)
 		ls[i] = fmt.Sprintf("\tvalue_%06d := compute(%d, %d) // edited %d\n", i, i, i*7, v)
-		w.TakeChanges()
+		seen := lastSeq(w)
+		w.Acknowledge(seen) // as the ledger's follower does
 		if _, err := w.Change(u, int32(v), []textdoc.Change{{Text: strings.Join(ls, "")}}, textdoc.UTF16, ""); err != nil {
 			t.Fatal(err)
 		}
-		if events := w.TakeChanges(); len(events) != 1 || len(events[0].Changes) != 1 || events[0].Changes[0] != (textdoc.LineChange{Start: i, Old: 1, New: 1}) {
+		if events := w.ChangesSince(seen); len(events) != 1 || len(events[0].Changes) != 1 || events[0].Changes[0] != (textdoc.LineChange{Start: i, Old: 1, New: 1}) {
 			t.Fatalf("change %d: events %+v, want line %d changed", v, events, i)
 		}
 	}
@@ -72,12 +73,12 @@ func TestFullTextChangeIsAMinimalDiff(t *testing.T) {
 	w := New([]string{t.TempDir()}, Options{})
 	u := "file:///tmp/x/a.txt"
 	w.Open(u, "", 1, "a\nb\nc\nd\ne\n")
-	w.TakeChanges() // the first sight
+	seen := lastSeq(w) // past the first sight
 	if _, err := w.Change(u, 2, []textdoc.Change{{Text: "a\nX\nb\nc\nd\nY\ne\n"}}, textdoc.UTF16, ""); err != nil {
 		t.Fatal(err)
 	}
 	want := []textdoc.LineChange{{Start: 1, Old: 0, New: 1}, {Start: 5, Old: 0, New: 1}}
-	if events := w.TakeChanges(); len(events) != 1 || fmt.Sprint(events[0].Changes) != fmt.Sprint(want) {
+	if events := w.ChangesSince(seen); len(events) != 1 || fmt.Sprint(events[0].Changes) != fmt.Sprint(want) {
 		t.Fatalf("events %+v, want %v", events, want)
 	}
 }
@@ -123,4 +124,13 @@ func TestSmallEditsKeepShownRevisions(t *testing.T) {
 	if _, ok := w.SnapshotAt(d.Key, d.Rev); !ok {
 		t.Fatalf("the shown revision was dropped after %d one-line edits", maxPast-2)
 	}
+}
+
+// lastSeq is the number of the workspace's latest change (0: none).
+func lastSeq(w *Workspace) int64 {
+	evs := w.ChangesSince(0)
+	if len(evs) == 0 {
+		return 0
+	}
+	return evs[len(evs)-1].Seq
 }

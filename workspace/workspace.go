@@ -1,12 +1,13 @@
 // Package workspace holds the documents sightline knows: open buffers
 // (didOpen/didChange) and files on disk, each as an immutable textdoc snapshot
 // with a revision that grows with every content change. It queues every
-// change as line-level changes (TakeChanges) for its follower to shift the
-// ledger's ranges with; it calls no one back.
+// change as line-level changes, numbered in order (ChangesSince), for its
+// follower to shift the ledger's ranges with; it calls no one back.
 package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -255,6 +256,8 @@ type ChangeEvent struct {
 	// opened): there was no earlier text, and persisted reads of it may be
 	// restored onto this one.
 	First bool
+	// Seq numbers the workspace's changes in the order they happened, from 1.
+	Seq int64
 }
 
 // Options configure a Workspace.
@@ -278,30 +281,39 @@ type Workspace struct {
 	docs    map[Key]*entry
 	expects map[Key]expectation
 	moved   chan struct{} // closed and replaced on every change: a broadcast
-	// changes are the content changes and first sights not yet taken
-	// (TakeChanges), in the order they happened: the workspace calls no one
-	// back; whoever follows its documents (the ledger) applies them.
+	// changes are the content changes and first sights not yet
+	// acknowledged, in the order they happened (seq numbers the last): the
+	// workspace calls no one back; whoever follows its documents (the
+	// ledger) applies them (ChangesSince, Acknowledge).
 	changes []ChangeEvent
+	seq     int64
 	rev     atomic.Int64
 }
 
-// maxPendingChanges bounds the changes kept for a follower that never takes
-// them (a workspace used only to resolve paths loads nothing; one that loads
-// documents without a follower would otherwise grow without end). Past it the
-// oldest are dropped; a follower that falls that far behind sees the next
-// change of a document from a revision it does not know and starts that
-// document over, the safe answer.
-const maxPendingChanges = 1 << 16
+// maxPendingChanges bounds the changes kept for a follower that never
+// acknowledges them (a workspace used only to resolve paths loads nothing;
+// one that loads documents without a follower would otherwise grow without
+// end, each change holding its document's text). Past it the oldest are dropped; a follower that falls that far
+// behind sees the next change of a document from a revision it does not
+// know and starts that document over, the safe answer.
+const maxPendingChanges = 1 << 12
 
-// TakeChanges returns the changes since the last call, in the order they
-// happened. The caller applies them in that order: a follower that lets two
-// callers take and apply concurrently must serialise them itself.
-func (w *Workspace) TakeChanges() []ChangeEvent {
+// ChangesSince returns the changes numbered after seq that are still kept,
+// in the order they happened. Several callers may ask concurrently; the
+// follower applies each change once, in order, by its number.
+func (w *Workspace) ChangesSince(seq int64) []ChangeEvent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := w.changes
-	w.changes = nil
-	return out
+	i, _ := slices.BinarySearchFunc(w.changes, seq+1, func(ev ChangeEvent, s int64) int { return cmp.Compare(ev.Seq, s) })
+	return slices.Clone(w.changes[i:])
+}
+
+// Acknowledge drops the changes numbered up to seq: they were applied.
+func (w *Workspace) Acknowledge(seq int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(w.changes, seq+1, func(ev ChangeEvent, s int64) int { return cmp.Compare(ev.Seq, s) })
+	w.changes = slices.Delete(w.changes, 0, i)
 }
 
 // loading serialises the disk loads of each document: concurrent Gets of a
@@ -1238,6 +1250,8 @@ func (w *Workspace) emit(ev *ChangeEvent) {
 	if len(w.changes) >= maxPendingChanges {
 		w.changes = slices.Delete(w.changes, 0, len(w.changes)-maxPendingChanges+1)
 	}
+	w.seq++
+	ev.Seq = w.seq
 	w.changes = append(w.changes, *ev)
 }
 
