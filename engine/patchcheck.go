@@ -111,6 +111,13 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if mode == 0 {
 			mode = 0o644
 		}
+		root, rel, err := e.WS.Locate(k)
+		if err != nil {
+			return err
+		}
+		if _, err := newFileDoc(root, rel, k, r.Path, textdoc.New(content)); err != nil {
+			return err
+		}
 		r.Diff = hashline.UnifiedDiff(r.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
 		r.done = "Created " + r.Path + "."
 		cur[k] = len(*ws)
