@@ -16,6 +16,7 @@ import (
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/internal/testarchive"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // The conformance suites: the peers' own published cases (Codex's
@@ -485,5 +486,21 @@ func TestMoveOntoDeleted(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(root, n)); string(b) != want {
 			t.Fatalf("%s: %q", n, b)
 		}
+	}
+}
+
+// TestPatchOfMissingFile: a patch that updates a file that does not exist
+// is refused whole, not_found, saying how to add it instead.
+func TestPatchOfMissingFile(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	defer env.Close(ctx)
+	r, err := env.ApplyPatch(ctx, engine.PatchParams{Caller: engine.Caller{Session: "s"}, Text: "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Update File: gone.txt\n@@\n-x\n+y\n*** End Patch\n"})
+	if err != nil || r.OK || r.Error != result.NotFound || !strings.Contains(r.Message, "*** Add File: gone.txt") {
+		t.Fatalf("%v %+v", err, r)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a.txt written: %v", err)
 	}
 }
