@@ -101,9 +101,9 @@ func Setup(ctx context.Context, o Options) *Env {
 		lockDir = store.LockDir()
 	}
 	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
-	env.audits.onCall = o.OnSessionActive
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
+	env.audits.onCall = o.OnSessionActive
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.
 	env.recoverWrites(ctx)
