@@ -100,8 +100,8 @@ func (e *Env) Sessions(ctx context.Context) (SessionsResult, error) {
 // AuditCall records a call on the session's state (a reset, a revocation),
 // which names no document: the envelope of package ops audits those, while
 // a document's call audits its own verdicts, refusals first.
-func (e *Env) AuditCall(ctx context.Context, method string, c Caller, o Outcome, d time.Duration) {
-	e.audit(ctx, method, c, "", o, "", "", "", d, nil)
+func (e *Env) AuditCall(ctx context.Context, c Caller, o Outcome, d time.Duration) {
+	e.audit(ctx, c, "", o, "", "", "", d, nil)
 }
 
 // SessionsParams are the params of sightline/sessions: none.
@@ -127,18 +127,18 @@ type auditLog struct {
 }
 
 // audit records one call.
-func (e *Env) audit(ctx context.Context, method string, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, args []byte) {
-	e.auditDigest(ctx, method, c, path, o, before, after, guard, d, digest(args))
+func (e *Env) audit(ctx context.Context, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, args []byte) {
+	e.auditDigest(ctx, c, path, o, before, after, guard, d, digest(args))
 }
 
 // auditDigest is audit with the arguments' digest computed: a call that
 // audits a row per file digests its arguments once, not once per row.
-func (e *Env) auditDigest(ctx context.Context, method string, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, argsDigest string) {
+func (e *Env) auditDigest(ctx context.Context, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, argsDigest string) {
 	a := store.AuditEntry{
 		Time:       time.Now(),
 		Session:    c.SessionOr(),
 		Agent:      c.Agent,
-		Method:     method,
+		Method:     MethodOf(ctx),
 		Path:       path,
 		Outcome:    "ok",
 		BeforeHash: before,

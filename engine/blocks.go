@@ -98,7 +98,7 @@ func (b *Blocks) exists(name string) bool {
 	if _, ok := b.scratch[k]; ok {
 		return true
 	}
-	_, err = b.e.WS.Get(k)
+	_, err = b.e.get(k)
 	return err == nil
 }
 
@@ -163,9 +163,7 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 		extra = append(extra, *b.overflow)
 	}
 	for _, r := range extra {
-		if !b.dryRun {
-			b.e.audit(ctx, "sightline/applyBlocks", b.caller, r.Path, Refusal(result.Errorf(r.Error, "%s", r.Message)), "", "", "", time.Since(start), []byte(r.Path))
-		}
+		b.e.audit(ctx, b.caller, r.Path, Refusal(result.Errorf(r.Error, "%s", r.Message)), "", "", "", time.Since(start), []byte(r.Path))
 	}
 	all := append(append([]BlockResult(nil), b.results...), extra...)
 	res := BlocksResult{Outcome: Outcome{OK: true}, Blocks: all}
@@ -195,6 +193,8 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 		}
 	case !b.dryRun:
 		b.commit(ctx, all, &res, start)
+	default: // a dry run's verdicts are audited as a patch's are
+		b.auditAll(ctx, all, start)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Index < all[j].Index })
 	res.Blocks = all
@@ -262,7 +262,7 @@ func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResul
 		}
 		ws = append(ws, w)
 	}
-	warnings, err := e.commitWrites(ctx, b.caller, "sightline/applyBlocks", ws)
+	warnings, err := e.commitWrites(ctx, b.caller, ws)
 	res.Warnings = append(res.Warnings, warnings...)
 	if err != nil {
 		fail(err)
@@ -284,11 +284,11 @@ func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResul
 
 func (b *Blocks) auditAll(ctx context.Context, all []BlockResult, start time.Time) {
 	for _, r := range all {
-		o := Outcome{OK: r.Status == "applied"}
+		o := Outcome{OK: r.Status == "applied" || r.Status == "validated"}
 		if !o.OK {
 			o = Refusal(result.Errorf(r.Error, "%s", r.Message))
 		}
-		b.e.audit(ctx, "sightline/applyBlocks", b.caller, r.Path, o, "", "", "", time.Since(start), []byte(r.Path))
+		b.e.audit(ctx, b.caller, r.Path, o, "", "", "", time.Since(start), []byte(r.Path))
 	}
 }
 
@@ -308,9 +308,7 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	r := BlockResult{Index: blk.Index, Path: e.WS.Rel(e.WS.KeyOf(blk.Path))}
 	fail := func(err error) BlockResult {
 		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
-		if !b.dryRun {
-			e.audit(ctx, "sightline/applyBlocks", b.caller, r.Path, Refusal(err), "", "", "", time.Since(start), []byte(blk.Path))
-		}
+		e.audit(ctx, b.caller, r.Path, Refusal(err), "", "", "", time.Since(start), []byte(blk.Path))
 		return r
 	}
 	k, err := e.WS.Resolve(blk.Path)
@@ -343,7 +341,7 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	} else {
 		// Checked as a write (policy, .git, the guard on the file's first
 		// block), written when the output ends.
-		out, err = e.transact(ctx, writeReq{caller: b.caller, method: "sightline/applyBlocks", uri: string(k), dryRun: true, scratch: b.scratch[k], plan: plan})
+		out, err = e.transact(ctx, writeReq{caller: b.caller, uri: string(k), dryRun: true, scratch: b.scratch[k], plan: plan})
 	}
 	if err != nil {
 		if result.KindOf(err) == result.Binary {
@@ -410,7 +408,7 @@ func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Ke
 	if _, ok := b.files[k]; ok {
 		return fail(result.Errorf(result.Exists, "An earlier block already writes %s: a block with an empty EDIT half creates a file.", r.Path))
 	}
-	if _, err := e.WS.Get(k); err == nil || result.KindOf(err) != result.NotFound {
+	if _, err := e.get(k); err == nil || result.KindOf(err) != result.NotFound {
 		if err == nil {
 			err = result.Errorf(result.Exists, "%s already exists: a block with an empty EDIT half creates a file; to change this one, put the lines to replace in the EDIT half.", r.Path)
 		}

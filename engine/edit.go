@@ -73,7 +73,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	defer func() { e.annotate(&res, out.before) }()
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/edit", p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), p.Edits)
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), p.Edits)
 		}
 	}()
 
@@ -103,7 +103,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, nil
 	}
 
-	out, err = e.transact(ctx, writeReq{caller: p.Caller, method: "sightline/edit", uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
+	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))

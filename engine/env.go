@@ -9,6 +9,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -47,6 +48,7 @@ type Env struct {
 	history   *historyLog
 	hashes    hashCache // the registry's file hashes
 	trees     treeCache // the registry's walks, while the editor watches files
+	follow    *follower // applies the workspace's changes to the ledger
 }
 
 // settings is the effective configuration, replaced whole, with its
@@ -100,6 +102,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *statedb.Sync, ed Edit
 		health:    &health{},
 		approvals: &approvalMemory{},
 		history:   &historyLog{behind: dbw, db: db, log: log},
+		follow:    &follower{ws: ws, l: l, db: db, notify: func(workspace.Key) {}},
 	}
 	ws.SetGate(e.gate)
 	ws.SetEncodings(cfg.Charsets())
@@ -202,6 +205,22 @@ func Refusal(err error) Outcome {
 // TextDocument names a document by URI, as LSP does.
 type TextDocument struct {
 	URI string `json:"uri"`
+}
+
+// methodKey holds the operation a call runs as (WithMethod).
+type methodKey struct{}
+
+// WithMethod says which operation a call runs as (sightline/edit): its
+// audit rows and history versions name it. The operation table's envelope
+// sets it for every call, so the engine names no operation itself.
+func WithMethod(ctx context.Context, method string) context.Context {
+	return context.WithValue(ctx, methodKey{}, method)
+}
+
+// MethodOf is the operation a call runs as; "" outside the envelope.
+func MethodOf(ctx context.Context) string {
+	m, _ := ctx.Value(methodKey{}).(string)
+	return m
 }
 
 // Caller names who is asking: the session whose ledger a call reads and

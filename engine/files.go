@@ -85,7 +85,7 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 	start := time.Now()
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/files", p.Caller, strings.Join(p.Globs, " "), res.Outcome, "", "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, strings.Join(p.Globs, " "), res.Outcome, "", "", "", time.Since(start), nil)
 		}
 	}()
 	var filter *policy.Policy

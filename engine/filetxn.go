@@ -118,7 +118,7 @@ type stagedFile struct {
 // commitWrites runs a write. On error nothing was written, except where the
 // error says so (the disk failing between two renames: the journal then
 // finishes the write on the next start).
-func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fileWrite) (warnings []string, err error) {
+func (e *Env) commitWrites(ctx context.Context, c Caller, ws []fileWrite) (warnings []string, err error) {
 	// This process's document locks, in key order.
 	var keys []workspace.Key
 	for _, w := range ws {
@@ -133,12 +133,12 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, method string, ws []fi
 		unlock := e.locks.lock(k)
 		defer unlock()
 	}
-	return e.writeLocked(ctx, c, method, ws)
+	return e.writeLocked(ctx, c, ws)
 }
 
 // writeLocked is commitWrites for a caller that holds the document locks of
 // every file.
-func (e *Env) writeLocked(ctx context.Context, c Caller, method string, ws []fileWrite) (warnings []string, err error) {
+func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnings []string, err error) {
 	session := c.SessionOr()
 	via := e.Config().ApplyVia
 	var open, disk []*fileWrite
@@ -277,10 +277,10 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, method string, ws []fil
 	}
 	e.dropJournal(ctx, id, journaled)
 	for _, f := range files {
-		e.afterDisk(ctx, c, method, f)
+		e.afterDisk(ctx, c, f)
 	}
 	for _, w := range open {
-		e.afterEditor(ctx, c, method, w)
+		e.afterEditor(ctx, c, w)
 	}
 	return warnings, nil
 }
@@ -622,6 +622,7 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 		}
 		w.after = after
 	}
+	e.follow.settle() // the editor's echo of the edit: the session's own lines
 	return warnings, nil
 }
 
@@ -638,9 +639,11 @@ func wholePlan(before, next *textdoc.Snapshot) hashline.Plan {
 // afterDisk brings the workspace, the ledger and the history up to a file
 // the transaction wrote. The new file's state comes from the staged file's
 // descriptor: no name is looked up again.
-func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedFile) {
+func (e *Env) afterDisk(ctx context.Context, c Caller, f *stagedFile) {
 	w := f.w
 	session := c.SessionOr()
+	e.follow.settle() // the ledger at the revision written over
+	defer e.follow.settle()
 	for _, k := range []workspace.Key{w.key, w.to} {
 		if p, ok := k.Path(); ok && k != "" {
 			e.trees.changed(p, w.op != opModify)
@@ -668,26 +671,28 @@ func (e *Env) afterDisk(ctx context.Context, c Caller, method string, f *stagedF
 			}
 		}
 		w.after = e.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
+		e.follow.settle()
 		w.after.KnowFileHash(<-f.hashed)
-		e.record(ctx, method, c, w.key, written{before: w.before, after: w.after, plan: plan})
+		e.record(ctx, c, w.key, written{before: w.before, after: w.after, plan: plan})
 	case opCreate:
-		w.after = e.created(ctx, c, method, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
+		w.after = e.created(ctx, c, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	case opDelete:
 		e.WS.Forget(w.key)
 		e.Ledger.Forget(ledger.DocKey(w.key))
 	case opRename:
 		e.WS.Forget(w.key)
 		e.Ledger.Forget(ledger.DocKey(w.key))
-		w.after = e.created(ctx, c, method, w.to, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
+		w.after = e.created(ctx, c, w.to, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	}
 }
 
 // created records a file the session wrote new (fi: its state, real: its
 // name as resolved): its lines are its own.
-func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.Key, text *textdoc.Snapshot, cs charset.Charset, fi fs.FileInfo, real, hash string) workspace.Doc {
+func (e *Env) created(ctx context.Context, c Caller, k workspace.Key, text *textdoc.Snapshot, cs charset.Charset, fi fs.FileInfo, real, hash string) workspace.Doc {
 	d := e.WS.Created(k, text, cs, fi, real)
+	e.follow.settle()
 	d.KnowFileHash(hash)
-	e.record(ctx, method, c, k, written{after: d})
+	e.record(ctx, c, k, written{after: d})
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(c.SessionOr(), doc)
 	if n := d.Snap.LineCount(); n > 0 {
@@ -700,12 +705,12 @@ func (e *Env) created(ctx context.Context, c Caller, method string, k workspace.
 // afterEditor records an open document's write in the history: the text
 // as the editor reported it when it holds the plan's lines (its hash was
 // computed during the round trip), else the planned text.
-func (e *Env) afterEditor(ctx context.Context, c Caller, method string, w *fileWrite) {
+func (e *Env) afterEditor(ctx context.Context, c Caller, w *fileWrite) {
 	now := w.after
 	if now.Snap == nil || !sameLines(now.Snap, w.next, *w.plan) {
 		now = workspace.Doc{Snap: w.next, Charset: w.before.Charset}
 	}
-	e.record(ctx, method, c, w.key, written{before: w.before, after: now, plan: w.plan})
+	e.record(ctx, c, w.key, written{before: w.before, after: now, plan: w.plan})
 }
 
 // recoverWrites finishes or undoes the multi-file writes a process left

@@ -50,7 +50,7 @@ type written struct {
 // record keeps a write behind the call. It copies nothing: snapshots are
 // immutable, and a write with a plan is kept as its change (the history
 // stores the edit, not the file).
-func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.Key, w written) {
+func (e *Env) record(ctx context.Context, c Caller, k workspace.Key, w written) {
 	h := e.history
 	if h.db == nil {
 		return
@@ -62,7 +62,7 @@ func (e *Env) record(ctx context.Context, method string, c Caller, k workspace.K
 		text := func(d workspace.Doc) store.Text {
 			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte { return []byte(d.Snap.Text()) }}
 		}
-		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: method}}
+		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: MethodOf(ctx)}}
 		if w.before.Snap != nil {
 			b := text(w.before)
 			rec.Before = &b
@@ -153,7 +153,7 @@ func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, 
 	}
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/history", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
 		}
 	}()
 	k, err := workspace.Normalize(p.TextDocument.URI)
@@ -217,7 +217,7 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 	ctx = withGrants(ctx)
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/diff", p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
 		}
 	}()
 	k, err := workspace.Normalize(p.TextDocument.URI)
@@ -360,7 +360,7 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 	var out writeOut
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/rollback", p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
 		}
 	}()
 	k, err := workspace.Normalize(p.TextDocument.URI)
@@ -378,7 +378,7 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 		return res, err
 	}
 	target := lines.Split(text)
-	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, method: "sightline/rollback",
+	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			n := d.Snap.LineCount()
 			cur := make([]lines.Line, n)

@@ -95,7 +95,7 @@ func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResul
 			if err == nil {
 				// A report shows no text, but the refusal is an admission
 				// verdict, and every verdict is audited.
-				e.audit(ctx, "sightline/ledger", p.Caller, e.pathOf(p.TextDocument.URI), res.Outcome, "", "", "", time.Since(start), nil)
+				e.audit(ctx, p.Caller, e.pathOf(p.TextDocument.URI), res.Outcome, "", "", "", time.Since(start), nil)
 			}
 			return res, err
 		}

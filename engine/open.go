@@ -33,7 +33,7 @@ func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult
 	start := time.Now()
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/open", p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
 		}
 	}()
 	res.Path = e.pathOf(p.TextDocument.URI)

@@ -148,7 +148,7 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the patch applies to %d %s; nothing was written.", len(files), plural(len(files), "file", "files"))}
 		return res, nil
 	}
-	warnings, err = e.commitWrites(ctx, p.Caller, "sightline/applyPatch", writes)
+	warnings, err = e.commitWrites(ctx, p.Caller, writes)
 	if err != nil {
 		o := Refusal(err)
 		for i := range res.Files {
@@ -176,7 +176,7 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 // none it could read.
 func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, start time.Time) {
 	if len(res.Files) == 0 {
-		e.audit(ctx, "sightline/applyPatch", p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
+		e.audit(ctx, p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
 		return
 	}
 	dig := digest([]byte(p.Text)) // once: a row per file must not hash the whole patch per file
@@ -185,7 +185,7 @@ func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, st
 		if !o.OK {
 			o.Error = f.Error
 		}
-		e.auditDigest(ctx, "sightline/applyPatch", p.Caller, f.Path, o, "", "", "", time.Since(start), dig)
+		e.auditDigest(ctx, p.Caller, f.Path, o, "", "", "", time.Since(start), dig)
 	}
 }
 
@@ -274,7 +274,7 @@ func (e *Env) patchConflict(ctx context.Context, c Caller, f patch.File, k works
 	}
 	m := *r
 	m.merged = true
-	out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: patchPlanner(f, &m)})
+	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, &m)})
 	if err != nil || out.noop {
 		return
 	}

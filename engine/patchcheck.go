@@ -92,7 +92,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 				content += "\n"
 			}
 		}
-		if _, err := e.WS.Get(k); err == nil {
+		if _, err := e.get(k); err == nil {
 			// As Codex does, adding a file that exists replaces it; but only
 			// what write's overwrite mode allows: the whole file read and
 			// unchanged since.
@@ -181,7 +181,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		w = fileWrite{op: opModify, key: k, rel: r.Path, before: d, next: d.Snap}
 	}
 	if len(f.Hunks) > 0 {
-		req := writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: patchPlanner(f, r)}
+		req := writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, r)}
 		if seen {
 			req.scratch = w.next
 		}
@@ -230,7 +230,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if why, ok := gone[nk]; ok {
 			return result.Errorf(result.Exists, "%s: an earlier section of the patch %s it; the patch would move %s onto it. A patch changes each file in one place. Nothing was written.", r.NewPath, why, r.Path)
 		}
-		if _, err := e.WS.Get(nk); err == nil {
+		if _, err := e.get(nk); err == nil {
 			// Moving onto a file replaces it (as Codex does) when write's
 			// overwrite mode would: the file at the new name becomes the
 			// moved text, and the old name is deleted.
@@ -303,7 +303,7 @@ func (e *Env) replaceExisting(ctx context.Context, c Caller, k workspace.Key, r 
 		sp := hashline.Splice{Start: 0, Old: n, New: contentLines(content, d.Snap.Dominant(), true)}
 		return hashline.NewPlan(n, []hashline.Splice{sp}, tr), targets, nil
 	}
-	out, err := e.transact(ctx, writeReq{caller: c, method: "sightline/applyPatch", uri: string(k), dryRun: true, plan: plan})
+	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: plan})
 	r.Diff = out.diff
 	if err != nil {
 		r.Expanded = out.verdict.Expanded

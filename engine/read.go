@@ -65,7 +65,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 	start := time.Now()
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/read", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
 		}
 	}()
 
@@ -252,7 +252,16 @@ func (e *Env) pathOf(uri string) string {
 // document open, else the disk.
 func (e *Env) load(k workspace.Key) (workspace.Doc, error) {
 	if d, ok := e.WS.Known(k); ok && d.Open {
+		e.follow.settle()
 		return d, nil
 	}
-	return e.WS.Get(k)
+	return e.get(k)
+}
+
+// get is workspace.Get with the workspace's changes applied to the ledger
+// after it (a disk load may be a first sight or a change).
+func (e *Env) get(k workspace.Key) (workspace.Doc, error) {
+	d, err := e.WS.Get(k)
+	e.follow.settle()
+	return d, err
 }

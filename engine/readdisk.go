@@ -48,7 +48,7 @@ func (e *Env) ReadDisk(ctx context.Context, p ReadParams) (ReadResult, error) {
 	start := time.Now()
 	if res, ok, err := e.readDisk(ctx, p); ok {
 		if err == nil {
-			e.audit(ctx, "sightline/read", p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
 		}
 		return res, err
 	}

@@ -82,7 +82,7 @@ func BenchmarkAuditRow(b *testing.B) {
 	c := Caller{Session: "s", Agent: "a"}
 	o := Outcome{OK: true}
 	for b.Loop() {
-		env.audit(ctx, "sightline/read", c, "a.go", o, "sha256:00", "", "", time.Millisecond, nil)
+		env.audit(WithMethod(ctx, "sightline/read"), c, "a.go", o, "sha256:00", "", "", time.Millisecond, nil)
 	}
 	b.StopTimer()
 	env.audits.drain()

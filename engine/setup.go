@@ -81,18 +81,7 @@ func Setup(ctx context.Context, o Options) *Env {
 		}
 		notify(workspace.Key(doc))
 	}})
-	ws := workspace.New(o.Roots, workspace.Options{
-		OnChange: func(ev workspace.ChangeEvent) {
-			ShiftLedger(l, ev)
-			notify(ev.Key)
-		},
-		OnFirstSight: func(d workspace.Doc) {
-			l.SetTotal(ledger.DocKey(d.Key), d.Rev, d.Snap.LineCount())
-			if sync != nil {
-				sync.Restore(d)
-			}
-		},
-	})
+	ws := workspace.New(o.Roots, workspace.Options{})
 	if sync != nil {
 		sync.Attach(l, ws)
 	}
@@ -101,6 +90,7 @@ func Setup(ctx context.Context, o Options) *Env {
 		lockDir = store.LockDir()
 	}
 	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
+	env.follow.notify = notify
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
 	env.audits.onCall = o.OnSessionActive
@@ -186,7 +176,7 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 			return
 		}
 		if !e.restoreFromDisk(ctx, k) {
-			_, _ = e.WS.Get(k)
+			_, _ = e.get(k)
 		}
 	}
 }

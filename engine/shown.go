@@ -69,13 +69,12 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	start := time.Now()
-	method := "sightline/shown"
 	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
 		res = ShownResult{Outcome: o, Path: e.pathOf(p.TextDocument.URI), Recorded: []ledger.Range{}}
 		if err == nil {
-			e.audit(ctx, method, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
 		}
 		return res, err
 	}
@@ -133,7 +132,7 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 		res.Message += fmt.Sprintf(" %s did not match the file (cut short, or changed since) and did not count.", ledger.List(res.Skipped))
 	}
 	res.Ledger = e.docLedger(session, d)
-	e.audit(ctx, method, p.Caller, res.Path, res.Outcome, d.FileHash(), "", kind, time.Since(start), []byte(p.Tool))
+	e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", kind, time.Since(start), []byte(p.Tool))
 	return res, nil
 }
 
@@ -239,7 +238,6 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	start := time.Now()
-	method := "sightline/check"
 	res.Targets = []ledger.Range{}
 	if k, err := normalize(p.TextDocument.URI); err == nil && e.outside(k) {
 		// Not a file of the workspace: sightline has no ledger of it and
@@ -257,13 +255,13 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		if result.KindOf(err) == result.NotFound {
 			// A new document: nothing in it to have read.
 			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}
-			e.audit(ctx, method, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.Tool))
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.Tool))
 			return res, nil
 		}
 		o, err := refusalOr(err)
 		res.Outcome = o
 		if err == nil {
-			e.audit(ctx, method, p.Caller, res.Path, o, "", "", "", time.Since(start), []byte(p.Tool))
+			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), []byte(p.Tool))
 		}
 		return res, err
 	}
@@ -314,7 +312,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	} else {
 		res.Message = fmt.Sprintf("%s: the change may proceed.", res.Path)
 	}
-	e.audit(ctx, method, p.Caller, res.Path, res.Outcome, d.FileHash(), "", v.Name, time.Since(start), []byte(p.Tool))
+	e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", v.Name, time.Since(start), []byte(p.Tool))
 	return res, nil
 }
 

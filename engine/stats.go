@@ -9,14 +9,14 @@ import (
 	"github.com/sightline-lsp/sightline/store"
 )
 
-// writeMethods are the calls stats count (reads are audited too).
-var writeMethods = []string{"sightline/edit", "sightline/write", "sightline/applyBlocks", "sightline/applyPatch", "sightline/rollback"}
-
 // StatsParams are the params of sightline/stats.
 type StatsParams struct {
 	Rendering
 	// Limit bounds how many of the latest audited calls are counted (0: all).
 	Limit int `json:"limit,omitempty"`
+	// Writes are the operations counted (reads are audited too): the
+	// operation table's writes, set by its envelope.
+	Writes []string `json:"-"`
 }
 
 // MethodStats are one method's outcomes and latency.
@@ -53,7 +53,7 @@ type StatsResult struct {
 // Stats computes the metrics from the audit log (the database when open,
 // else this process's memory).
 func (e *Env) Stats(ctx context.Context, p StatsParams) (res StatsResult, err error) {
-	entries, src, err := e.audits.entries(ctx, store.AuditFilter{Limit: p.Limit, Methods: writeMethods})
+	entries, src, err := e.audits.entries(ctx, store.AuditFilter{Limit: p.Limit, Methods: p.Writes})
 	if err != nil {
 		return StatsResult{}, err
 	}

@@ -56,7 +56,7 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 	}
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/summary", p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
 		}
 	}()
 	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {

@@ -82,7 +82,6 @@ type planner func(d workspace.Doc) (hashline.Plan, []ledger.Range, error)
 // writeReq is one write as the transaction sees it.
 type writeReq struct {
 	caller Caller
-	method string // for the history: the call that writes
 	uri    string
 	dryRun bool
 	// wantHash makes the write compare-and-swap: the file hash the caller
@@ -173,7 +172,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 		return out, nil
 	}
 	ws := []fileWrite{{op: opModify, key: d.Key, rel: e.WS.Rel(d.Key), before: d, fresh: true, next: next, plan: &plan, changes: lcs}}
-	warn, err := e.writeLocked(ctx, req.caller, req.method, ws)
+	warn, err := e.writeLocked(ctx, req.caller, ws)
 	out.warnings = append(out.warnings, warn...)
 	if err != nil {
 		return out, err

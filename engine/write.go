@@ -60,7 +60,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 	var before, guard string
 	defer func() {
 		if err == nil {
-			e.audit(ctx, "sightline/write", p.Caller, res.Path, res.Outcome, before, res.FileHash, guard, time.Since(start), []byte(p.Mode))
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, before, res.FileHash, guard, time.Since(start), []byte(p.Mode))
 		}
 	}()
 	res.Mode = p.Mode
@@ -120,7 +120,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			return res, nil
 		}
 	}
-	out, err := e.transact(ctx, writeReq{caller: p.Caller, method: "sightline/write", uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
+	out, err := e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			var splice hashline.Splice
 			var targets []ledger.Range
@@ -381,7 +381,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	// two creates, or a create and a write through a link to this name,
 	// cannot interleave.
 	ws := []fileWrite{{op: opCreate, key: k, rel: res.Path, next: textdoc.New(content)}}
-	if _, err := e.writeLocked(ctx, p.Caller, "sightline/write", ws); err != nil {
+	if _, err := e.writeLocked(ctx, p.Caller, ws); err != nil {
 		if result.KindOf(err) == result.Exists {
 			err = result.Wrap(result.Exists, err, fmt.Sprintf("%s already exists; read it and use mode \"edit\", \"append\" or \"overwrite\".", res.Path))
 		}

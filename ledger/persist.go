@@ -42,12 +42,30 @@ func (l *Ledger) Export(session string, doc DocKey) (Entry, bool) {
 // disjoint (stale over authored over read, the safe order). Records are
 // restated at rev, one per run of their current lines, since the content is
 // the same and older revisions cannot be mapped.
+//
+// The document may have changed since rev (the restore was computed while
+// edits went on): the snapshot then moves through the changes the log has
+// since rev, as Moved moves it (lines that replaced lines the session had
+// seen are stale). When the log does not reach rev, or its line count there
+// is not the snapshot's, nothing is imported: unread is the safe answer.
 func (l *Ledger) Import(session string, doc DocKey, rev Rev, in Entry) {
 	l.mu.Lock()
 	var dirty dirtyList
 	d := l.docFor(doc)
 	if !d.shaped {
 		l.shape(d, doc, rev, in.TotalLines, &dirty)
+	}
+	if rev != d.rev {
+		total, ok := d.totalAt(rev)
+		if !ok || total != in.TotalLines {
+			l.mu.Unlock()
+			return
+		}
+		var since []Change
+		for i := d.firstAfter(rev); i < len(d.log); i++ {
+			since = append(since, d.log[i].Change)
+		}
+		in = in.Moved(since, d.total)
 	}
 	if old := d.sessions[session]; old != nil {
 		delete(d.sessions, session)

@@ -157,6 +157,7 @@ type enveloped interface{ Envelope() *engine.Outcome }
 // errors, which each door answers in its own way.
 func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	start := time.Now()
+	ctx = engine.WithMethod(ctx, d.Method) // the engine's audit and history name the operation
 	r, err := d.spec.run(ctx, c, p)
 	if err != nil {
 		if k := result.KindOf(err); k == "" || k == result.InvalidParams || errors.Is(err, context.Canceled) {
@@ -169,7 +170,7 @@ func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	c.Env.Annotate(o)
 	if d.spec.audit != nil {
 		if who, ok := d.spec.audit(p); ok {
-			c.Env.AuditCall(ctx, d.Method, who, *o, time.Since(start))
+			c.Env.AuditCall(ctx, who, *o, time.Since(start))
 		}
 	}
 	if rendered(p) {

@@ -62,6 +62,9 @@ type BlockRun struct {
 // NewBlocks starts a streamed run. The server is chosen once, at the start:
 // the blocks of one run see each other's effects.
 func (b *Router) NewBlocks(ctx context.Context, c engine.Caller, dryRun, stage bool) *BlockRun {
+	// Streamed, so outside the operation's envelope: its audit names it
+	// as the envelope would.
+	ctx = engine.WithMethod(ctx, ops.ApplyBlocks.Method)
 	r := &BlockRun{b: b, ctx: ctx, caller: c, dryRun: dryRun, stage: stage, id: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	rt := b.pick(ctx, nil)
 	r.remote = rt.c

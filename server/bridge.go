@@ -15,6 +15,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/version"
 )
@@ -137,6 +138,9 @@ type blockRuns struct {
 // feed applies a chunk's completed blocks at once (one run's chunks arrive
 // in order, one call at a time) and answers them; close ends the run.
 func (r *blockRuns) feed(ctx context.Context, env *engine.Env, p bridge.BlocksParams) (any, error) {
+	// Streamed, so outside the operation's envelope: its audit names it
+	// as the envelope would.
+	ctx = engine.WithMethod(ctx, ops.ApplyBlocks.Method)
 	r.mu.Lock()
 	run := r.m[p.Run]
 	if run == nil {

@@ -9,6 +9,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -18,7 +20,8 @@ import (
 // their text in RSS instead of 1.8x).
 func TestDidOpenKeepsNoPartOfTheMessage(t *testing.T) {
 	dir := t.TempDir()
-	s := &Server{ws: workspace.New([]string{dir}, workspace.Options{})}
+	env := engine.Setup(context.Background(), engine.Options{Roots: []string{dir}, Config: config.Default(), NoPersist: true})
+	s := &Server{env: env, ws: env.WS}
 	s.pub = newPublisher(s)
 	text := strings.Repeat("line\n", 1000)
 	uri := "file://" + dir + "/a.txt"

@@ -123,6 +123,7 @@ func (p *publisher) publish() {
 	p.mu.Unlock()
 
 	s := p.s
+	s.env.Settle() // the ledger at the revisions the surfaces are computed for
 	session := s.session()
 	if prev := p.shown; prev != session {
 		// Another session is shown (followSession, or the setting changed):

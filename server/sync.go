@@ -69,6 +69,7 @@ func (s *Server) open(uri, lang string, version int32, text string) error {
 	if err != nil {
 		return err
 	}
+	s.env.Settle()
 	if over != "" {
 		s.log.Warn("didOpen over the file limit: the text is not kept", zap.String("uri", uri), zap.Int("bytes", len(text)))
 		if d, first := s.ws.Desync(uri, over); first {
@@ -115,7 +116,9 @@ func (s *Server) didChange(raw json.RawMessage) error {
 			return nil
 		}
 	}
-	if _, err := s.ws.Change(uri, version, changes, s.encoding(), ""); err != nil {
+	_, err := s.ws.Change(uri, version, changes, s.encoding(), "")
+	s.env.Settle()
+	if err != nil {
 		s.log.Error("didChange", zap.Error(err))
 		if d, ok := s.knownOpen(uri); ok && d.Desync != "" {
 			s.tellDesync(d)
@@ -306,6 +309,7 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 		if _, err := s.ws.Get(k); err != nil {
 			s.log.Debug("watched file", zap.String("uri", string(k)), zap.Error(err))
 		}
+		s.env.Settle()
 		s.pub.mark(k)
 	}
 	return nil

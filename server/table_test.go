@@ -102,6 +102,27 @@ func TestTableThroughEveryDoor(t *testing.T) {
 		})
 	}
 
+	// Every audit row names the operation it audits: the envelope hands
+	// the method down (the streamed edit-block run names it too), and
+	// every operation that shows or writes text audited its call.
+	var audit engine.AuditResult
+	if err := e.Call("sightline/audit", map[string]any{}, &audit); err != nil {
+		t.Fatal(err)
+	}
+	audited := map[string]bool{}
+	for _, row := range audit.Entries {
+		if ops.Lookup(row.Method) == nil {
+			t.Errorf("audit row names %q, no operation of the table: %+v", row.Method, row)
+		}
+		audited[row.Method] = true
+	}
+	for _, op := range []*ops.Op{ops.Read.Op, ops.Edit.Op, ops.Write.Op, ops.ApplyBlocks.Op, ops.ApplyPatch.Op, ops.Summary.Op,
+		ops.Files.Op, ops.History.Op, ops.Diff.Op, ops.Rollback.Op, ops.Open.Op, ops.Reset.Op, ops.Shown.Op, ops.Check.Op} {
+		if !audited[op.Method] {
+			t.Errorf("%s: no audit row names it (rows: %v)", op.Method, audited)
+		}
+	}
+
 	// State afterwards: the reset through the bridge reached the server.
 	var led engine.LedgerResult
 	if err := e.Call("sightline/ledger", map[string]any{"session": "other"}, &led); err != nil || len(led.Documents) != 0 {

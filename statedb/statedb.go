@@ -33,8 +33,11 @@ type Sync struct {
 	ws  *workspace.Workspace
 	log *zap.Logger
 
-	mu    sync.Mutex
-	seen  map[workspace.Key]bool // documents whose entries were restored
+	mu sync.Mutex
+	// seen are the documents whose entries were restored or are being
+	// restored: the channel is closed once the restore is done, so a
+	// second caller waits for the first instead of deciding without them.
+	seen  map[workspace.Key]chan struct{}
 	dirty map[key]struct{}
 	// views describe documents the ledger knows that the workspace does not
 	// hold (a CLI range read: see RestoreView); stats are file stats to save.
@@ -106,8 +109,8 @@ type View struct {
 	LineHashes []byte
 }
 
-// restoreTimeout bounds the query for a document's entries, made under the
-// workspace's lock on first sight.
+// restoreTimeout bounds the query for a document's entries, made the first
+// time the document is seen (a second caller waits as long for it).
 const restoreTimeout = 2 * time.Second
 
 type key struct {
@@ -138,7 +141,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]bool), dirty: make(map[key]struct{}), views: make(map[workspace.Key]View)}, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), views: make(map[workspace.Key]View)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -204,11 +207,22 @@ func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, b
 
 func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32) {
 	s.mu.Lock()
-	done := s.seen[k]
-	s.seen[k] = true
+	flight, started := s.seen[k]
+	if !started {
+		flight = make(chan struct{})
+		s.seen[k] = flight
+	}
 	l := s.l
 	s.mu.Unlock()
-	if done || l == nil {
+	if started {
+		select { // bounded: the restore's own queries are
+		case <-flight:
+		case <-time.After(2 * restoreTimeout):
+		}
+		return
+	}
+	defer close(flight)
+	if l == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
@@ -449,7 +463,8 @@ func (s *Sync) Pending(ctx context.Context, session string) ([]workspace.Key, er
 	defer s.mu.Unlock()
 	var out []workspace.Key
 	for _, d := range docs {
-		if k := workspace.Key(d); !s.seen[k] {
+		if _, seen := s.seen[workspace.Key(d)]; !seen {
+			k := workspace.Key(d)
 			out = append(out, k)
 		}
 	}

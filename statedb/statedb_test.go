@@ -31,14 +31,24 @@ func start(t *testing.T, root, state string) *process {
 	}
 	t.Cleanup(func() { s.db.Close() }) // a second Close is harmless
 	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) { s.MarkDirty(session, workspace.Key(doc)) }})
-	ws := workspace.New([]string{root}, workspace.Options{
-		OnFirstSight: func(d workspace.Doc) {
-			l.SetTotal(ledger.DocKey(d.Key), d.Rev, d.Snap.LineCount())
-			s.Restore(d)
-		},
-	})
+	ws := workspace.New([]string{root}, workspace.Options{})
 	s.Attach(l, ws)
 	return &process{s, l, ws}
+}
+
+// get loads a document and follows the workspace's changes as the engine
+// does: a first sight restores the document's persisted reads.
+func (p *process) get(k workspace.Key) (workspace.Doc, error) {
+	d, err := p.ws.Get(k)
+	for _, ev := range p.ws.TakeChanges() {
+		if ev.First {
+			p.l.SetTotal(ledger.DocKey(ev.Key), ev.ToRev, ev.NewTotal)
+			p.sync.Restore(ev.Doc)
+		} else {
+			p.l.Replace(ledger.DocKey(ev.Key), ev.ToRev, ev.NewTotal)
+		}
+	}
+	return d, err
 }
 
 func (p *process) view(t *testing.T, path string) ledger.DocView {
@@ -47,7 +57,7 @@ func (p *process) view(t *testing.T, path string) ledger.DocView {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.ws.Get(k); err != nil {
+	if _, err := p.get(k); err != nil {
 		t.Fatal(err)
 	}
 	return p.l.Doc("s", ledger.DocKey(k))
@@ -77,7 +87,7 @@ func readAll(t *testing.T, root, state string) {
 	t.Helper()
 	p := start(t, root, state)
 	k, _ := p.ws.Resolve("f.txt")
-	d, err := p.ws.Get(k)
+	d, err := p.get(k)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,10 +59,10 @@ func TestLargeFileHashedWhileRead(t *testing.T) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The first sight of a document asks for its hash (the ledger restores
-	// what the agent saw of that text) before Get returns.
-	var seen string
-	w := New([]string{root}, Options{OnFirstSight: func(d Doc) { seen = d.FileHash() }})
+	// The first sight of a document is a change its follower takes, with
+	// the document's hash (computed while the file was read) ready for the
+	// ledger's restore.
+	w := New([]string{root}, Options{})
 	got := make(chan Doc, 1)
 	go func() {
 		d, err := w.Get(FromPath(p))
@@ -75,8 +75,13 @@ func TestLargeFileHashedWhileRead(t *testing.T) {
 	select {
 	case d = <-got:
 	case <-time.After(10 * time.Second):
-		t.Fatal("Get hangs when its document's hash is asked for before it returns")
+		t.Fatal("Get hangs")
 	}
+	evs := w.TakeChanges()
+	if len(evs) != 1 || !evs[0].First {
+		t.Fatalf("changes %+v, want one first sight", evs)
+	}
+	seen := evs[0].Doc.FileHash()
 	if got, want := d.FileHash(), hashline.FileHashString(text); got != want || seen != want || len(text) < hashAheadMin {
 		t.Fatalf("hash %s, want %s (%d bytes)", got, want, len(text))
 	}

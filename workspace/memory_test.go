@@ -36,8 +36,7 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 	}
 	ls := doc1MB()
 	text := strings.Join(ls, "")
-	var events []ChangeEvent
-	w := New([]string{t.TempDir()}, Options{OnChange: func(ev ChangeEvent) { events = append(events, ev) }})
+	w := New([]string{t.TempDir()}, Options{})
 	u := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "big.go"))
 	base := liveHeap()
 	if _, err := w.Open(u, "go", 1, text); err != nil {
@@ -46,11 +45,11 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 	for v := 2; v <= 1001; v++ {
 		i := (v * 37) % len(ls)
 		ls[i] = fmt.Sprintf("\tvalue_%06d := compute(%d, %d) // edited %d\n", i, i, i*7, v)
-		events = events[:0]
+		w.TakeChanges()
 		if _, err := w.Change(u, int32(v), []textdoc.Change{{Text: strings.Join(ls, "")}}, textdoc.UTF16, ""); err != nil {
 			t.Fatal(err)
 		}
-		if len(events) != 1 || len(events[0].Changes) != 1 || events[0].Changes[0] != (textdoc.LineChange{Start: i, Old: 1, New: 1}) {
+		if events := w.TakeChanges(); len(events) != 1 || len(events[0].Changes) != 1 || events[0].Changes[0] != (textdoc.LineChange{Start: i, Old: 1, New: 1}) {
 			t.Fatalf("change %d: events %+v, want line %d changed", v, events, i)
 		}
 	}
@@ -70,15 +69,15 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 // An insertion in the middle of a full-text change reports the inserted
 // lines only, not everything between the first and last difference.
 func TestFullTextChangeIsAMinimalDiff(t *testing.T) {
-	var events []ChangeEvent
-	w := New([]string{t.TempDir()}, Options{OnChange: func(ev ChangeEvent) { events = append(events, ev) }})
+	w := New([]string{t.TempDir()}, Options{})
 	u := "file:///tmp/x/a.txt"
 	w.Open(u, "", 1, "a\nb\nc\nd\ne\n")
+	w.TakeChanges() // the first sight
 	if _, err := w.Change(u, 2, []textdoc.Change{{Text: "a\nX\nb\nc\nd\nY\ne\n"}}, textdoc.UTF16, ""); err != nil {
 		t.Fatal(err)
 	}
 	want := []textdoc.LineChange{{Start: 1, Old: 0, New: 1}, {Start: 5, Old: 0, New: 1}}
-	if len(events) != 1 || fmt.Sprint(events[0].Changes) != fmt.Sprint(want) {
+	if events := w.TakeChanges(); len(events) != 1 || fmt.Sprint(events[0].Changes) != fmt.Sprint(want) {
 		t.Fatalf("events %+v, want %v", events, want)
 	}
 }

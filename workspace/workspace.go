@@ -1,7 +1,8 @@
 // Package workspace holds the documents sightline knows: open buffers
 // (didOpen/didChange) and files on disk, each as an immutable textdoc snapshot
-// with a revision that grows with every content change. It reports every
-// change as line-level changes so the ledger can shift its ranges.
+// with a revision that grows with every content change. It queues every
+// change as line-level changes (TakeChanges) for its follower to shift the
+// ledger's ranges with; it calls no one back.
 package workspace
 
 import (
@@ -246,20 +247,15 @@ type ChangeEvent struct {
 	NewTotal int
 	Author   string // session that made the change, "" for the user or the disk
 	Doc      Doc    // the document after the change
+	// First says the document was seen for the first time (loaded or
+	// opened): there was no earlier text, and persisted reads of it may be
+	// restored onto this one.
+	First bool
 }
 
 // Options configure a Workspace.
 type Options struct {
 	MaxFileSize int64
-	// OnChange is called after every content change, in order, under the
-	// workspace's lock: no reader can see a revision before the ledger has
-	// been shifted to it. It must be fast and must not call back into the
-	// workspace.
-	OnChange func(ChangeEvent)
-	// OnFirstSight is called, under the workspace's lock, when a document is
-	// loaded for the first time, so persisted ledger entries can be restored
-	// onto its text. It must not call back into the workspace.
-	OnFirstSight func(Doc)
 }
 
 // Workspace is safe for concurrent use.
@@ -272,15 +268,73 @@ type Workspace struct {
 	encodings atomic.Pointer[[]charset.Charset]
 	opts      Options
 
+	loads loading // the disk loads under way, with a lock of their own
+
 	mu      sync.Mutex
 	docs    map[Key]*entry
 	expects map[Key]expectation
-	// loads are the disk loads under way: concurrent Gets of one file that
-	// must be read wait for one load instead of each reading it (a storm of
-	// reads of a large file would otherwise hold one copy per request).
-	loads map[Key]chan struct{}
-	moved chan struct{} // closed and replaced on every change: a broadcast
-	rev   atomic.Int64
+	moved   chan struct{} // closed and replaced on every change: a broadcast
+	// changes are the content changes and first sights not yet taken
+	// (TakeChanges), in the order they happened: the workspace calls no one
+	// back; whoever follows its documents (the ledger) applies them.
+	changes []ChangeEvent
+	rev     atomic.Int64
+}
+
+// maxPendingChanges bounds the changes kept for a follower that never takes
+// them (a workspace used only to resolve paths loads nothing; one that loads
+// documents without a follower would otherwise grow without end). Past it the
+// oldest are dropped; a follower that falls that far behind sees the next
+// change of a document from a revision it does not know and starts that
+// document over, the safe answer.
+const maxPendingChanges = 1 << 16
+
+// TakeChanges returns the changes since the last call, in the order they
+// happened. The caller applies them in that order: a follower that lets two
+// callers take and apply concurrently must serialise them itself.
+func (w *Workspace) TakeChanges() []ChangeEvent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.changes
+	w.changes = nil
+	return out
+}
+
+// loading serialises the disk loads of each document: concurrent Gets of a
+// file that must be read wait for the one reading it, then find its result,
+// instead of each reading it (a storm of reads of a large file would
+// otherwise hold one copy per request). Its lock is its own: a Get waiting
+// for a load holds no lock of the documents.
+type loading struct {
+	mu sync.Mutex
+	m  map[Key]chan struct{}
+}
+
+// begin waits until no load of k is under way and starts one; the caller
+// calls end when its load is done.
+func (l *loading) begin(k Key) (end func()) {
+	l.mu.Lock()
+	for {
+		wait, busy := l.m[k]
+		if !busy {
+			break
+		}
+		l.mu.Unlock()
+		<-wait
+		l.mu.Lock()
+	}
+	if l.m == nil {
+		l.m = make(map[Key]chan struct{})
+	}
+	done := make(chan struct{})
+	l.m[k] = done
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		delete(l.m, k)
+		l.mu.Unlock()
+		close(done)
+	}
 }
 
 // expectation is an edit sightline asked the editor to apply: the didChange
@@ -989,25 +1043,8 @@ func (w *Workspace) Known(k Key) (Doc, bool) {
 // file that changed on disk since it was last seen is re-read and reported as
 // a change; a vanished one is not_found.
 func (w *Workspace) Get(k Key) (Doc, error) {
+	defer w.loads.begin(k)()
 	w.mu.Lock()
-	if wait, busy := w.loads[k]; busy {
-		w.mu.Unlock()
-		<-wait
-		w.mu.Lock()
-	}
-	if w.loads == nil {
-		w.loads = make(map[Key]chan struct{})
-	}
-	done := make(chan struct{})
-	w.loads[k] = done
-	defer func() {
-		w.mu.Lock()
-		if w.loads[k] == done {
-			delete(w.loads, k)
-		}
-		w.mu.Unlock()
-		close(done)
-	}()
 	e, known := w.docs[k]
 	var seenMod time.Time
 	var seenSize int64
@@ -1186,16 +1223,20 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// emit queues a change for the follower; call with w.mu held.
 func (w *Workspace) emit(ev *ChangeEvent) {
-	if ev != nil && w.opts.OnChange != nil {
-		w.opts.OnChange(*ev)
+	if ev == nil {
+		return
 	}
+	if len(w.changes) >= maxPendingChanges {
+		w.changes = slices.Delete(w.changes, 0, len(w.changes)-maxPendingChanges+1)
+	}
+	w.changes = append(w.changes, *ev)
 }
 
+// firstSight queues that d was seen for the first time; call with w.mu held.
 func (w *Workspace) firstSight(d Doc) {
-	if w.opts.OnFirstSight != nil {
-		w.opts.OnFirstSight(d)
-	}
+	w.emit(&ChangeEvent{Key: d.Key, ToRev: d.Rev, NewTotal: d.Snap.LineCount(), Doc: d, First: true})
 }
 
 // diffEvent describes the move from old to new content when only the two
