@@ -380,7 +380,7 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 
 // planOn plans a block against a text no file holds yet.
 func planOn(k workspace.Key, rel string, s *textdoc.Snapshot, plan planner) (writeOut, error) {
-	d := workspace.Doc{Key: k, Snap: s}
+	d := workspace.Doc{Key: k, Rel: rel, Snap: s}
 	out := writeOut{before: d, after: d}
 	p, _, err := plan(d)
 	if err != nil {

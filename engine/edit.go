@@ -83,28 +83,17 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 	if len(p.Edits) == 0 || string(p.Edits) == "null" {
 		return res, result.Errorf(result.InvalidParams, "edits is required: a JSON array of edit operations")
 	}
-	res.URI, res.Path = p.TextDocument.URI, e.pathOf(p.TextDocument.URI)
-	// A path refused by name is answered (and audited) as such whatever else
-	// is wrong with the call: an escape attempt is the row an auditor wants.
-	if k, err := normalize(p.TextDocument.URI); err == nil {
-		err = e.denied(k)
-		if err != nil {
-			res.Outcome, err = refusalOr(err)
-			return res, err
-		}
-	}
-	edits, err := hashline.DecodeEdits(p.Edits)
-	if err != nil {
-		res.Outcome = Refusal(err)
-		return res, nil
-	}
-	if len(edits) == 0 {
-		res.Outcome = Refusal(result.Errorf(result.InvalidEdit, "edits is empty: nothing to do."))
-		return res, nil
-	}
-
+	res.URI = p.TextDocument.URI
+	var edits []hashline.Edit
+	// The edits are decoded once the document is admitted: a path refused
+	// is answered (and audited) as such whatever else is wrong with the
+	// call, as an escape attempt is the row an auditor wants.
 	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
+			var err error
+			if edits, err = hashline.DecodeEdits(p.Edits); err != nil {
+				return hashline.Plan{}, nil, err
+			}
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))
 			rs := e.newResolver(session, d)
@@ -138,8 +127,9 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 			}
 			return plan, targets, nil
 		}})
+	res.Path = out.path
 	if out.before.Snap != nil {
-		res.URI, res.Path = out.before.URI, e.WS.Rel(out.before.Key)
+		res.URI = out.before.URI
 	}
 	res.Warnings = append(res.Warnings, out.warnings...)
 	if err != nil {

@@ -163,7 +163,7 @@ func (o *Outcome) addWarning(w string) {
 func (e *Env) annotate(r warner, docs ...workspace.Doc) {
 	for _, d := range docs {
 		if d.Desync != "" {
-			r.addWarning(desyncWarning(e.WS.Rel(d.Key), d.Desync))
+			r.addWarning(desyncWarning(d.Rel, d.Desync))
 		}
 	}
 }
@@ -180,7 +180,7 @@ func (e *Env) checkInSync(d workspace.Doc) error {
 	if d.Desync == "" {
 		return nil
 	}
-	return result.Errorf(result.VersionConflict, "%s is out of sync with the editor (%s), so the edit was not applied. Close and reopen the file in the editor (or reload it), then read it again and retry.", e.WS.Rel(d.Key), d.Desync)
+	return result.Errorf(result.VersionConflict, "%s is out of sync with the editor (%s), so the edit was not applied. Close and reopen the file in the editor (or reload it), then read it again and retry.", d.Rel, d.Desync)
 }
 
 // refusalOr sorts an error: invalid params and internal faults go back to
@@ -260,4 +260,12 @@ func (e *Env) recordRead(session, agent string, d workspace.Doc, r ledger.Range)
 func (e *Env) recordWindow(session, agent string, d workspace.Doc, r ledger.Range) {
 	e.Ledger.RecordWindow(session, agent, ledger.DocKey(d.Key), d.Rev, r)
 	e.WS.Pin(d.Key, d.Rev)
+}
+
+// plural words a count in answers: one, or many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

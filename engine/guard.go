@@ -37,6 +37,13 @@ type Verdict struct {
 // back annotated, as many as the read budget allows, and those count as read,
 // so a retry can succeed at once when they all fit.
 func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Range) Verdict {
+	return e.guardExpand(session, agent, d, targets, true)
+}
+
+// guardExpand is the guard; expand false hands no missing line back, for a
+// refusal whose answer cannot carry them to the model (they would count as
+// read without having been shown).
+func (e *Env) guardExpand(session, agent string, d workspace.Doc, targets []ledger.Range, expand bool) Verdict {
 	cfg := e.Config()
 	if cfg.Guard == "off" || len(targets) == 0 {
 		return Verdict{}
@@ -71,7 +78,7 @@ func (e *Env) guard(session, agent string, d workspace.Doc, targets []ledger.Ran
 	if len(dec.Unread) == 0 {
 		kind = result.StaleRange
 	}
-	if cfg.AutoExpand {
+	if cfg.AutoExpand && expand {
 		var missing ledger.RangeSet
 		missing.AddAll(dec.Unread)
 		missing.AddAll(dec.Stale)

@@ -144,7 +144,7 @@ func (e *Env) docLedger(session string, d workspace.Doc) *DocLedger {
 	v := e.Ledger.Doc(session, ledger.DocKey(d.Key))
 	dl := fromView(v)
 	dl.URI = d.URI
-	dl.Path = e.WS.Rel(d.Key)
+	dl.Path = d.Rel
 	focus := 1
 	if n := len(v.Records); n > 0 {
 		focus = v.Records[n-1].Range.Start

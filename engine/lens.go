@@ -26,10 +26,3 @@ func (e *Env) CodeLenses(session string, d workspace.Doc) []Lens {
 	}
 	return []Lens{{Line: 1, Title: title}}
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -42,7 +42,7 @@ func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
-	res.Path = e.WS.Rel(d.Key)
+	res.Path = d.Rel
 	if p.Line < 0 || p.Line > max(d.Snap.LineCount(), 1) {
 		return res, result.Errorf(result.InvalidParams, "line %d is not in %s (%d lines)", p.Line, res.Path, d.Snap.LineCount())
 	}

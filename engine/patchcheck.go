@@ -133,7 +133,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 			if w.op != opModify {
 				return result.Errorf(result.InvalidEdit, "%s is deleted by the patch after an earlier section creates or renames it; nothing was written.", r.Path)
 			}
-			d = workspace.Doc{Key: k, Snap: w.next}
+			d = workspace.Doc{Key: k, Rel: w.rel, Snap: w.next}
 		} else {
 			if d, err = e.document(string(k)); err != nil {
 				return err

@@ -174,11 +174,18 @@ type approvalMemory struct {
 // paths are refused, a sensitive one needs an approval (remembered for the
 // session, granted for this call, or asked for now).
 func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) error {
+	_, err := e.admitted(ctx, c, k, write)
+	return err
+}
+
+// admitted is admit that also names the document as answers name it
+// (relative to its root, else absolute), refused or not.
+func (e *Env) admitted(ctx context.Context, c Caller, k workspace.Key, write bool) (string, error) {
 	v, rel, err := e.check(k, write)
 	if err != nil || v.Kind == policy.Allowed {
-		return err
+		return rel, err
 	}
-	return e.approve(ctx, c, k, rel, v.Describe(), write)
+	return rel, e.approve(ctx, c, k, rel, v.Describe(), write)
 }
 
 // access is what a call does with a document, for its admission.
@@ -202,28 +209,28 @@ func accessOf(write bool) access {
 
 // admitDoc is the whole admission step of a call about one document: the
 // checks by name, the document's text (the editor's buffer, else the
-// disk), then the checks by the file itself.
-func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (workspace.Doc, error) {
+// disk), then the checks by the file itself. path names the document in
+// answers and the audit, refused or not ("" for a URI that names nothing).
+func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d workspace.Doc, path string, err error) {
 	return e.admitDocAs(ctx, c, uri, accessOf(write))
 }
 
 // admitDocAs is admitDoc for an access.
-func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (workspace.Doc, error) {
+func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (d workspace.Doc, path string, err error) {
 	k, err := normalize(uri)
 	if err != nil {
-		return workspace.Doc{}, err
+		return d, e.pathOf(uri), err
 	}
-	if err := e.admit(ctx, c, k, a != readAccess); err != nil {
-		return workspace.Doc{}, err
+	if path, err = e.admitted(ctx, c, k, a != readAccess); err != nil {
+		return d, path, err
 	}
-	d, err := e.load(k)
-	if err != nil {
-		return workspace.Doc{}, err
+	if d, err = e.get(k); err != nil {
+		return d, path, err
 	}
 	if err := e.admitFile(ctx, c, d, a); err != nil {
-		return workspace.Doc{}, err
+		return workspace.Doc{}, path, err
 	}
-	return d, nil
+	return d, path, nil
 }
 
 // admitFile decides by the file a document's text comes from, not its name:
@@ -241,7 +248,7 @@ func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access
 		// to a file the name was not (the deny rules the read's own
 		// resolution applies; what needs approval is judged here).
 		if v := e.Policy().Check(filepath.ToSlash(d.Real)); v.Kind != policy.Allowed {
-			rel := e.WS.Rel(d.Key)
+			rel := d.Rel
 			if v.Kind == policy.Denied {
 				return deniedErr(rel, v)
 			}
@@ -261,7 +268,7 @@ func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access
 	if n <= 1 {
 		return nil
 	}
-	rel := e.WS.Rel(d.Key)
+	rel := d.Rel
 	if a == writeAccess && !d.Open {
 		return result.Errorf(result.Denied, "%s has %d hard links; sightline replaces a file by renaming a new copy over it, which would leave the other links with the old text, so it does not write it. Break the link (cp, then mv) or edit it with another tool.", rel, n)
 	}

@@ -69,11 +69,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		}
 	}()
 
-	rel := ""
-	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {
-		rel = e.WS.Rel(k)
-	}
-	d, err = e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, rel, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
 		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: rel}, err
@@ -82,7 +78,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 	res = ReadResult{
 		Outcome:    Outcome{OK: true},
 		URI:        d.URI,
-		Path:       e.WS.Rel(d.Key),
+		Path:       d.Rel,
 		TotalLines: total,
 		FileHash:   d.FileHash(),
 	}
@@ -225,13 +221,13 @@ func (e *Env) document(uri string) (workspace.Doc, error) {
 	if err := e.denied(k); err != nil {
 		return workspace.Doc{}, err
 	}
-	return e.load(k)
+	return e.get(k)
 }
 
 // normalize turns a client URI into a key: a NUL byte is denied, anything
 // else that names no document is invalid.
 func normalize(uri string) (workspace.Key, error) {
-	k, err := workspace.DocKey(uri)
+	k, err := workspace.NormalizeDoc(uri)
 	if err != nil && result.KindOf(err) == "" {
 		return "", result.Wrap(result.InvalidParams, err, err.Error())
 	}
@@ -248,18 +244,10 @@ func (e *Env) pathOf(uri string) string {
 	return ""
 }
 
-// load returns a document's text: the editor's buffer when it has the
-// document open, else the disk.
-func (e *Env) load(k workspace.Key) (workspace.Doc, error) {
-	if d, ok := e.WS.Known(k); ok && d.Open {
-		e.follow.settle()
-		return d, nil
-	}
-	return e.get(k)
-}
-
-// get is workspace.Get with the workspace's changes applied to the ledger
-// after it (a disk load may be a first sight or a change).
+// get returns a document's text: the editor's buffer when it has the
+// document open, else the disk (workspace.Get), with the workspace's
+// changes applied to the ledger after it (a load may be a first sight or
+// a change).
 func (e *Env) get(k workspace.Key) (workspace.Doc, error) {
 	d, err := e.WS.Get(k)
 	e.follow.settle()

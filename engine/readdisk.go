@@ -184,7 +184,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 		TotalLines: total,
 		FileHash:   st.FileHash,
 	}
-	res.Ledger = e.docLedger(session, workspace.Doc{Key: k, URI: string(k)})
+	res.Ledger = e.docLedger(session, workspace.Doc{Key: k, URI: string(k), Rel: e.WS.Rel(k)})
 	if onDiskRead != nil {
 		onDiskRead(hit)
 	}

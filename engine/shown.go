@@ -12,6 +12,7 @@ import (
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/linediff"
+	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
@@ -69,17 +70,17 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	start := time.Now()
-	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
-		res = ShownResult{Outcome: o, Path: e.pathOf(p.TextDocument.URI), Recorded: []ledger.Range{}}
+		res = ShownResult{Outcome: o, Path: path, Recorded: []ledger.Range{}}
 		if err == nil {
 			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
 		}
 		return res, err
 	}
 	session := p.SessionOr()
-	res = ShownResult{Outcome: Outcome{OK: true}, Path: e.WS.Rel(d.Key)}
+	res = ShownResult{Outcome: Outcome{OK: true}, Path: d.Rel}
 	if p.Created {
 		e.Ledger.MarkCreated(session, ledger.DocKey(d.Key))
 	}
@@ -180,6 +181,10 @@ type OldText struct {
 	// All: every occurrence is replaced; else the text must occur exactly
 	// once.
 	All bool `json:"all,omitempty"`
+	// New, when given, is the text replacing it: the targets are then only
+	// the lines a line diff of the two changes (an insertion counts the line
+	// above it), not every line the old text spans.
+	New *string `json:"new,omitempty"`
 }
 
 // CheckParams are the params of sightline/check: a change an agent's own
@@ -198,6 +203,13 @@ type CheckParams struct {
 	// Whole: the change replaces the whole document (a write of an existing
 	// file); a document that does not exist may be created.
 	Whole bool `json:"whole,omitempty"`
+	// Content is the whole new text of the document (a write of the whole
+	// file): the targets are the lines of the current text that a line
+	// diff with it changes; a document that does not exist may be created.
+	Content *string `json:"content,omitempty"`
+	// NoExpand: a refusal hands no missing line back (auto-expand off for
+	// this call), for a door whose answer cannot carry them to the model.
+	NoExpand bool `json:"noExpand,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
 }
@@ -249,9 +261,9 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	// The agent's tool is about to write the file: the admission of a
 	// write (the policy, version control folders, a sensitive file's
 	// approval to write), not of a read.
-	d, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess)
+	d, path, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess)
 	if err != nil {
-		res.Path = e.pathOf(p.TextDocument.URI)
+		res.Path = path
 		if result.KindOf(err) == result.NotFound {
 			// A new document: nothing in it to have read.
 			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}
@@ -266,7 +278,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		return res, err
 	}
 	res.Exists = true
-	res.Path = e.WS.Rel(d.Key)
+	res.Path = d.Rel
 	total := d.Snap.LineCount()
 	var targets ledger.RangeSet
 	if p.Whole && total > 0 {
@@ -284,8 +296,17 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 			if len(rs) == 0 {
 				res.Unmatched = append(res.Unmatched, i)
 			}
-			targets.AddAll(rs)
+			if o.New == nil {
+				targets.AddAll(rs)
+				continue
+			}
+			for _, r := range rs {
+				targets.AddAll(changedLines(o.Text, *o.New, r.Start, r.End))
+			}
 		}
+	}
+	if p.Content != nil && total > 0 {
+		targets.AddAll(changedLines(d.Snap.Text(), *p.Content, 1, total))
 	}
 	for i, h := range p.Hunks {
 		f := patch.File{Kind: patch.Modify, Hunks: []patch.Hunk{{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF}}}
@@ -302,7 +323,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	res.Targets = nonNil(targets.Ranges())
 	session := p.SessionOr()
-	v := e.guard(session, p.Agent, d, res.Targets)
+	v := e.guardExpand(session, p.Agent, d, res.Targets, !p.NoExpand)
 	res.Outcome = Outcome{OK: true, Warnings: v.Warnings}
 	if v.Err != nil {
 		res.Outcome = Refusal(v.Err)
@@ -358,6 +379,33 @@ func spans(s *textdoc.Snapshot, text string, o OldText) []ledger.Range {
 		out = append(out, ledger.Range{Start: first, End: min(last, s.LineCount())})
 		from = end
 	}
+}
+
+// changedLines returns the lines of old that a line diff with new changes,
+// numbered from first (old's first line) and clamped to last: a replaced or
+// deleted line is its own target, an insertion targets the line above it
+// (the first line for an insertion at the top). Lines are compared without
+// their terminators: a change of line endings alone changes no line.
+func changedLines(old, new string, first, last int) []ledger.Range {
+	sum := func(s string) []uint32 {
+		ls := lines.Split(s)
+		out := make([]uint32, len(ls))
+		for i, l := range ls {
+			out[i] = crc32.ChecksumIEEE([]byte(l.Content))
+		}
+		return out
+	}
+	var out []ledger.Range
+	for _, h := range linediff.Diff(sum(old), sum(new)) {
+		r := ledger.Range{Start: first + h.A, End: first + h.A + h.Del - 1}
+		if h.Del == 0 {
+			at := first + max(h.A-1, 0)
+			r = ledger.Range{Start: at, End: at}
+		}
+		r.Start, r.End = min(r.Start, last), min(r.End, last)
+		out = append(out, r)
+	}
+	return out
 }
 
 // catN renders lines as the agents' own read tools show them (Claude

@@ -59,16 +59,14 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
 		}
 	}()
-	if k, err := workspace.Normalize(p.TextDocument.URI); err == nil {
-		res.Path = e.WS.Rel(k)
-	}
-	d, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
+		res.Path = path
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
 	res.Outcome = Outcome{OK: true}
-	res.URI, res.Path = d.URI, e.WS.Rel(d.Key)
+	res.URI, res.Path = d.URI, d.Rel
 	res.Language = extract.Language(d.Path, d.Lang)
 	res.TotalLines = d.Snap.LineCount()
 	env := redact.IsEnvFile(res.Path)

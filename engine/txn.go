@@ -96,6 +96,7 @@ type writeReq struct {
 
 // writeOut is what a transaction did.
 type writeOut struct {
+	path   string        // the document as answers name it, refused or not
 	before workspace.Doc // the document the plan was made against
 	after  workspace.Doc // the document now (before, for a dry run or no-op)
 	plan   hashline.Plan
@@ -118,14 +119,15 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	session := req.caller.SessionOr()
 	// The admission step, before anything is shown: refused, or sensitive
 	// and not approved, the write goes no further.
-	d, err := e.admitDoc(ctx, req.caller, req.uri, true)
+	d, path, err := e.admitDoc(ctx, req.caller, req.uri, true)
+	out.path = path
 	if err != nil {
 		return out, err
 	}
 	unlock := e.locks.lock(d.Key)
 	defer unlock()
 	// Re-read under the lock: a write that finished meanwhile moved the text.
-	if d, err = e.document(req.uri); err != nil {
+	if d, err = e.get(d.Key); err != nil {
 		return out, err
 	}
 	out.before, out.after = d, d
@@ -135,7 +137,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if req.wantHash != "" {
 		if now := d.FileHash(); now != req.wantHash {
 			return out, result.Errorf(result.FileChanged,
-				"%s changed since you read it (fileHash %s, now %s). Read it again before writing.", e.WS.Rel(d.Key), req.wantHash, now)
+				"%s changed since you read it (fileHash %s, now %s). Read it again before writing.", d.Rel, req.wantHash, now)
 		}
 	}
 	base := d.Snap
@@ -147,7 +149,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if err != nil {
 		return out, err
 	}
-	if err := d.Encodable(plan, e.WS.Rel(d.Key)); err != nil {
+	if err := d.Encodable(plan, d.Rel); err != nil {
 		return out, err
 	}
 	out.plan = plan
@@ -157,7 +159,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	}
 	next, lcs, err := plan.Apply(base)
 	if err != nil {
-		return out, fmt.Errorf("plan of %s does not apply: %w", e.WS.Rel(d.Key), err)
+		return out, fmt.Errorf("plan of %s does not apply: %w", d.Rel, err)
 	}
 	out.next = next
 	if req.scratch == nil {
@@ -167,11 +169,11 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 			return out, out.verdict.Err
 		}
 	}
-	out.diff = hashline.UnifiedDiff(e.WS.Rel(d.Key), base, plan.Splices, 3)
+	out.diff = hashline.UnifiedDiff(d.Rel, base, plan.Splices, 3)
 	if req.dryRun {
 		return out, nil
 	}
-	ws := []fileWrite{{op: opModify, key: d.Key, rel: e.WS.Rel(d.Key), before: d, fresh: true, next: next, plan: &plan, changes: lcs}}
+	ws := []fileWrite{{op: opModify, key: d.Key, rel: d.Rel, before: d, fresh: true, next: next, plan: &plan, changes: lcs}}
 	warn, err := e.writeLocked(ctx, req.caller, ws)
 	out.warnings = append(out.warnings, warn...)
 	if err != nil {

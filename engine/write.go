@@ -86,7 +86,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		res.Outcome = Refusal(result.Errorf(result.Binary, "content holds NUL bytes; sightline writes text files only."))
 		return res, nil
 	}
-	k, err := workspace.DocKey(p.TextDocument.URI)
+	k, err := workspace.NormalizeDoc(p.TextDocument.URI)
 	if err != nil {
 		if result.KindOf(err) != "" {
 			res.Outcome = Refusal(err) // denied (a NUL byte)
@@ -403,7 +403,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 // lock, where the declaration is read once more.
 func newFileDoc(root *confine.Root, rel string, k workspace.Key, name string, text *textdoc.Snapshot) (workspace.Doc, error) {
 	cs, _, _ := workspace.Declared(root, filepath.ToSlash(rel))
-	d := workspace.Doc{Key: k, Charset: cs}
+	d := workspace.Doc{Key: k, Rel: name, Charset: cs}
 	return d, d.Encodable(wholePlan(textdoc.New(""), text), name)
 }
 

@@ -82,7 +82,7 @@ func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (re
 	}
 	switch cr.Error {
 	case result.UnreadRange, result.StaleRange:
-		return reason(cr, path), nil
+		return Reason(cr, path), nil
 	case result.Denied, result.ApprovalRefused:
 		// The admission a write of sightline's own passes: a path the
 		// policy denies, a version control folder, a sensitive file the
@@ -94,9 +94,9 @@ func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (re
 	return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
 }
 
-// reason is a refusal as the agent reads it: which lines, why, and the
+// Reason is a refusal as the agent reads it: which lines, why, and the
 // lines themselves as the agent's own read tool shows them.
-func reason(cr engine.CheckResult, path string) string {
+func Reason(cr engine.CheckResult, path string) string {
 	var b strings.Builder
 	b.WriteString("sightline refused this change of " + path + ":")
 	for _, r := range cr.Unread {

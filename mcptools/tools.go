@@ -10,8 +10,10 @@ package mcptools
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,7 +28,11 @@ type Options struct {
 	Backend *route.Router
 	// Session is the session of a call that names none.
 	Session string
-	Version string
+	// SessionFile, when set, names that session instead once the file
+	// exists (read at each call until then): `sightline acp` learns the
+	// name of a session only after the agent has started this server.
+	SessionFile string
+	Version     string
 }
 
 // instructions is what the client may show the model about the server as a
@@ -42,7 +48,7 @@ func New(o Options) *mcp.Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	t := &tools{b: o.Backend, session: o.Session}
+	t := &tools{b: o.Backend, session: o.Session, file: o.SessionFile}
 	if t.session == "" {
 		t.session = "default"
 	}
@@ -58,6 +64,28 @@ func New(o Options) *mcp.Server {
 type tools struct {
 	b       *route.Router
 	session string
+	file    string
+
+	mu    sync.Mutex
+	named string // the session read from file
+}
+
+// sessionOf is the session of a call that names none.
+func (t *tools) sessionOf() string {
+	if t.file == "" {
+		return t.session
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.named == "" {
+		if b, err := os.ReadFile(t.file); err == nil && len(b) <= 1024 {
+			t.named = strings.TrimSpace(string(b))
+		}
+	}
+	if t.named != "" {
+		return t.named
+	}
+	return t.session
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -77,7 +105,7 @@ func annotations(t *ops.Tool) *mcp.ToolAnnotations {
 func (t *tools) handler(tl *ops.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var b strings.Builder
-		p, err := tl.Params(req.Params.Arguments, t.session, t.key)
+		p, err := tl.Params(req.Params.Arguments, t.sessionOf(), t.key)
 		var res any
 		if err == nil {
 			res, err = t.b.Call(ctx, tl.Op(), p)

@@ -134,10 +134,10 @@ func encodePath(p string) string {
 	return b.String()
 }
 
-// DocKey is Normalize for a document an agent names: a file URI ending in
+// NormalizeDoc is Normalize for a document an agent names: a file URI ending in
 // a slash names a folder, which no read or write can mean (cleaning the
 // path would make a file of the folder's name).
-func DocKey(raw string) (Key, error) {
+func NormalizeDoc(raw string) (Key, error) {
 	k, err := Normalize(raw)
 	if err == nil && k.IsFile() && strings.HasSuffix(raw, "/") && !strings.HasSuffix(string(k), ":///") {
 		return "", FolderError(raw)

@@ -37,9 +37,13 @@ const DefaultMaxFileSize = 64 << 20
 // Doc is a consistent view of one document at one revision. It is a value:
 // later changes never alter it.
 type Doc struct {
-	Key     Key
-	URI     string // as the client spelled it (what goes back in notifications)
-	Path    string // file system path, "" for non-file schemes
+	Key  Key
+	URI  string // as the client spelled it (what goes back in notifications)
+	Path string // file system path, "" for non-file schemes
+	// Rel names the document in answers: relative to the workspace root
+	// it lies in, else absolute (Workspace.Rel, when the document was
+	// made), so features name it without asking the workspace again.
+	Rel     string
 	Open    bool   // an editor buffer (true) or the disk (false)
 	Version int32  // the client's version when Open
 	Lang    string // LSP languageId, when known
@@ -662,7 +666,7 @@ func (w *Workspace) KeyOf(path string) Key {
 	}
 	if NamesFolder(path) {
 		// A path ending in a separator names a folder: the URI keeps the
-		// slash that cleaning would drop, for the call to refuse (DocKey).
+		// slash that cleaning would drop, for the call to refuse (NormalizeDoc).
 		return FromPath(p) + "/"
 	}
 	return FromPath(p)
@@ -759,7 +763,7 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 	w.mu.Lock()
 	e, known := w.docs[k]
 	var ev *ChangeEvent
-	d := Doc{Key: k, URI: uri, Open: true, Version: version, Lang: lang, Snap: snap, hash: &lazyHash{}}
+	d := Doc{Key: k, URI: uri, Rel: w.Rel(k), Open: true, Version: version, Lang: lang, Snap: snap, hash: &lazyHash{}}
 	d.Path, _ = k.Path()
 	d.Charset = decl
 	if known {
@@ -1043,6 +1047,9 @@ func (w *Workspace) Known(k Key) (Doc, bool) {
 // file that changed on disk since it was last seen is re-read and reported as
 // a change; a vanished one is not_found.
 func (w *Workspace) Get(k Key) (Doc, error) {
+	if d, ok := w.Known(k); ok && d.Open {
+		return d, nil // a buffer: no load to wait for
+	}
 	defer w.loads.begin(k)()
 	w.mu.Lock()
 	e, known := w.docs[k]
@@ -1176,7 +1183,7 @@ func (w *Workspace) install(k Key, path, text string, cs charset.Charset, snap *
 	if known && e.doc.Charset.Name() == cs.Name() && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
 		d = e.doc
 	} else {
-		d = Doc{Key: k, URI: string(k), Path: path, Snap: snap, Rev: w.nextRev(), hash: hash, Charset: cs}
+		d = Doc{Key: k, URI: string(k), Rel: w.Rel(k), Path: path, Snap: snap, Rev: w.nextRev(), hash: hash, Charset: cs}
 		if known {
 			d.URI = e.doc.URI
 			d.Lang = e.doc.Lang

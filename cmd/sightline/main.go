@@ -70,7 +70,7 @@ func cliMemoryLimit(args []string, stdin *os.File) int64 {
 // streams.
 func oneCall(cmd string) bool {
 	switch cmd {
-	case "serve", "mcp", "apply":
+	case "serve", "mcp", "apply", "acp":
 		return false
 	}
 	return true
@@ -84,7 +84,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "serve [--log-file F] [--log-level L] [--no-bridge]", "language server on stdio (what editors launch); the CLI and sightline mcp\n      of the workspace hand their calls to it over a local socket", runServe},
-		{"mcp", "mcp [--session S] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP},
+		{"mcp", "mcp [--session S | --session-file F] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP},
+		{"acp", "acp [--root DIR] [--no-mcp] [--mcp-name NAME] -- AGENT [ARGS...]", "run an ACP agent (what Zed, JetBrains, Neovim and Emacs agent panels launch) behind\n      sightline: what it reads through the editor is recorded, its writes and edits guarded", runACP},
 		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit},
 		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output: each checked as it completes, all\n      written together at the end, or none; a block's path is relative to the workspace root, as models write it", runApply},

@@ -20,9 +20,10 @@ import (
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	session := fs.String("session", defaultSession(), "session of calls that name none")
+	sessionFile := fs.String("session-file", "", "read the session of calls that name none from this file once it exists (until then --session): a proxy that learns the name later writes it there")
 	root := fs.String("root", "", "workspace root (default: the nearest folder above the working directory holding .git)")
 	if pos, ok := parseFlags(fs, args, stderr); !ok || len(pos) != 0 {
-		fmt.Fprintln(stderr, "usage: sightline mcp [--session S] [--root DIR]")
+		fmt.Fprintln(stderr, "usage: sightline mcp [--session S | --session-file F] [--root DIR]")
 		return exitUsage
 	}
 	wd, err := os.Getwd()
@@ -40,7 +41,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)
 		}
 	}()
-	srv := mcptools.New(mcptools.Options{Backend: b, Session: *session, Version: versionString()})
+	srv := mcptools.New(mcptools.Options{Backend: b, Session: *session, SessionFile: *sessionFile, Version: versionString()})
 	// A line the SDK cannot decode would end the session: the filter
 	// answers those itself, and bounds a line (the filter's limit, above the
 	// SDK's default, lets the largest write through).

@@ -1,0 +1,109 @@
+package acp_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sightline-lsp/sightline/acp"
+)
+
+// peer reads one side's lines.
+type peer struct {
+	t  *testing.T
+	sc *bufio.Scanner
+	f  *os.File
+}
+
+func newPeer(t *testing.T, f *os.File) *peer {
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	return &peer{t: t, sc: sc, f: f}
+}
+
+func (p *peer) next() map[string]any {
+	p.t.Helper()
+	p.f.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if !p.sc.Scan() {
+		p.t.Fatalf("no line: %v", p.sc.Err())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(p.sc.Bytes(), &m); err != nil {
+		p.t.Fatalf("%v: %s", err, p.sc.Bytes())
+	}
+	return m
+}
+
+func send(t *testing.T, f *os.File, format string, args ...any) {
+	t.Helper()
+	if _, err := fmt.Fprintf(f, format+"\n", args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGuardedWritesAndPermissions: raw ACP messages, as the schema shapes
+// them, through the proxy over a workspace on disk: an editor's answer to
+// a read is recorded before the agent gets it; an edit's permission
+// request for an unread line is rejected by the proxy, with a note to the
+// editor, and one for a read line goes to the editor; a whole-file write
+// of an unread line is answered by the proxy with the line, and its retry
+// goes to the editor.
+func TestGuardedWritesAndPermissions(t *testing.T) {
+	r, root := runnerAt(t)
+	file := filepath.Join(root, "f.txt")
+	var b strings.Builder
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, acp.Options{Runner: r})
+	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
+
+	// The agent reads lines 1-2 through the editor.
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":%q,"line":1,"limit":2}}`, file)
+	editor.next()
+	send(t, p.editorW, `{"jsonrpc":"2.0","id":1,"result":{"content":"line 1\nline 2\n"}}`)
+	agent.next()
+
+	// An edit of line 6 (never shown): its permission is rejected.
+	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"e1","title":"Edit","kind":"edit","status":"pending","content":[{"type":"diff","path":%q,"oldText":"line 6","newText":"SIX"}]}}}`, file)
+	editor.next()
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"e1"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`)
+	m := agent.next()
+	res, _ := m["result"].(map[string]any)
+	if res == nil || fmt.Sprint(res["outcome"]) != "map[optionId:no outcome:selected]" {
+		t.Fatalf("the agent's answer to an unread edit's permission: %v", m)
+	}
+	if note := editor.next(); note["method"] != "session/update" || !strings.Contains(fmt.Sprint(note["params"]), "Line 6 was never shown to the agent") {
+		t.Fatalf("the editor's note: %v", note)
+	}
+	// An edit of line 2 (shown): the editor is asked.
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":5,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"e2","kind":"edit","content":[{"type":"diff","path":%q,"oldText":"line 2","newText":"TWO"}]},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`, file)
+	if m := editor.next(); m["method"] != "session/request_permission" || m["id"] != float64(5) {
+		t.Fatalf("the editor got %v, want the permission request", m)
+	}
+	// A whole-file write changing line 5: refused by the proxy.
+	five := strings.Replace(b.String(), "line 5\n", "FIVE\n", 1)
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":2,"method":"fs/write_text_file","params":{"sessionId":"s","path":%q,"content":%q}}`, file, five)
+	m = agent.next()
+	e, _ := m["error"].(map[string]any)
+	if m["id"] != float64(2) || e == nil || e["code"] != float64(acp.RefusedCode) ||
+		!strings.Contains(e["message"].(string), "Line 5 was never shown to you") || !strings.Contains(e["message"].(string), "5\tline 5") {
+		t.Fatalf("the agent's answer to an unread write: %v", m)
+	}
+	// The retry (the line now shown) goes to the editor.
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":3,"method":"fs/write_text_file","params":{"sessionId":"s","path":%q,"content":%q}}`, file, five)
+	if m := editor.next(); m["method"] != "fs/write_text_file" || m["id"] != float64(3) {
+		t.Fatalf("the editor got %v, want the retried write", m)
+	}
+	send(t, p.editorW, `{"jsonrpc":"2.0","id":3,"result":null}`)
+	agent.next()
+
+}
