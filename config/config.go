@@ -40,6 +40,10 @@ type Config struct {
 	// Session is the session whose ledger this editor shows (diagnostics,
 	// coverage, lens, hover). Editor setting only.
 	Session string `json:"session"`
+	// FollowSession makes the editor show, instead of Session, the session
+	// that made the latest agent call (an agent's hook session, claude-…,
+	// codex-…, as soon as it acts). Editor setting only.
+	FollowSession bool `json:"followSession"`
 	// Encodings are tried in order for a file that is not UTF-8 and whose
 	// encoding neither a byte-order mark nor .editorconfig declares. None
 	// by default: a single-byte encoding decodes any bytes, so which one a

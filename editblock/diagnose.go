@@ -27,12 +27,63 @@ func diagnose(v view, b Block) *Diagnostic {
 	if count, at := findLoose(v, b.Old); count > 0 {
 		return whitespaceDiag(v, b, count, at)
 	}
+	if d := blankEdgeDiag(v, b); d != nil {
+		return d
+	}
 	if d := nearDiag(v, b); d != nil {
 		return d
 	}
 	return &Diagnostic{Kind: KindNotFound, Message: fmt.Sprintf(
 		"%s (starting %s) were not found, not even approximately. Read the file again and copy the lines to replace exactly, with a few unchanged lines around them.",
 		b.words().Lines, quote(b.Old[0]))}
+}
+
+// blankEdgeDiag diagnoses lines that match only without the blank lines
+// at their start or end (models add them): the file has no such line
+// there, so they are refused, the place and the fix named.
+func blankEdgeDiag(v view, b Block) *Diagnostic {
+	lo, hi := 0, len(b.Old)
+	for lo < hi && trimWS(b.Old[lo]) == "" {
+		lo++
+	}
+	for hi > lo && trimWS(b.Old[hi-1]) == "" {
+		hi--
+	}
+	if lo == hi || lo == 0 && hi == len(b.Old) {
+		return nil
+	}
+	var edges []string
+	n := lo + len(b.Old) - hi
+	if lo > 0 {
+		edges = append(edges, "start")
+	}
+	if hi < len(b.Old) {
+		edges = append(edges, "end")
+	}
+	blank, it := "a blank line", "it"
+	if n > 1 {
+		blank, it = "blank lines", "them"
+	}
+	where := strings.Join(edges, " and ")
+	cut := b
+	cut.Old = b.Old[lo:hi]
+	w := b.words()
+	count, at := findExact(v, cut.Old)
+	switch {
+	case count == 1:
+		d := &Diagnostic{Kind: KindWhitespace, Line: at[0] + 1}
+		d.Message = fmt.Sprintf("%s match lines %d-%d exactly only without %s at their %s, which the file does not have there. Remove %s.",
+			w.Lines, at[0]+1, at[0]+len(cut.Old), blank, where, it)
+		return d
+	case count > 1:
+		return nil // ambiguous without them too: the near-match diagnosis says more
+	}
+	if count, at = findLoose(v, cut.Old); count == 0 {
+		return nil
+	}
+	d := whitespaceDiag(v, cut, count, at)
+	d.Message += fmt.Sprintf(" Remove %s at their %s too: the file has no such line there.", blank, where)
+	return d
 }
 
 // echoesHashline reports whether every non-empty line starts with a hashline

@@ -61,3 +61,39 @@ func TestBareNameExists(t *testing.T) {
 		t.Fatalf("a missing bare name: %+v", bs)
 	}
 }
+
+// TestPathCarriedInFence: a block with no path, inside the code fence the
+// previous block ended in, takes that block's path across prose naming no
+// file (aider writes several blocks for one file so); prose that names a
+// file, or a fence closed in between, leaves it without one.
+func TestPathCarriedInFence(t *testing.T) {
+	second := "<<<<<<< SEARCH\nthree\n=======\nfour\n>>>>>>> REPLACE\n"
+	first := "```text\nfoo.txt\n<<<<<<< SEARCH\none\n=======\ntwo\n>>>>>>> REPLACE\n"
+	for _, c := range []struct {
+		between string
+		path    string // "" the second block is an orphan
+	}{
+		{"\n...\n\n", "foo.txt"},
+		{"and then:\n", "foo.txt"},
+		{"```\n\n...\n\n```text\n", ""},
+		{"...\n```\n", ""},
+		{"now in bar.txt too:\n", ""},
+		{"````\n...\n", ""},         // a longer run closes the fence too
+		{"```go\n...\n", "foo.txt"}, // one with an info string closes nothing
+	} {
+		r := Parse(first + c.between + second + "```\n")
+		if len(r.Blocks) == 0 || r.Blocks[0].Path != "foo.txt" {
+			t.Fatalf("%q: first block %+v", c.between, r.Blocks)
+		}
+		switch {
+		case c.path == "" && (len(r.Blocks) != 1 || len(r.Orphans) != 1 || r.Orphans[0].Reason != OrphanNoPath):
+			t.Errorf("%q: want the second block without a path: %+v", c.between, r)
+		case c.path != "" && (len(r.Blocks) != 2 || r.Blocks[1].Path != c.path || !r.Blocks[1].Inherited || len(r.Orphans) != 0):
+			t.Errorf("%q: want the second block for %s: %+v", c.between, c.path, r)
+		}
+	}
+	// Outside a fence, prose still ends the path's reach.
+	if r := Parse("foo.txt\n<<<<<<< SEARCH\none\n=======\ntwo\n>>>>>>> REPLACE\n\n...\n\n" + second); len(r.Blocks) != 1 || len(r.Orphans) != 1 {
+		t.Errorf("outside a fence: %+v", r)
+	}
+}

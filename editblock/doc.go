@@ -52,7 +52,10 @@
 // ("File: a.go", "**File:** `a.go`"). A fence's info string can name it
 // ("```go src/a.go"), and a path on the marker line wins. A block with none
 // right after another block (only blank lines and fences between) takes
-// that block's path (Block.Inherited); otherwise it is an Orphan (no_path).
+// that block's path (Block.Inherited); so does one inside the code fence
+// the previous block ended in, when no line between them names a file
+// (aider writes several blocks for one file so, with prose between);
+// otherwise it is an Orphan (no_path).
 // Fences around blocks are tolerated; fences inside a block are content.
 //
 // # Matching

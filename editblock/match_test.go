@@ -191,3 +191,29 @@ func TestApplySequence(t *testing.T) {
 		t.Error("a failed block has a diff")
 	}
 }
+
+// TestBlankEdgeDiagnosed: an EDIT half that matches only without the blank
+// lines at its start or end is refused (the file has no such line there)
+// and diagnosed as such, naming the place, and the whitespace difference
+// that remains if any.
+func TestBlankEdgeDiagnosed(t *testing.T) {
+	text := "    line1\n    line2\n    line3\n"
+	for _, c := range []struct {
+		old  string
+		want []string
+	}{
+		{"\n    line1\n    line2", []string{"lines 1-2", "blank line", "start", "Remove"}},
+		{"    line2\n    line3\n\n", []string{"lines 2-3", "blank lines", "end"}},
+		{"\n  line1\n  line2", []string{"lines 1-2", "a blank line at their start too", "whitespace", "indents"}},
+	} {
+		got, _, d := apply(t, text, blk(c.old, "x"), "\n")
+		if d == nil || got != text || d.Kind != KindWhitespace {
+			t.Fatalf("%q: %q %+v", c.old, got, d)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(d.Message, w) {
+				t.Errorf("%q: %q lacks %q", c.old, d.Message, w)
+			}
+		}
+	}
+}

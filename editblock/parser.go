@@ -132,6 +132,11 @@ type Parser struct {
 	hasCand  bool
 	inherit  bool   // only blank lines and fences since the last block ended
 	lastPath string // that block's path
+	// fenced: the last block ended inside the code fence still open, and no
+	// line since names a file: a block with no path there takes lastPath.
+	fenced   bool
+	fenceCh  byte // the open fence's character while scanning ('`' or '~')
+	fenceLen int  // its length; 0 when no fence is open
 
 	next    int // Index of the next "<<<< EDIT"
 	cur     pending
@@ -317,6 +322,7 @@ func (p *Parser) process(c []byte) {
 			p.start(rest, aider)
 			return
 		}
+		p.trackFence(c)
 		p.note(c)
 	case readingOld:
 		if rest, aider, ok := editMarker(c); ok {
@@ -373,6 +379,9 @@ func (p *Parser) note(c []byte) {
 		return
 	}
 	p.inherit = false
+	if p.fenced && p.namesFile(t) {
+		p.fenced = false
+	}
 	if len(c) > candMax {
 		p.hasCand = false
 		return
@@ -401,6 +410,8 @@ func (p *Parser) start(rest []byte, aider bool) {
 		if cur.path, ok = pathFrom(p.cand); !ok {
 			if name, bare := bareName(p.cand); bare && p.Exists != nil && p.Exists(name) {
 				cur.path = name
+			} else if p.fenced {
+				cur.path, cur.inherited = p.lastPath, true
 			} else {
 				cur.notPath = string(trimSpace(p.cand))
 			}
@@ -435,7 +446,26 @@ func (p *Parser) finish() {
 		from = end
 	}
 	p.out = append(p.out, b)
-	p.lastPath, p.inherit = b.Path, true
+	p.lastPath, p.inherit, p.fenced = b.Path, true, p.fenceLen > 0
+}
+
+// trackFence follows the code fence open between blocks (CommonMark: a run
+// of three or more '`' or '~' opens one; a run of the same character at
+// least as long, with no info string, closes it). Closing the fence a
+// block ended in ends the reach of its path.
+func (p *Parser) trackFence(c []byte) {
+	t := trimSpace(c)
+	info, ok := fenceInfo(t)
+	if !ok {
+		return
+	}
+	n := len(t) - len(bytes.TrimLeft(t, string(t[:1])))
+	switch {
+	case p.fenceLen == 0:
+		p.fenceCh, p.fenceLen = t[0], n
+	case t[0] == p.fenceCh && n >= p.fenceLen && len(info) == 0:
+		p.fenceLen, p.fenced = 0, false
+	}
 }
 
 // orphan reports the block being read as unusable. The caller sets the
@@ -465,7 +495,23 @@ func (p *Parser) orphan(reason string) {
 		o.Message = fmt.Sprintf("%s has two `%s` lines. It was skipped; send one block per change.", what, replace)
 	}
 	p.orphans = append(p.orphans, o)
-	p.inherit = false
+	p.inherit, p.fenced = false, false
+}
+
+// namesFile reports whether a prose line has a word that is a path (or a
+// bare name of an existing file): a block after it may be meant for that
+// file, so it does not take the previous block's path.
+func (p *Parser) namesFile(t []byte) bool {
+	for _, w := range bytes.Fields(t) {
+		w = bytes.TrimRight(w, ".,;:!?)")
+		if _, ok := pathFrom(w); ok {
+			return true
+		}
+		if name, bare := bareName(w); bare && p.Exists != nil && p.Exists(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // editMarker reports whether c opens a block: a "<<<< EDIT" line (and what

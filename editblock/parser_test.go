@@ -144,10 +144,10 @@ func TestParserCases(t *testing.T) {
 			want: []blk{{"src/b.go", []string{"x"}, []string{"y"}, 2}},
 		},
 		{
-			name:    "inherited path; prose breaks the inheritance",
-			text:    "a/b.go\n<<<< EDIT\n1\n==== REPLACE\n2\n>>>> EDIT END\n\n```\n<<<< EDIT\n3\n==== REPLACE\n4\n>>>> EDIT END\nNow:\n<<<< EDIT\n5\n==== REPLACE\n6\n>>>> EDIT END\n",
+			name:    "inherited path; prose outside the fence breaks the inheritance",
+			text:    "a/b.go\n<<<< EDIT\n1\n==== REPLACE\n2\n>>>> EDIT END\n\n```\n<<<< EDIT\n3\n==== REPLACE\n4\n>>>> EDIT END\n```\nNow:\n<<<< EDIT\n5\n==== REPLACE\n6\n>>>> EDIT END\n",
 			want:    []blk{{"a/b.go", []string{"1"}, []string{"2"}, 2}, {"a/b.go", []string{"3"}, []string{"4"}, 9}},
-			orphans: []string{"2 no_path 15"},
+			orphans: []string{"2 no_path 16"},
 		},
 		{
 			name:    "no path at the very start",

@@ -122,6 +122,8 @@ type auditLog struct {
 	*behind // the database's writer: calls in order
 	mu      sync.Mutex
 	recent  []store.AuditEntry // oldest first
+	// onCall is told the session of each call recorded; nil: nobody.
+	onCall func(session string)
 }
 
 // audit records one call.
@@ -158,6 +160,9 @@ func (l *auditLog) add(ctx context.Context, a store.AuditEntry) {
 		l.recent = slices.Delete(l.recent, 0, len(l.recent)-maxRecent)
 	}
 	l.mu.Unlock()
+	if l.onCall != nil {
+		l.onCall(a.Session)
+	}
 	if l.db == nil {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/internal/testarchive"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // The conformance suites: the peers' own published cases (Codex's
@@ -63,11 +64,13 @@ func TestConformance(t *testing.T) {
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-20s %6s %6s %6s %7s %7s %7s %6s\n", "suite", "cases", "peer", "exact", "design", "both", "other", "wrong")
+	var all confTally
 	for _, s := range suites {
 		var tl confTally
 		for _, c := range s.cases(t) {
 			runConfCase(t, c, &tl)
 		}
+		all.add(tl)
 		fmt.Fprintf(&table, "%-20s %6d %6d %6d %7d %7d %7d %6d\n", s.name, tl.cases, tl.peerApplies, tl.exact, tl.design, tl.bothRefuse, tl.otherRefused, tl.wrong)
 		for _, r := range tl.reasons {
 			fmt.Fprintf(&table, "    %s\n", r)
@@ -82,7 +85,24 @@ func TestConformance(t *testing.T) {
 			t.Errorf("%s: %d of the %d cases the peer applies (not by design) are exact, under 95%%", s.name, tl.exact, n)
 		}
 	}
+	fmt.Fprintf(&table, "%-20s %6d %6d %6d %7d %7d %7d %6d  (%.1f%% of what the peers apply is exact)\n", "all", all.cases, all.peerApplies, all.exact, all.design, all.bothRefuse, all.otherRefused, all.wrong,
+		100*float64(all.exact)/float64(all.peerApplies))
+	// Over everything the peers apply, by-design refusals included.
+	if all.exact*100 < 95*all.peerApplies {
+		t.Errorf("%d of the %d cases the peers apply are exact, under 95%%", all.exact, all.peerApplies)
+	}
 	t.Logf("peer: cases the peer applies; design: refused (or made otherwise) by design, with the reason; both: the peer refuses too; other: refusals not by design\n%s", table.String())
+}
+
+// add counts a suite's row into the total.
+func (tl *confTally) add(o confTally) {
+	tl.cases += o.cases
+	tl.peerApplies += o.peerApplies
+	tl.exact += o.exact
+	tl.design += o.design
+	tl.bothRefuse += o.bothRefuse
+	tl.otherRefused += o.otherRefused
+	tl.wrong += o.wrong
 }
 
 func runConfCase(t *testing.T, c confCase, tl *confTally) {
@@ -466,5 +486,21 @@ func TestMoveOntoDeleted(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(root, n)); string(b) != want {
 			t.Fatalf("%s: %q", n, b)
 		}
+	}
+}
+
+// TestPatchOfMissingFile: a patch that updates a file that does not exist
+// is refused whole, not_found, saying how to add it instead.
+func TestPatchOfMissingFile(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	defer env.Close(ctx)
+	r, err := env.ApplyPatch(ctx, engine.PatchParams{Caller: engine.Caller{Session: "s"}, Text: "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Update File: gone.txt\n@@\n-x\n+y\n*** End Patch\n"})
+	if err != nil || r.OK || r.Error != result.NotFound || !strings.Contains(r.Message, "*** Add File: gone.txt") {
+		t.Fatalf("%v %+v", err, r)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("a.txt written: %v", err)
 	}
 }

@@ -379,13 +379,11 @@ func (e *Env) checkStaged(f *stagedFile) error {
 		return f.sameBytes()
 	}
 	if w.op == opCreate {
-		// A new file is written in the charset its .editorconfig declares,
-		// and refused if its text has a character that charset lacks.
-		cs, _, _ := workspace.Declared(f.root, filepath.ToSlash(f.to.Rel))
-		w.before = workspace.Doc{Key: w.key, Rel: w.rel, Charset: cs}
-		if err := w.before.Encodable(wholePlan(textdoc.New(""), w.next), w.rel); err != nil {
+		d, err := newFileDoc(f.root, f.to.Rel, w.key, w.rel, w.next)
+		if err != nil {
 			return err
 		}
+		w.before = d
 	}
 	f.temp = confine.StageName()
 	if w.op == opCreate || w.op == opRename {

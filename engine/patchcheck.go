@@ -111,6 +111,13 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if mode == 0 {
 			mode = 0o644
 		}
+		root, rel, err := e.WS.Locate(k)
+		if err != nil {
+			return err
+		}
+		if _, err := newFileDoc(root, rel, k, r.Path, textdoc.New(content)); err != nil {
+			return err
+		}
 		r.Diff = hashline.UnifiedDiff(r.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
 		r.done = "Created " + r.Path + "."
 		cur[k] = len(*ws)
@@ -163,6 +170,11 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		w = (*ws)[j]
 	} else {
 		d, err := e.document(string(k))
+		if result.KindOf(err) == result.NotFound {
+			// Codex writes the sections before this one; sightline writes
+			// nothing, so the whole patch can be sent again corrected.
+			return result.Wrap(result.NotFound, err, fmt.Sprintf("%s does not exist, so the patch cannot update it. Check the path, or add it as a new file (*** Add File: %s, or --- /dev/null), and send the whole patch again.", r.Path, r.Path))
+		}
 		if err != nil {
 			return err
 		}

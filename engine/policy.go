@@ -188,22 +188,46 @@ func (e *Env) admitted(ctx context.Context, c Caller, k workspace.Key, write boo
 	return rel, e.approve(ctx, c, k, rel, v.Describe(), write)
 }
 
+// access is what a call does with a document, for its admission.
+type access int
+
+const (
+	readAccess  access = iota
+	writeAccess        // sightline writes it: a new copy renamed over the file
+	// toolWriteAccess: the agent's own tool writes it, in place
+	// (sightline/check): admitted as a write, but a file with several hard
+	// links keeps them, so it needs approval rather than being refused.
+	toolWriteAccess
+)
+
+func accessOf(write bool) access {
+	if write {
+		return writeAccess
+	}
+	return readAccess
+}
+
 // admitDoc is the whole admission step of a call about one document: the
 // checks by name, the document's text (the editor's buffer, else the
 // disk), then the checks by the file itself. path names the document in
 // answers and the audit, refused or not ("" for a URI that names nothing).
 func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d workspace.Doc, path string, err error) {
+	return e.admitDocAs(ctx, c, uri, accessOf(write))
+}
+
+// admitDocAs is admitDoc for an access.
+func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (d workspace.Doc, path string, err error) {
 	k, err := normalize(uri)
 	if err != nil {
 		return d, e.pathOf(uri), err
 	}
-	if path, err = e.admitted(ctx, c, k, write); err != nil {
+	if path, err = e.admitted(ctx, c, k, a != readAccess); err != nil {
 		return d, path, err
 	}
 	if d, err = e.get(k); err != nil {
 		return d, path, err
 	}
-	if err := e.admitFile(ctx, c, d, write); err != nil {
+	if err := e.admitFile(ctx, c, d, a); err != nil {
 		return workspace.Doc{}, path, err
 	}
 	return d, path, nil
@@ -216,7 +240,8 @@ func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d
 // it, told why. Writing one on disk is refused as the write itself would
 // refuse it, before anything of it is shown. The link count is the opened
 // descriptor's (Get's); an editor buffer's file is opened to be judged.
-func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, write bool) error {
+func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access) error {
+	write := a != readAccess
 	if !d.Open && d.Real != "" {
 		// The file the text was read from, as that read resolved it: a
 		// folder swapped for a link after the name was judged leads the read
@@ -244,7 +269,7 @@ func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, write bo
 		return nil
 	}
 	rel := d.Rel
-	if write && !d.Open {
+	if a == writeAccess && !d.Open {
 		return result.Errorf(result.Denied, "%s has %d hard links; sightline replaces a file by renaming a new copy over it, which would leave the other links with the old text, so it does not write it. Break the link (cp, then mv) or edit it with another tool.", rel, n)
 	}
 	why := fmt.Sprintf("it has %d hard links, so its name does not say which file it is: it may be a secret such as .env, or a file outside the workspace", n)

@@ -36,6 +36,10 @@ type Options struct {
 	// OnDocChange is told when a document's text or ledger changed, so the
 	// editor's surfaces can be refreshed.
 	OnDocChange func(workspace.Key)
+	// OnSessionActive is told the session of each audited call, after it
+	// is recorded (no lock held), so the editor can follow the most
+	// recently active session.
+	OnSessionActive func(session string)
 	// Ephemeral says the process ends after this call (the CLI): without a
 	// database, nothing it records reaches the agent's next call.
 	Ephemeral bool
@@ -88,6 +92,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	env.follow.notify = notify
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
+	env.audits.onCall = o.OnSessionActive
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.
 	env.recoverWrites(ctx)

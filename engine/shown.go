@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // ShownLine is one line an agent's own tool showed it (or wrote), as the
@@ -249,7 +251,17 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
-	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	if k, err := normalize(p.TextDocument.URI); err == nil && e.outside(k) {
+		// Not a file of the workspace: sightline has no ledger of it and
+		// no say; the agent's own rules decide.
+		res.Path = e.pathOf(p.TextDocument.URI)
+		res.Outcome = Outcome{OK: true, Message: res.Path + " is outside the workspace: sightline does not guard it."}
+		return res, nil
+	}
+	// The agent's tool is about to write the file: the admission of a
+	// write (the policy, version control folders, a sensitive file's
+	// approval to write), not of a read.
+	d, path, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess)
 	if err != nil {
 		res.Path = path
 		if result.KindOf(err) == result.NotFound {
@@ -323,6 +335,21 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", v.Name, time.Since(start), []byte(p.Tool))
 	return res, nil
+}
+
+// outside reports whether a file lies under none of the workspace roots,
+// as named (one that leads out through a link is inside, and refused).
+func (e *Env) outside(k workspace.Key) bool {
+	path, ok := k.Path()
+	if !ok {
+		return false
+	}
+	for _, root := range e.WS.Roots() {
+		if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return false
+		}
+	}
+	return true
 }
 
 // spans returns the lines an old text spans in the document: its one

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -365,6 +366,10 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
+	if _, err := newFileDoc(root, t.Rel, k, res.Path, textdoc.New(content)); err != nil {
+		res.Outcome, err = refusalOr(err)
+		return res, err
+	}
 	res.Diff = hashline.UnifiedDiff(res.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
 	if p.DryRun {
 		res.DryRun = true
@@ -389,6 +394,17 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Created %s.", res.Path)}
 	res.Ledger = e.docLedger(session, d)
 	return res, nil
+}
+
+// newFileDoc is the document a new file at rel (in root) starts as: in the
+// charset its .editorconfig declares. A text with a character that charset
+// lacks is refused unrepresentable; every create checks it when planned (so
+// a dry run refuses what the real run would) and again under the file's
+// lock, where the declaration is read once more.
+func newFileDoc(root *confine.Root, rel string, k workspace.Key, name string, text *textdoc.Snapshot) (workspace.Doc, error) {
+	cs, _, _ := workspace.Declared(root, filepath.ToSlash(rel))
+	d := workspace.Doc{Key: k, Rel: name, Charset: cs}
+	return d, d.Encodable(wholePlan(textdoc.New(""), text), name)
 }
 
 // echoRefusal refuses replacement text holding a line copied from a read

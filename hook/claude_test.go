@@ -29,6 +29,9 @@ type workspace struct {
 	log   strings.Builder
 	// answer is the agent's door (hook.Claude unless set).
 	answer func(context.Context, hook.Runner, hook.ClaudeEvent, hook.Options) hook.Answer
+	// approver answers for the user (nil: nobody to ask, as in a terminal
+	// with no server running).
+	approver engine.Approver
 }
 
 func newWorkspace(t testing.TB, files map[string]string) *workspace {
@@ -56,7 +59,7 @@ func (w *workspace) read(name string) string {
 func (w *workspace) backend() *route.Router {
 	return route.New(route.Options{Root: w.root, StateDir: w.state, NoBridge: true,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
-			return engine.Setup(ctx, engine.Options{Roots: []string{w.root}, Config: config.Default(), StateDir: w.state, Ephemeral: true}), nil
+			return engine.Setup(ctx, engine.Options{Roots: []string{w.root}, Config: config.Default(), StateDir: w.state, Ephemeral: true, Approver: w.approver}), nil
 		}})
 }
 

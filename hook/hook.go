@@ -80,12 +80,18 @@ func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (re
 	if cr.OK {
 		return "", nil
 	}
-	if cr.Error != result.UnreadRange && cr.Error != result.StaleRange {
-		// Not the guard's verdict (a path sightline may not read, a server
-		// gone): the agent's own rules decide.
-		return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
+	switch cr.Error {
+	case result.UnreadRange, result.StaleRange:
+		return Reason(cr, path), nil
+	case result.Denied, result.ApprovalRefused:
+		// The admission a write of sightline's own passes: a path the
+		// policy denies, a version control folder, a sensitive file the
+		// user did not approve writing.
+		return "sightline refused this change of " + path + ": " + cr.Message, nil
 	}
-	return Reason(cr, path), nil
+	// Not a verdict on the change (a file that cannot be read, a server
+	// gone): the agent's own rules decide.
+	return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
 }
 
 // Reason is a refusal as the agent reads it: which lines, why, and the

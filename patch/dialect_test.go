@@ -72,9 +72,25 @@ func TestAiderUdiff(t *testing.T) {
 	if err != nil || len(fs) != 2 || fs[1].Path != "b" || len(fs[0].Hunks[0].Old) != 2 {
 		t.Fatalf("two files: %v %+v", err, fs)
 	}
-	// A new file's hunk cannot remove lines.
-	if _, err := patch.Parse("--- /dev/null\n+++ f\n@@ ... @@\n-Original\n+Modified\n"); err == nil {
-		t.Fatal("a new file removing lines parsed")
+	// `--- /dev/null` over count-less hunks with old lines (aider's models
+	// write it for any file): the old lines say the file exists, so it is
+	// a change of the file, placed exactly as any hunk.
+	fs, err = patch.Parse("--- /dev/null\n+++ f\n@@ ... @@\n-Original\n+Modified\n")
+	if err != nil || len(fs) != 1 || fs[0].Kind != patch.Modify || fs[0].Path != "f" {
+		t.Fatalf("count-less hunks under /dev/null: %v %+v", err, fs)
+	}
+	if fs, err = patch.Parse("--- /dev/null\n+++ f\n@@ ... @@\n+new\n"); err != nil || len(fs) != 1 || fs[0].Kind != patch.Add {
+		t.Fatalf("a count-less new file: %v %+v", err, fs)
+	}
+	// With line counts (or git's new file mode) the patch says the file is
+	// new, and a hunk that removes lines contradicts it.
+	for _, bad := range []string{
+		"--- /dev/null\n+++ f\n@@ -1 +1 @@\n-Original\n+Modified\n",
+		"diff --git a/f b/f\nnew file mode 100644\n--- /dev/null\n+++ b/f\n@@ ... @@\n-Original\n+Modified\n",
+	} {
+		if _, err := patch.Parse(bad); err == nil {
+			t.Fatalf("a new file removing lines parsed: %q", bad)
+		}
 	}
 }
 

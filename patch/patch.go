@@ -8,6 +8,7 @@ package patch
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -96,6 +97,11 @@ type Parser struct {
 	// the next file's header.
 	loose bool
 	held  string
+	// sureNew says the file being read is new beyond its `--- /dev/null`:
+	// git's "new file mode", or a hunk with line counts. Without it, a
+	// /dev/null file whose count-less hunks have old lines is a change of
+	// the file (aider's models write /dev/null for any file).
+	sureNew bool
 	// blankTail counts the empty lines (not even the space of a context
 	// line) that end the hunk being read: a model's blank line before
 	// `*** End Patch` or after a count-less hunk is no line of the file.
@@ -176,13 +182,19 @@ func (p *Parser) finish() []File {
 		return nil
 	}
 	f := *p.cur
-	p.cur = nil
+	sureNew := p.sureNew
+	p.cur, p.sureNew = nil, false
 	if p.err != nil {
 		return nil
 	}
 	if f.Kind == Modify && len(f.Hunks) == 0 && f.NewPath == "" && f.Mode == 0 {
 		p.fail(f.Line, fmt.Sprintf("the patch of %s has no hunks", f.Path))
 		return nil
+	}
+	if f.Kind == Add && !sureNew && p.format == "unified" && slices.ContainsFunc(f.Hunks, func(h Hunk) bool { return len(h.Old) > 0 }) {
+		// The old lines must match the file exactly, as any hunk's: the
+		// header alone cannot make this a create over the file.
+		f.Kind = Modify
 	}
 	if f.Kind == Add {
 		for _, h := range f.Hunks {
@@ -370,7 +382,7 @@ func (p *Parser) feedUnified(l string) []File {
 		p.cur = &File{Kind: Modify, Path: p.gitOld, Line: p.line}
 		return done
 	case strings.HasPrefix(l, "new file mode"):
-		p.gitKind = Add
+		p.gitKind, p.sureNew = Add, true
 		if p.cur != nil {
 			p.cur.Kind = Add
 			p.cur.Path = p.gitNew
@@ -449,7 +461,7 @@ func (p *Parser) feedUnified(l string) []File {
 			return nil
 		}
 		_ = ns
-		p.hunk = &Hunk{OldStart: os, Line: p.line}
+		p.hunk, p.sureNew = &Hunk{OldStart: os, Line: p.line}, true
 		p.oldLeft, p.newLeft = on, nn
 		return nil
 	}

@@ -135,12 +135,16 @@ func (s *Server) setup(roots []string, cfg config.Config, ed engine.Editor, ap e
 		Editor:      ed,
 		Approver:    ap,
 		OnDocChange: pub.mark,
+		OnSessionActive: func(session string) {
+			s.noteActive(session, pub)
+		},
 	})
 	s.mu.Lock()
 	s.env, s.ws, s.ledger, s.pub = env, env.WS, env.Ledger, pub
 	s.mu.Unlock()
 	pub.start()
 	go env.RunPersistence(s.bg, s.opts.FlushEvery)
+	go s.seedActive(env, pub)
 	if s.opts.Bridge {
 		s.startBridge(roots)
 	}

@@ -30,6 +30,8 @@ type publisher struct {
 	// takes coverage as changes.
 	sentCov map[workspace.Key]engine.CoverageParams
 	lens    bool // a lens may have changed since the last refresh
+	// shown is the session last published (the publishing loop's own).
+	shown string
 
 	kick chan struct{}
 	done chan struct{}
@@ -123,6 +125,21 @@ func (p *publisher) publish() {
 	s := p.s
 	s.env.Settle() // the ledger at the revisions the surfaces are computed for
 	session := s.session()
+	if prev := p.shown; prev != session {
+		// Another session is shown (followSession, or the setting changed):
+		// what the previous one had is cleared or redrawn too.
+		p.shown, all = session, true
+		if prev != "" {
+			for _, v := range s.ledger.Docs(prev) {
+				dirty[workspace.Key(v.Doc)] = struct{}{}
+			}
+		}
+		if s.env.Config().FollowSession {
+			if err := s.conn.Notify(s.bg, "sightline/session", map[string]any{"session": session, "follow": true}); err != nil {
+				s.log.Debug("sightline/session", zap.Error(err))
+			}
+		}
+	}
 	if all {
 		for _, d := range s.ws.OpenDocs() {
 			dirty[d.Key] = struct{}{}

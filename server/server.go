@@ -92,6 +92,8 @@ type Server struct {
 	// cfgGen counts settings pushes: an answer to workspace/configuration
 	// asked before a push is older than it and is dropped.
 	cfgGen atomic.Int64
+	// active is the session of the latest agent call (followSession).
+	active atomic.Pointer[string]
 	// bridges are the local sockets, one per state folder of the roots.
 	bridges []*bridge.Listener
 
@@ -244,7 +246,42 @@ func (s *Server) session() string {
 	if s.env == nil {
 		return "default"
 	}
-	return s.env.Config().Session
+	cfg := s.env.Config()
+	if cfg.FollowSession {
+		if a := s.active.Load(); a != nil {
+			return *a
+		}
+	}
+	return cfg.Session
+}
+
+// noteActive records the session of an agent call (any door: the editor's
+// tools, the CLI and hooks through the bridge); with followSession the
+// editor then shows that session's ledger.
+func (s *Server) noteActive(session string, pub *publisher) {
+	if session == "" {
+		return
+	}
+	if old := s.active.Swap(&session); old != nil && *old == session {
+		return
+	}
+	if s.env != nil && s.env.Config().FollowSession {
+		pub.markAll()
+	}
+}
+
+// seedActive starts following the session the state database saw last,
+// until a call says otherwise: an editor opened after the agent began
+// shows that agent's session at once.
+func (s *Server) seedActive(env *engine.Env, pub *publisher) {
+	r, err := env.Sessions(s.bg)
+	if err != nil || len(r.Sessions) == 0 {
+		return
+	}
+	latest := r.Sessions[0].Session
+	if s.active.CompareAndSwap(nil, &latest) && env.Config().FollowSession {
+		pub.markAll()
+	}
 }
 
 // Env exposes the features' environment (tests, the local socket).

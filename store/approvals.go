@@ -90,13 +90,16 @@ type SessionInfo struct {
 	LastSeen  time.Time // latest ledger update or audited call
 }
 
-// Sessions lists the sessions of the ledger, the approvals and the audit log.
+// Sessions lists the sessions of the ledger, the approvals and the audit
+// log, the most recently active first.
 func (db *DB) Sessions(ctx context.Context) ([]SessionInfo, error) {
+	// Ordered by the latest audited call: a ledger row's time is when the
+	// write-behind saved it, the same for every session saved together.
 	rows, err := db.pool().QueryContext(ctx, `SELECT session, sum(docs), sum(apps), max(seen) FROM (
-			SELECT session, count(*) AS docs, 0 AS apps, max(updated_at) AS seen FROM ledger_entries GROUP BY session
-			UNION ALL SELECT session, 0, count(*), max(granted_at) FROM approvals GROUP BY session
-			UNION ALL SELECT session, 0, 0, max(time) FROM audit GROUP BY session
-		) GROUP BY session ORDER BY session`)
+			SELECT session, count(*) AS docs, 0 AS apps, max(updated_at) AS seen, 0 AS called FROM ledger_entries GROUP BY session
+			UNION ALL SELECT session, 0, count(*), max(granted_at), 0 FROM approvals GROUP BY session
+			UNION ALL SELECT session, 0, 0, max(time), max(time) FROM audit GROUP BY session
+		) GROUP BY session ORDER BY max(called) DESC, max(seen) DESC, session`)
 	if err != nil {
 		return nil, fmt.Errorf("store: sessions: %w", err)
 	}

@@ -198,6 +198,30 @@ local lr = sl.ledger({})
 check(lr and #lr.documents == 0, ':SightlineReset forgets the session: ' .. vim.inspect(lr and #lr.documents))
 check(wait(3000, function() return #sl.marks(b) == 0 end), 'no marks after reset')
 
+-- Following the most recently active session: Claude Code's hook (the real
+-- `sightline hook claude` process, through the bridge) records a Read of
+-- lines 1-3 in its own session; the editor follows it and draws them.
+vim.cmd('SightlineSession follow')
+check(sl.following(), ':SightlineSession follow turns following on')
+local shown = api.nvim_buf_get_lines(b, 0, 3, false)
+local event = vim.fn.json_encode({
+  session_id = 't1', cwd = ws, hook_event_name = 'PostToolUse', tool_name = 'Read',
+  tool_input = { file_path = ws .. '/demo.py' },
+  tool_response = { type = 'text', file = { filePath = ws .. '/demo.py', content = table.concat(shown, '\n'), numLines = 3, startLine = 1, totalLines = api.nvim_buf_line_count(b) } },
+})
+local out = vim.fn.system({ 'env', 'SIGHTLINE_STATE_DIR=' .. state_dir, bin, 'hook', 'claude' }, event)
+check(vim.v.shell_error == 0, 'the hook ran: ' .. out)
+check(wait(5000, function() return sl.session() == 'claude-t1' end), 'the editor follows the hook session: ' .. tostring(sl.session()))
+check(wait(5000, function() return #sl.marks(b) == 3 end), 'its 3 read lines are drawn: ' .. #sl.marks(b))
+-- Another session acts: the editor follows it, and draws only its reads.
+check(sl.read({ bufnr = b, start = 10, ['end'] = 14, session = 'codex-t2' }), 'a read by another session')
+check(wait(5000, function() return sl.session() == 'codex-t2' and #sl.marks(b) == 5 end), 'the editor follows the next session: ' .. tostring(sl.session()) .. ' ' .. #sl.marks(b))
+local ss = sl.sessions()
+check(ss and ss.sessions[1].session == 'codex-t2' and ss.sessions[2].session == 'claude-t1', 'sessions, most recently active first: ' .. vim.inspect(ss and ss.sessions))
+vim.cmd('SightlineSession default')
+check(not sl.following() and sl.session() == 'default', 'picking a session stops following')
+check(wait(3000, function() return #sl.marks(b) == 0 end), 'the default session (reset) draws nothing')
+
 -- The agent plugin adapters, called as the plugins call them.
 local cc = require('harness.codecompanion')
 cc.load({ session = 'cc' })

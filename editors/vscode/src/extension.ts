@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CoverageView } from './coverage';
-import { Coverage, LedgerResult, StatsResult, coveragePercent, displayPath, formatStats, ledgerLine } from './pure';
+import { Coverage, LedgerResult, SessionRow, StatsResult, coveragePercent, displayPath, formatStats, ledgerLine, sessionLabel, sessionPicks } from './pure';
 import { ServerManager, serverSettings } from './server';
 import { ToolHost, registerTools, timings } from './tools';
 
@@ -13,6 +13,8 @@ export interface SightlineApi {
   tools: Record<string, vscode.LanguageModelTool<unknown>>;
   timings: typeof timings;
   statusText(): string;
+  /** The session the server shows (followSession), as it last said. */
+  shownSession(): string | undefined;
 }
 
 class Views implements vscode.TextDocumentContentProvider {
@@ -30,8 +32,16 @@ class Views implements vscode.TextDocumentContentProvider {
 
 export async function activate(context: vscode.ExtensionContext): Promise<SightlineApi> {
   const coverage = new CoverageView(context);
+  // The session the server follows (followSession): it names it in a
+  // sightline/session notification each time it changes.
+  let followed: string | undefined;
+  const shownChanged = new vscode.EventEmitter<void>();
   const server = new ServerManager(context, (client) => {
     client.onNotification('sightline/coverage', (c: Coverage) => coverage.update(c));
+    client.onNotification('sightline/session', (p: { session?: string }) => {
+      followed = typeof p?.session === 'string' ? p.session : undefined;
+      shownChanged.fire();
+    });
   });
   const host = new ToolHost(server);
   const { tools, disposables } = registerTools(host);
@@ -41,31 +51,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
   status.name = 'sightline';
   status.command = 'sightline.pickSession';
   const session = () => vscode.workspace.getConfiguration('sightline').get<string>('session') || 'default';
+  const following = () => vscode.workspace.getConfiguration('sightline').get<boolean>('followSession', false);
+  const shown = () => sessionLabel(session(), following(), followed);
+  // The session whose ledger the editor shows: the followed one, else the setting's.
+  const viewed = () => (following() && followed) || session();
   const statusText = (): string => {
     if (server.state === 'missing') return '$(error) sightline: no server';
     if (server.state === 'failed') return '$(error) sightline: stopped';
-    if (server.state === 'restarting' || server.state === 'starting') return `$(sync~spin) sightline: ${session()}`;
+    if (server.state === 'restarting' || server.state === 'starting') return `$(sync~spin) sightline: ${shown()}`;
     const ed = vscode.window.activeTextEditor;
     const c = ed ? coverage.get(ed.document.uri) : undefined;
-    return c ? `$(eye) ${session()} · ${coveragePercent(c)}% read` : `$(eye) ${session()}`;
+    return c ? `$(eye) ${shown()} · ${coveragePercent(c)}% read` : `$(eye) ${shown()}`;
   };
   const updateStatus = () => {
     status.text = statusText();
     const ed = vscode.window.activeTextEditor;
     const c = ed ? coverage.get(ed.document.uri) : undefined;
     const md = new vscode.MarkdownString();
-    md.appendMarkdown(`**sightline** — session \`${session()}\` (click to pick another)\n\n`);
+    md.appendMarkdown(`**sightline** — session \`${shown()}\` (click to pick another)\n\n`);
     if (c) md.appendMarkdown(`This file: ${coveragePercent(c)}% read by the agent, state \`${c.state}\`\n\n`);
     md.appendMarkdown(`Server: ${server.state}${server.detail ? ` — ${server.detail}` : ''}`);
     status.tooltip = md;
     status.show();
   };
 
-  const serverSettingKeys = ['sightline.guard', 'sightline.autoExpand', 'sightline.readBudget', 'sightline.applyVia', 'sightline.applyTimeoutMs', 'sightline.session'];
+  const serverSettingKeys = ['sightline.guard', 'sightline.autoExpand', 'sightline.readBudget', 'sightline.applyVia', 'sightline.applyTimeoutMs', 'sightline.session', 'sightline.followSession'];
   context.subscriptions.push(
     coverage,
     server,
     status,
+    shownChanged,
+    shownChanged.event(updateStatus),
     ...disposables,
     vscode.workspace.registerTextDocumentContentProvider(VIEW_SCHEME, views),
     server.onDidChangeState((s) => {
@@ -80,7 +96,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
         return;
       }
       if (serverSettingKeys.some((k) => e.affectsConfiguration(k))) {
-        if (e.affectsConfiguration('sightline.session')) coverage.clear();
+        if (e.affectsConfiguration('sightline.session') || e.affectsConfiguration('sightline.followSession')) {
+          coverage.clear();
+          if (!following()) followed = undefined;
+        }
         void server.client?.sendNotification('workspace/didChangeConfiguration', { settings: { sightline: serverSettings() } });
         updateStatus();
       }
@@ -93,24 +112,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
     vscode.commands.registerCommand('sightline.pickSession', async () => {
       const current = session();
       const recent = context.globalState.get<string[]>('sightline.recentSessions', []);
-      const names = [...new Set([current, 'default', ...recent])];
-      const items: vscode.QuickPickItem[] = names.map((n) => ({ label: n, description: n === current ? 'current' : undefined }));
+      // The sessions the server knows (an agent's hook sessions among them),
+      // the most recently active first; none when it does not answer.
+      let known: SessionRow[] = [];
+      try {
+        known = (await host.request<{ sessions?: SessionRow[] }>('sightline/sessions', {})).sessions ?? [];
+      } catch {
+        // the names picked before still offer themselves
+      }
+      const items: (vscode.QuickPickItem & { session?: string; follow?: boolean })[] = sessionPicks({ current, follow: following(), shown: followed, known, recent: ['default', ...recent], now: new Date() });
       items.push({ label: '$(add) Another session…', alwaysShow: true });
       const pick = await vscode.window.showQuickPick(items, { title: 'sightline: the session whose reads the editor shows' });
       if (!pick) return;
-      let name: string | undefined = pick.label;
+      const cfg = vscode.workspace.getConfiguration('sightline');
+      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      if (pick.follow) {
+        await cfg.update('followSession', true, target);
+        return;
+      }
+      let name: string | undefined = pick.session ?? pick.label;
       if (pick.label.startsWith('$(add)')) {
         name = await vscode.window.showInputBox({ prompt: 'Session name', validateInput: (v) => (v.trim() ? undefined : 'A session name is not empty') });
         if (!name) return;
         name = name.trim();
       }
       await context.globalState.update('sightline.recentSessions', [name, ...recent.filter((r) => r !== name)].slice(0, 10));
-      const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
-      await vscode.workspace.getConfiguration('sightline').update('session', name, target);
+      if (following()) await cfg.update('followSession', false, target);
+      await cfg.update('session', name, target);
     }),
     vscode.commands.registerCommand('sightline.showLedger', async () => {
       try {
-        const r = await host.request<LedgerResult>('sightline/ledger', { session: session() });
+        const r = await host.request<LedgerResult>('sightline/ledger', { session: viewed() });
         const roots = host.roots();
         let md = `# sightline ledger — session \`${r.session}\`\n\n`;
         if (!r.documents?.length) md += 'Nothing read yet.\n';
@@ -140,7 +172,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
       }
     }),
     vscode.commands.registerCommand('sightline.resetSession', async () => {
-      const s = session();
+      const s = viewed();
       const ok = await vscode.window.showWarningMessage(`Forget everything session "${s}" has read and written?`, { modal: true }, 'Reset');
       if (ok !== 'Reset') return;
       try {
@@ -154,7 +186,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
   );
   updateStatus();
   void server.start();
-  return { server, coverage, tools, timings, statusText };
+  return { server, coverage, tools, timings, statusText, shownSession: () => followed };
 }
 
 export function deactivate() {

@@ -512,3 +512,71 @@ export function confirmationText(summary: string, diff: string | undefined, refu
   const d = diff.length > max ? diff.slice(0, max) + '\n… (diff cut)\n' : diff;
   return `${summary}\n\n\`\`\`diff\n${withNewline(d)}\`\`\``;
 }
+
+/** One session as `sightline/sessions` lists it. */
+export interface SessionRow {
+  session: string;
+  documents: number;
+  approvals: number;
+  lastSeen: string;
+}
+
+/** An entry of the session picker: a session, or following the latest one. */
+export interface SessionPick {
+  label: string;
+  description?: string;
+  session?: string;
+  follow?: boolean;
+}
+
+/** The agent a hook session belongs to, by its name. */
+function agentOf(session: string): string | undefined {
+  if (session.startsWith('claude-')) return 'Claude Code';
+  if (session.startsWith('codex-')) return 'Codex';
+  return undefined;
+}
+
+function ago(then: Date, now: Date): string {
+  const min = Math.max(0, Math.round((now.getTime() - then.getTime()) / 60000));
+  if (min < 1) return 'just now';
+  if (min < 60) return `${min} min ago`;
+  const h = Math.round(min / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.round(h / 24)} days ago`;
+}
+
+/**
+ * The session picker's entries: following the most recently active session
+ * first, then the sessions the server knows (most recently active first, as
+ * it lists them; an agent's hook session named by its agent), then names
+ * picked before. The entry in effect says "current".
+ */
+export function sessionPicks(o: { current: string; follow: boolean; shown?: string; known: SessionRow[]; recent: string[]; now: Date }): SessionPick[] {
+  const follow: SessionPick = { label: '$(pulse) Follow the most recently active session', follow: true };
+  if (o.follow) follow.description = `current · now ${o.shown ?? 'none yet'}`;
+  const out: SessionPick[] = [follow];
+  const seen = new Set<string>();
+  const add = (name: string, details: string[]) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    if (!o.follow && name === o.current) details.unshift('current');
+    out.push({ label: name, session: name, description: details.join(' · ') || undefined });
+  };
+  for (const s of o.known) {
+    const d: string[] = [];
+    const agent = agentOf(s.session);
+    if (agent) d.push(agent);
+    const t = new Date(s.lastSeen);
+    if (!Number.isNaN(t.getTime()) && t.getTime() > 0) d.push(`active ${ago(t, o.now)}`);
+    if (s.documents) d.push(`${s.documents} ${s.documents === 1 ? 'file' : 'files'}`);
+    add(s.session, d);
+  }
+  for (const n of [o.current, ...o.recent]) add(n, []);
+  return out;
+}
+
+/** The session the status bar names. */
+export function sessionLabel(current: string, follow: boolean, shown: string | undefined): string {
+  if (!follow) return current;
+  return shown ? `following ${shown}` : 'following the latest session';
+}

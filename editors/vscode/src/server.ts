@@ -34,6 +34,7 @@ export function serverSettings(): Record<string, unknown> {
   }
   const session = c.get<string>('session');
   if (session) out.session = session;
+  out.followSession = c.get<boolean>('followSession', false);
   return out;
 }
 

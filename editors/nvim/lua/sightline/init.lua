@@ -15,6 +15,7 @@ M.version = '0.1.0'
 local defaults = {
   cmd = { 'sightline', 'serve' },
   session = 'default',
+  follow_session = false, -- show the most recently active session instead of `session`
   agent = nil,
   settings = {},
   highlights = true,
@@ -29,6 +30,7 @@ local state = {
   clients = {}, -- root -> client id
   waiting = {}, -- client id -> callbacks waiting for initialization
   coverage = {}, -- uri -> last sightline/coverage params
+  followed = nil, -- the session the server follows (follow_session), as it last said
   lens_timers = {}, -- bufnr -> true while a refresh is scheduled
   marks = {}, -- bufnr -> {extmark id -> highlight group}
   exits = {}, -- client id -> exit code of its server
@@ -62,11 +64,19 @@ local function nonempty(t)
   return t
 end
 
---- The settings sent to the server: setup's `settings` with `session`.
+--- The settings sent to the server: setup's `settings` with `session` and
+--- `followSession`.
 function M.settings()
   local s = vim.deepcopy(config.settings or {})
   s.session = config.session
+  s.followSession = config.follow_session and true or false
   return s
+end
+
+--- The session whose coverage is drawn: the one the server follows, else
+--- the configured one.
+local function shown_session()
+  return (config.follow_session and state.followed) or config.session
 end
 
 ---------------------------------------------------------------------------
@@ -196,7 +206,7 @@ local function draw(bufnr)
   state.marks[bufnr] = groups
   if not (state.enabled and config.highlights) then return end
   local cov = state.coverage[vim.uri_from_bufnr(bufnr)]
-  if not cov or cov.session ~= config.session then return end
+  if not cov or cov.session ~= shown_session() then return end
   local n = api.nvim_buf_line_count(bufnr)
   for _, k in ipairs(kinds) do
     local ranges = cov[k.key]
@@ -266,6 +276,12 @@ local function refresh_lens(bufnr)
         function(err, result, ctx) lsp.codelens.on_codelens(err, result, ctx) end, bufnr)
     end
   end, 30)
+end
+
+local function on_session(_, params)
+  if type(params) ~= 'table' or type(params.session) ~= 'string' then return end
+  state.followed = params.session
+  redraw_all()
 end
 
 local function on_coverage(_, params)
@@ -367,6 +383,7 @@ function M.lsp_config()
     flags = { debounce_text_changes = 0 },
     handlers = {
       ['sightline/coverage'] = on_coverage,
+      ['sightline/session'] = on_session,
       ['workspace/applyEdit'] = on_apply_edit,
       ['workspace/configuration'] = on_configuration,
     },
@@ -693,13 +710,31 @@ function M.configure(settings)
   end
 end
 
---- The session whose coverage the editor shows (and the API's default).
+--- The session whose coverage the editor shows (and the API's default):
+--- a name, or 'follow' to show the most recently active session (an
+--- agent's hook session, claude-… or codex-…, as soon as it acts).
 function M.session(name)
-  if name == nil or name == '' then return config.session end
-  config.session = name
+  if name == nil or name == '' then return shown_session() end
+  if name == 'follow' then
+    config.follow_session = true
+  else
+    config.session, config.follow_session, state.followed = name, false, nil
+  end
   M.configure({})
   redraw_all()
-  return name
+  return shown_session()
+end
+
+--- Whether the editor follows the most recently active session.
+function M.following() return config.follow_session and true or false end
+
+--- sessions{callback, timeout}: the sessions the server knows, the most
+--- recently active first (sightline/sessions).
+function M.sessions(o)
+  o = o or {}
+  local t, err = target({}, false)
+  if not t then return fail(o, err) end
+  return request(t.root, 'sightline/sessions', vim.empty_dict(), nil, o)
 end
 
 function M.toggle()
@@ -728,14 +763,31 @@ local function commands()
   cmd('SightlineToggle', function()
     vim.notify('sightline: highlights ' .. (M.toggle() and 'on' or 'off'))
   end, { desc = 'Toggle the coverage highlights' })
+  local function said()
+    if config.follow_session then return 'following the latest session (now ' .. (state.followed or 'none yet') .. ')' end
+    return 'session ' .. config.session
+  end
   cmd('SightlineSession', function(a)
-    if a.args == '' then
-      vim.notify('sightline: session ' .. config.session)
-    else
+    if a.args ~= '' then
       M.session(a.args)
-      vim.notify('sightline: session ' .. a.args)
+      vim.notify('sightline: ' .. said())
+      return
     end
-  end, { nargs = '?', desc = 'Show or set the session whose ledger the editor shows' })
+    -- Pick among the server's sessions (an agent's hook sessions among
+    -- them), the most recently active first, or follow the latest.
+    local res = M.sessions()
+    local items = { 'follow' }
+    for _, s in ipairs(res and res.sessions or {}) do table.insert(items, s.session) end
+    vim.ui.select(items, {
+      prompt = 'sightline (' .. said() .. '):',
+      format_item = function(i) return i == 'follow' and 'follow the most recently active session' or i end,
+    }, function(choice)
+      if choice then
+        M.session(choice)
+        vim.notify('sightline: ' .. said())
+      end
+    end)
+  end, { nargs = '?', desc = 'Pick the session whose ledger the editor shows, or follow the latest' })
 end
 
 --- setup{cmd, session, settings, highlights, timeout, root_markers, signs, agent, on_attach}

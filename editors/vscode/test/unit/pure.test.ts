@@ -13,6 +13,9 @@ import {
   displayPath,
   formatDiagnostics,
   resolveToolPath,
+  sessionLabel,
+  sessionPicks,
+  type SessionPick,
 } from '../../src/pure';
 
 test('read input: path required, lines positive, end after start', () => {
@@ -91,4 +94,26 @@ test('patch input: the patch is required', () => {
   assert.equal(bad.ok, false);
   assert.match(bad.ok ? '' : bad.error, /"patch" is required.*Example input/);
   assert.equal(checkPatch({ patch: '--- a/x\n+++ b/x\n' }).ok, true);
+});
+
+test('session picker: follow first, then the server\'s sessions most recent first (hook sessions named by agent), then recent names', () => {
+  const now = new Date('2026-01-01T12:00:00Z');
+  const known = [
+    { session: 'claude-abc', documents: 3, approvals: 0, lastSeen: '2026-01-01T11:58:00Z' },
+    { session: 'default', documents: 1, approvals: 0, lastSeen: '2026-01-01T10:00:00Z' },
+    { session: 'codex-xyz', documents: 0, approvals: 0, lastSeen: '2025-12-30T12:00:00Z' },
+  ];
+  const picks = sessionPicks({ current: 'default', follow: false, known, recent: ['mine', 'claude-abc'], now });
+  assert.deepEqual(picks.map((p: SessionPick) => p.session ?? '(follow)'), ['(follow)', 'claude-abc', 'default', 'codex-xyz', 'mine']);
+  assert.equal(picks[0].follow, true);
+  assert.match(picks[1].description ?? '', /Claude Code · active 2 min ago · 3 files/);
+  assert.match(picks[2].description ?? '', /current/);
+  assert.match(picks[3].description ?? '', /Codex · active 2 days ago/);
+  // Following: the follow entry is current and names whom it follows.
+  const f = sessionPicks({ current: 'default', follow: true, shown: 'claude-abc', known, recent: [], now });
+  assert.match(f[0].description ?? '', /current · now claude-abc/);
+  assert.doesNotMatch(f.find((p: SessionPick) => p.session === 'default')?.description ?? '', /current/);
+  assert.equal(sessionLabel('default', true, 'codex-xyz'), 'following codex-xyz');
+  assert.equal(sessionLabel('default', true, undefined), 'following the latest session');
+  assert.equal(sessionLabel('mine', false, 'codex-xyz'), 'mine');
 });
