@@ -99,11 +99,9 @@ func (e *Env) rotate(ctx context.Context) {
 		return
 	}
 	c := e.Config()
-	if _, err := e.db.DB().PruneAudit(ctx, c.Audit.MaxEntries, time.Duration(c.Audit.MaxAgeDays)*24*time.Hour); err != nil {
-		e.Log.Warn("audit rotation", zap.Error(err))
-	}
-	if _, err := e.db.DB().PruneHistory(ctx, c.History.MaxBytes); err != nil {
-		e.Log.Warn("history retention", zap.Error(err))
+	r := store.Retention{AuditEntries: c.Audit.MaxEntries, AuditAge: time.Duration(c.Audit.MaxAgeDays) * 24 * time.Hour, HistoryBytes: c.History.MaxBytes}
+	if err := e.db.DB().Retain(ctx, r); err != nil {
+		e.Log.Warn("audit and history retention", zap.Error(err))
 	}
 }
 

@@ -297,9 +297,20 @@ func (s *scan) run(r io.Reader, size int64) error {
 		// About 32 bytes a line in source code; a guess, not a bound.
 		s.lineHashes = make([]byte, 0, size/32*3+64)
 	}
-	buf := make([]byte, 0, 256<<10)
-	for eof := false; !eof; {
-		if len(buf) == cap(buf) { // one line longer than the buffer
+	const chunk = 256 << 10
+	bufSize := chunk
+	if !s.full {
+		// A range read stops after its last line, a few kilobytes into the
+		// file when the lines are near its start: the buffer starts small
+		// and doubles with each read, so such a read neither reads nor
+		// touches a quarter megabyte.
+		bufSize = 16 << 10
+	}
+	buf := make([]byte, 0, bufSize)
+	for eof, first := false, true; !eof; first = false {
+		// Grown when one line is longer than the buffer, or while it is
+		// smaller than a chunk.
+		if len(buf) == cap(buf) || !first && cap(buf) < chunk {
 			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])

@@ -25,7 +25,13 @@ func BenchmarkClaudeHook(b *testing.B) {
 	f := w.path("f.go")
 	read := readEvent(f, strings.Join(lines, "\n"), 1, 2000)
 	pre := edit(f, "line 1000\n", "x\n")
-	for name, ev := range map[string]map[string]any{"PostToolUse-Read": read, "PreToolUse-Edit": pre} {
+	// In this order: the edit's lines are allowed because the read showed
+	// them (a map's order let the edit run first, and be denied).
+	for _, c := range []struct {
+		name string
+		ev   map[string]any
+	}{{"PostToolUse-Read", read}, {"PreToolUse-Edit", pre}} {
+		name, ev := c.name, c.ev
 		b.Run(name, func(b *testing.B) {
 			ev["cwd"], ev["session_id"] = w.root, "bench"
 			raw, _ := json.Marshal(ev)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -228,9 +229,10 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	return nil
 }
 
+// Compiled on first use, not at the start of every sightline process.
 var (
-	grepWithFile = regexp.MustCompile(`^(/[^:]*):(\d+):(.*)$`)
-	grepLine     = regexp.MustCompile(`^(\d+):(.*)$`)
+	grepWithFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/[^:]*):(\d+):(.*)$`) })
+	grepLine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+):(.*)$`) })
 )
 
 // claudeGrepShown records the lines a content search showed with their
@@ -245,9 +247,9 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	var order []string
 	for _, l := range textLines(out.Content) {
 		file, num, text := "", "", ""
-		if m := grepWithFile.FindStringSubmatch(l); m != nil {
+		if m := grepWithFile().FindStringSubmatch(l); m != nil {
 			file, num, text = m[1], m[2], m[3]
-		} else if m := grepLine.FindStringSubmatch(l); m != nil && filepath.IsAbs(in.Path) {
+		} else if m := grepLine().FindStringSubmatch(l); m != nil && filepath.IsAbs(in.Path) {
 			file, num, text = in.Path, m[1], m[2]
 		} else {
 			continue

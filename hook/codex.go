@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
@@ -167,9 +168,10 @@ func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text stri
 	return nil
 }
 
+// Compiled on first use, not at the start of every sightline process.
 var (
-	sedRange  = regexp.MustCompile(`^(\d+)(?:,(\d+))?p$`)
-	numbered1 = regexp.MustCompile(`^ *(\d+)\t(.*)$`)
+	sedRange  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)(?:,(\d+))?p$`) })
+	numbered1 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ *(\d+)\t(.*)$`) })
 )
 
 // codexShellRead records what a shell command that only reads showed,
@@ -199,13 +201,13 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 		}
 		if len(stages) == 2 {
 			second, ok := words(stages[1])
-			if !ok || len(second) != 3 || second[0] != "sed" || second[1] != "-n" || !sedRange.MatchString(second[2]) {
+			if !ok || len(second) != 3 || second[0] != "sed" || second[1] != "-n" || !sedRange().MatchString(second[2]) {
 				return nil
 			}
 		}
 		file = first[2]
 		for _, l := range outLines {
-			if m := numbered1.FindStringSubmatch(l); m != nil {
+			if m := numbered1().FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				lines = append(lines, engine.ShownLine{Line: n, Text: m[2]})
 			}
@@ -223,7 +225,7 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 		}
 		file, lines = first[3], numbered(max(k, 1), outLines)
 	case prog == "sed" && len(first) == 4 && first[1] == "-n":
-		m := sedRange.FindStringSubmatch(first[2])
+		m := sedRange().FindStringSubmatch(first[2])
 		if m == nil {
 			return nil
 		}
@@ -234,7 +236,7 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 		// does rg).
 		file = first[3]
 		for _, l := range outLines {
-			if m := grepLine.FindStringSubmatch(l); m != nil {
+			if m := grepLine().FindStringSubmatch(l); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				lines = append(lines, engine.ShownLine{Line: n, Text: m[2]})
 			}

@@ -55,7 +55,7 @@ func New(o Options) *mcp.Server {
 	for _, op := range ops.Table() {
 		if op.Tool != nil {
 			s.AddTool(&mcp.Tool{Name: op.Tool.Name, Title: op.Tool.Title, Description: op.Tool.Description,
-				InputSchema: op.Tool.Schema, Annotations: annotations(op.Tool)}, t.handler(op.Tool))
+				InputSchema: op.Tool.Schema(), Annotations: annotations(op.Tool)}, t.handler(op.Tool))
 		}
 	}
 	return s

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -289,8 +290,9 @@ type Tool struct {
 	// ReadOnly: the tool changes no file (a read records what the model was
 	// shown, in sightline's own ledger).
 	ReadOnly bool
-	// Schema is the input's JSON schema.
-	Schema *jsonschema.Schema
+	// schema infers the input's JSON schema on first use: a process that
+	// serves no agent tool (every CLI call) does not pay for it at start.
+	schema func() *jsonschema.Schema
 	// Params turns the tool's arguments into the operation's params:
 	// session is the session of a call that names none, key turns a path
 	// into a document URI.
@@ -301,17 +303,23 @@ type Tool struct {
 // Op is the operation the tool calls.
 func (t *Tool) Op() *Op { return t.op }
 
+// Schema is the input's JSON schema, inferred from its type.
+func (t *Tool) Schema() *jsonschema.Schema { return t.schema() }
+
 // tool declares an agent tool whose input is In, converted to the params
 // by conv.
 func tool[In, P any](name, title, description string, readOnly bool, conv func(In, string, func(string) workspace.Key) (P, error), tune func(*jsonschema.Schema)) *Tool {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(name + ": " + err.Error())
-	}
-	if tune != nil {
-		tune(s)
-	}
-	return &Tool{Name: name, Title: title, Description: description, ReadOnly: readOnly, Schema: s,
+	schema := sync.OnceValue(func() *jsonschema.Schema {
+		s, err := jsonschema.For[In](nil)
+		if err != nil {
+			panic(name + ": " + err.Error()) // a declaration's mistake; TestToolSchemas infers them all
+		}
+		if tune != nil {
+			tune(s)
+		}
+		return s
+	})
+	return &Tool{Name: name, Title: title, Description: description, ReadOnly: readOnly, schema: schema,
 		Params: func(raw json.RawMessage, session string, key func(string) workspace.Key) (any, error) {
 			var in In
 			if len(raw) == 0 || string(raw) == "null" {

@@ -8,6 +8,7 @@
 package statedb
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,10 @@ type Sync struct {
 	// second caller waits for the first instead of deciding without them.
 	seen  map[workspace.Key]chan struct{}
 	dirty map[key]struct{}
+	// saved is each entry as the database holds it (restored or written by
+	// this process): a dirty entry that encodes the same is not written
+	// again, so a process that only looks (sightline ledger) writes nothing.
+	saved map[key]savedEntry
 	// views describe documents the ledger knows that the workspace does not
 	// hold (a CLI range read: see RestoreView); stats are file stats to save.
 	views    map[workspace.Key]View
@@ -118,6 +123,11 @@ type key struct {
 	doc     workspace.Key
 }
 
+type savedEntry struct {
+	fileHash string
+	data     []byte
+}
+
 // Open opens the database in dir. Entries are loaded per document when the
 // document is first seen: a process that touches one file (a CLI call) does
 // not pay for every file the workspace's sessions ever read. A corrupt
@@ -141,7 +151,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), views: make(map[workspace.Key]View)}, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), views: make(map[workspace.Key]View)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -243,25 +253,61 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 			s.log.Warn("persisted ledger entry unreadable", zap.String("doc", e.Doc), zap.Error(err))
 			continue
 		}
-		if e.FileHash != h {
-			// Another text: its line hashes say what moved where.
-			b, err := s.storedLineHashes(ctx, e.FileHash)
-			if err != nil {
-				s.log.Warn("line hashes unreadable", zap.String("doc", e.Doc), zap.Error(err))
-			}
-			old, ok := unpackHashes(b, le.TotalLines)
-			if !ok {
-				continue
-			}
-			if cur == nil {
-				if cur = lineHashes(); cur == nil {
-					continue // the view has none: the safe answer is unread
-				}
-			}
-			le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
+		if e.FileHash == h {
+			l.Import(e.Session, ledger.DocKey(k), rev, le)
+			s.noteSaved(l, key{e.Session, k}, rev, h)
+			continue
 		}
+		// Another text: its line hashes say what moved where.
+		b, err := s.storedLineHashes(ctx, e.FileHash)
+		if err != nil {
+			s.log.Warn("line hashes unreadable", zap.String("doc", e.Doc), zap.Error(err))
+		}
+		old, ok := unpackHashes(b, le.TotalLines)
+		if !ok {
+			continue
+		}
+		if cur == nil {
+			if cur = lineHashes(); cur == nil {
+				continue // the view has none: the safe answer is unread
+			}
+		}
+		le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
 		l.Import(e.Session, ledger.DocKey(k), rev, le)
 	}
+}
+
+// noteSaved notes an entry restored as the database holds it: its export
+// now is what a flush finds unchanged. Not when the document moved past
+// rev meanwhile (Import then moved the entry through the edits): that
+// entry differs from the database's and is written.
+func (s *Sync) noteSaved(l *ledger.Ledger, k key, rev int64, fileHash string) {
+	doc := ledger.DocKey(k.doc)
+	if _, at, ok := l.DocInfo(doc); !ok || at != rev {
+		return
+	}
+	e, ok := l.Export(k.session, doc)
+	if !ok {
+		return
+	}
+	if _, at, ok := l.DocInfo(doc); !ok || at != rev {
+		return
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.saved[k] = savedEntry{fileHash, data}
+	s.mu.Unlock()
+}
+
+// unchanged reports whether the database holds entry k as encoded.
+func (s *Sync) unchanged(k key, fileHash string, data []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.saved[k]
+	return ok && v.fileHash == fileHash && bytes.Equal(v.data, data)
 }
 
 // storedLineHashes returns the packed line hashes of a text seen before:
@@ -417,6 +463,9 @@ func (s *Sync) flush(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("statedb: encode entry: %w", err)
 		}
+		if h.LineHashes == nil && s.unchanged(k, h.FileHash, data) {
+			continue
+		}
 		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.FileHash, TotalLines: h.TotalLines, Data: data, LineHashes: h.LineHashes})
 	}
 	if len(puts) > 0 {
@@ -424,8 +473,16 @@ func (s *Sync) flush(ctx context.Context) error {
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
 		}
+		s.mu.Lock()
+		for _, e := range puts {
+			s.saved[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
+		}
+		s.mu.Unlock()
 	}
 	for _, k := range dels {
+		s.mu.Lock()
+		delete(s.saved, k)
+		s.mu.Unlock()
 		if err := s.db.DeleteEntry(ctx, k.session, string(k.doc)); err != nil {
 			return fmt.Errorf("statedb: delete entry: %w", err)
 		}
@@ -477,6 +534,11 @@ func (s *Sync) DeleteSession(ctx context.Context, session string) error {
 	for k := range s.dirty {
 		if k.session == session {
 			delete(s.dirty, k)
+		}
+	}
+	for k := range s.saved {
+		if k.session == session {
+			delete(s.saved, k)
 		}
 	}
 	s.mu.Unlock()

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -95,4 +96,46 @@ func (db *DB) PruneAudit(ctx context.Context, maxEntries int, maxAge time.Durati
 		total += int(n)
 	}
 	return total, nil
+}
+
+// Retention is what the state database keeps: the audit log's bounds and
+// the history's budget (zero or less: no bound).
+type Retention struct {
+	AuditEntries int
+	AuditAge     time.Duration
+	HistoryBytes int64
+}
+
+// Retain prunes the audit log and the history to their bounds. Every
+// process calls it when it opens the database: one read finds whether any
+// bound is passed (by index: the oldest and newest audit ids and times, the
+// history's running total), so when none is, it neither writes nor waits
+// for another process's write.
+func (db *DB) Retain(ctx context.Context, r Retention) error {
+	cutoff := int64(math.MinInt64)
+	if r.AuditAge > 0 {
+		cutoff = millis(time.Now().Add(-r.AuditAge))
+	}
+	var old, many, big bool
+	err := db.pool().QueryRowContext(ctx, `SELECT
+			coalesce((SELECT min(time) FROM audit) < ?, 0),
+			coalesce((SELECT min(id) FROM audit) <= (SELECT max(id) FROM audit) - ?, 0),
+			coalesce((SELECT stored FROM history_total) > ?, 0)`,
+		cutoff, max(r.AuditEntries, 0), r.HistoryBytes).Scan(&old, &many, &big)
+	if err != nil {
+		return fmt.Errorf("store: retention check: %w", err)
+	}
+	many = many && r.AuditEntries > 0
+	big = big && r.HistoryBytes > 0
+	if old || many {
+		if _, err := db.PruneAudit(ctx, r.AuditEntries, r.AuditAge); err != nil {
+			return err
+		}
+	}
+	if big {
+		if _, err := db.PruneHistory(ctx, r.HistoryBytes); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -273,10 +273,7 @@ func BenchmarkRetentionCheck(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, err := db.PruneAudit(ctx, 1_000_000, 90*24*time.Hour); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := db.PruneHistory(ctx, 256<<20); err != nil {
+		if err := db.Retain(ctx, Retention{AuditEntries: 1_000_000, AuditAge: 90 * 24 * time.Hour, HistoryBytes: 256 << 20}); err != nil {
 			b.Fatal(err)
 		}
 	}

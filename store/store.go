@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 // FileName is the database's name inside the state folder.
@@ -152,6 +153,10 @@ func Open(dir string) (*DB, error) {
 	q.Set("_foreign_keys", "1")
 	q.Set("_synchronous", "NORMAL") // with WAL: durable at checkpoints, never corrupt
 	q.Set("_txlock", "immediate")
+	// With the write-ahead log kept (see connector), the last close empties
+	// it after its checkpoint instead of removing it; the limit also trims
+	// a log a long-lived process grew beyond it.
+	q.Set("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 
 	db := &DB{path: path, dsn: dsn}
@@ -163,13 +168,41 @@ func Open(dir string) (*DB, error) {
 	return db, nil
 }
 
+// walSizeLimit is the size the write-ahead log is trimmed to after a
+// checkpoint, when it grew beyond it.
+const walSizeLimit = 4 << 20
+
+// connector opens connections that keep the write-ahead log and its index
+// when the last one closes (SQLite's persistent WAL). Every CLI call opens
+// the database and closes it: without this, each created the two files
+// (and synced the folder for the new log) and removed them at its close.
+type connector struct{ driver.Connector }
+
+func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fc, ok := conn.(sqlite.FileControl)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("the SQLite driver offers no file control")
+	}
+	if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("keep the write-ahead log: %w", err)
+	}
+	return conn, nil
+}
+
 // open opens the database file (creating it and its schema as needed) and
 // returns it with the file's identity.
 func (db *DB) open() (*sql.DB, os.FileInfo, error) {
-	sdb, err := sql.Open("sqlite", db.dsn)
+	base, err := sqlite.NewConnector(db.dsn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: open %s: %w", db.path, err)
 	}
+	sdb := sql.OpenDB(connector{base})
 	ctx, cancel := context.WithTimeout(context.Background(), migrateWait+4*busyTimeout)
 	defer cancel()
 	if err := migrate(ctx, sdb, db.path); err != nil {
