@@ -107,3 +107,41 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 	agent.next()
 
 }
+
+// TestWritesPassTheWriteAdmission: a change the admission of a write
+// refuses (a sensitive file nobody approved, a version control folder) is
+// refused by the proxy, as the hooks refuse it, whether it comes as a
+// whole-file write or as an edit's permission request; nothing of it
+// reaches the editor.
+func TestWritesPassTheWriteAdmission(t *testing.T) {
+	r, root := runnerAt(t)
+	env := filepath.Join(root, ".env")
+	if err := os.WriteFile(env, []byte("TOKEN=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitConfig := filepath.Join(root, ".git", "config")
+	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, acp.Options{Runner: r})
+	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
+	for i, file := range []string{env, gitConfig} {
+		send(t, p.agentW, `{"jsonrpc":"2.0","id":%d,"method":"fs/write_text_file","params":{"sessionId":"s","path":%q,"content":"X=2\n"}}`, 10+i, file)
+		m := agent.next()
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != float64(10+i) || e == nil || e["code"] != float64(acp.RefusedCode) || !strings.Contains(e["message"].(string), "sightline refused") {
+			t.Fatalf("the agent's answer to a write of %s: %v", file, m)
+		}
+		send(t, p.agentW, `{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"p%d","kind":"edit","content":[{"type":"diff","path":%q,"oldText":"TOKEN=1","newText":"TOKEN=2"}]},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`, 20+i, i, file)
+		m = agent.next()
+		if res, _ := m["result"].(map[string]any); res == nil || fmt.Sprint(res["outcome"]) != "map[optionId:no outcome:selected]" {
+			t.Fatalf("the agent's answer to an edit's permission for %s: %v", file, m)
+		}
+		if note := editor.next(); note["method"] != "session/update" {
+			t.Fatalf("the editor got %v, want the note of the rejection", note)
+		}
+	}
+}

@@ -259,9 +259,9 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 	}
 }
 
-// check asks the guard; a refusal of its own (unread or stale lines)
-// comes back with ok false, anything else it could not judge lets the
-// change pass and is logged.
+// check asks the guard; a refusal (unread or stale lines, or a write the
+// admission refuses, as hook.Judge reads it) comes back with ok false;
+// anything it could not judge lets the change pass and is logged.
 func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (engine.CheckResult, bool) {
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
@@ -276,14 +276,12 @@ func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (
 		p.logf("checking %s's change of %s: an answer of type %T; it passes unguarded", cp.Tool, path, res)
 		return engine.CheckResult{}, true
 	}
-	if cr.OK {
-		return cr, true
-	}
-	if cr.Error != result.UnreadRange && cr.Error != result.StaleRange {
+	refused, judged := hook.Judge(cr, path)
+	if !judged {
 		p.logf("checking %s's change of %s: %s: %s; it passes unguarded", cp.Tool, path, cr.Error, cr.Message)
 		return cr, true
 	}
-	return cr, false
+	return cr, refused == ""
 }
 
 // checkWrite asks the guard about a whole-file write: the lines a diff
@@ -300,7 +298,7 @@ func (p *Proxy) checkWrite(ctx context.Context, sessionID, path, content string)
 		// known to be new.
 		return nil, cr.Exists || !cr.OK
 	}
-	why := hook.Reason(cr, path)
+	why, _ := hook.Judge(cr, path)
 	data := map[string]any{"sightline": map[string]any{"error": cr.Error, "path": path, "unread": cr.Unread, "stale": cr.Stale}}
 	return func(id json.RawMessage) []byte {
 		return encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": RefusedCode, "message": why, "data": data}})
@@ -641,6 +639,9 @@ func (p *Proxy) checkPermission(ctx context.Context, m message) (answer, note []
 func rejection(cr engine.CheckResult, path string) string {
 	var b strings.Builder
 	b.WriteString("sightline rejected this edit of " + path + ":")
+	if cr.Error == result.Denied || cr.Error == result.ApprovalRefused {
+		return b.String() + " " + cr.Message
+	}
 	for _, r := range cr.Unread {
 		fmt.Fprintf(&b, " %s %s never shown to the agent.", r.Word(), r.Was())
 	}

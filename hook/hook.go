@@ -77,21 +77,33 @@ func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (re
 		return "", fmt.Errorf("checking %s's change of %s: %w", p.Tool, path, err)
 	}
 	cr := res.(engine.CheckResult)
-	if cr.OK {
-		return "", nil
+	refused, judged := Judge(cr, path)
+	if !judged {
+		// Not a verdict on the change (a file that cannot be read, a server
+		// gone): the agent's own rules decide.
+		return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
 	}
-	switch cr.Error {
-	case result.UnreadRange, result.StaleRange:
-		return Reason(cr, path), nil
-	case result.Denied, result.ApprovalRefused:
+	return refused, nil
+}
+
+// Judge is what every door in front of an agent's own tools (the hooks,
+// the ACP proxy) makes of the guard's answer about a change: refused is
+// the reason to refuse it with ("" to let it pass); judged is false when
+// the answer is no verdict on the change (a file that cannot be read, a
+// server gone), for the door to report.
+func Judge(cr engine.CheckResult, path string) (refused string, judged bool) {
+	switch {
+	case cr.OK:
+		return "", true
+	case cr.Error == result.UnreadRange || cr.Error == result.StaleRange:
+		return Reason(cr, path), true
+	case cr.Error == result.Denied || cr.Error == result.ApprovalRefused:
 		// The admission a write of sightline's own passes: a path the
 		// policy denies, a version control folder, a sensitive file the
 		// user did not approve writing.
-		return "sightline refused this change of " + path + ": " + cr.Message, nil
+		return "sightline refused this change of " + path + ": " + cr.Message, true
 	}
-	// Not a verdict on the change (a file that cannot be read, a server
-	// gone): the agent's own rules decide.
-	return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
+	return "", false
 }
 
 // Reason is a refusal as the agent reads it: which lines, why, and the
