@@ -3,6 +3,8 @@ package workspace
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"path/filepath"
 	"path"
 	"strings"
 
@@ -25,6 +27,41 @@ func (w *Workspace) fallbacks() []charset.Charset {
 		return *p
 	}
 	return nil
+}
+
+// storedIn is the encoding a file's bytes show, as a load detects it with
+// nothing declared: a UTF-16 byte-order mark, else UTF-8, else the first of
+// the encodings setting that decodes them. UTF-8 when the file cannot be
+// read (a new file). Without the setting only the mark can tell, so only
+// the file's first bytes are read.
+func (w *Workspace) storedIn(root *confine.Root, rel string) charset.Charset {
+	t, err := root.Resolve(rel, confine.Read)
+	if err != nil {
+		return charset.UTF8
+	}
+	t.Name = filepath.ToSlash(rel)
+	fb := w.fallbacks()
+	if len(fb) == 0 {
+		f, _, err := root.OpenRead(t)
+		if err != nil {
+			return charset.UTF8
+		}
+		defer f.Close()
+		head := make([]byte, 3)
+		n, _ := io.ReadFull(f, head)
+		if cs, ok := charset.ByBOM(head[:n]); ok {
+			return cs
+		}
+		return charset.UTF8
+	}
+	data, _, err := root.ReadFile(t, w.opts.MaxFileSize)
+	if err != nil {
+		return charset.UTF8
+	}
+	if cs, _, ok := charset.Detect(data, charset.UTF8, fb); ok {
+		return cs
+	}
+	return charset.UTF8
 }
 
 // maxEditorconfig bounds an .editorconfig file read: larger ones are not

@@ -767,10 +767,14 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 	snap := textdoc.NewOwned(text) // an editor buffer lives long and changes
 	// The editor reports no encoding (LSP has none): the buffer is the
 	// file's text, and the file keeps the encoding it was read in, or,
-	// not read yet, the one its .editorconfig declares.
+	// not read yet, the one its .editorconfig declares, else the one its
+	// bytes show as a load would read them.
 	var decl charset.Charset
 	if root, rel, err := w.Locate(k); err == nil {
 		decl, _, _ = Declared(root, filepath.ToSlash(rel))
+		if _, known := w.Known(k); !known && decl.IsUTF8() {
+			decl = w.storedIn(root, rel)
+		}
 	}
 	w.mu.Lock()
 	e, known := w.docs[k]
