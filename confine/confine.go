@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,13 +131,23 @@ func (r *Root) resolve(rel string, intent Intent, followLast bool) (Target, erro
 	if err := checkLength(r.dir, rel, name); err != nil {
 		return t, err
 	}
-	if filepath.IsAbs(rel) || !filepath.IsLocal(filepath.Clean(rel)) && filepath.Clean(rel) != "." {
+	if filepath.IsAbs(rel) {
+		return t, result.Errorf(result.Denied, "%s is outside the workspace (%s).", name, r.dir)
+	}
+	parts := split(filepath.Clean(rel))
+	if runtime.GOOS == "windows" { // before IsLocal, which says only "not local" of these
+		for _, p := range parts {
+			if why := windowsNameProblem(p); why != "" && p != "." && p != ".." {
+				return t, result.Errorf(result.InvalidParams, "%s cannot be a file on Windows: %s. Choose another name.", name, why)
+			}
+		}
+	}
+	if !filepath.IsLocal(filepath.Clean(rel)) && filepath.Clean(rel) != "." {
 		return t, result.Errorf(result.Denied, "%s is outside the workspace (%s).", name, r.dir)
 	}
 	if err := allowed(rel, intent, name); err != nil {
 		return t, err
 	}
-	parts := split(filepath.Clean(rel))
 	orig := len(parts) // parts of the caller's path still to walk (the tail of parts)
 	var done []string
 	hops := 0
@@ -295,6 +306,8 @@ func (r *Root) fault(err error, name string) error {
 		return result.Wrap(result.NotFound, err, fmt.Sprintf("%s does not exist.", name))
 	case escapes(err):
 		return result.Wrap(result.Denied, err, fmt.Sprintf("%s leads outside the workspace (%s).", name, r.dir))
+	case errors.Is(err, errOpenElsewhere):
+		return result.Wrap(result.IOError, err, fmt.Sprintf("%s is open in another program, which keeps it from being replaced (%s); nothing was written. Close it there, then retry.", name, reason(err)))
 	case swapped(err):
 		return result.Wrap(result.FileChanged, err, fmt.Sprintf("%s changed after it was checked: a folder on its path, or the file itself, is now a symbolic link or a file (%s). sightline follows no link it did not check, so nothing was read or written there. Look at what changed it, then retry.", name, reason(err)))
 	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
@@ -302,6 +315,10 @@ func (r *Root) fault(err error, name string) error {
 	}
 	return result.Wrap(result.IOError, err, fmt.Sprintf("%s: %s.", name, reason(err)))
 }
+
+// errOpenElsewhere: the file system cannot replace a file that is open
+// (Windows without POSIX rename semantics).
+var errOpenElsewhere = errors.New("a file open elsewhere cannot be replaced on this file system, or its program does not share it for deletion")
 
 // escapes reports os.Root's refusal of a path leading out of it.
 func escapes(err error) bool {

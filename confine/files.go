@@ -24,7 +24,7 @@ func (r *Root) OpenRead(t Target) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, r.fault(err, t.Name)
 	}
-	fi, err := f.Stat()
+	fi, err := stat(f)
 	if err != nil {
 		f.Close()
 		return nil, nil, r.fault(err, t.Name)
@@ -191,19 +191,9 @@ func (f *folder) clean() {
 	defer release()
 	names, _ := f.d.names()
 	for _, n := range names {
-		if !isTemp(n) {
-			continue
+		if isTemp(n) {
+			removeAbandoned(f.d, n)
 		}
-		tf, err := f.d.open(n, openReadFlags, 0)
-		if err != nil {
-			continue
-		}
-		if abandoned(tf) {
-			if a, err := tf.Stat(); err == nil && f.d.same(n, a) {
-				f.d.remove(n)
-			}
-		}
-		tf.Close()
 	}
 }
 
@@ -275,12 +265,18 @@ func (r *Root) mkdirs(rel, name string) (f *folder, undo func(), err error) {
 	}
 	f = &folder{r: r, rel: rel, d: cur}
 	type made struct {
-		parent *dir
-		name   string
+		parent, self *dir
+		name         string
 	}
 	var mades []made
 	undo = func() {
 		for i := len(mades) - 1; i >= 0; i-- {
+			// The folder's own handle closed first, for the same reason
+			// Discard closes the temp file first; f.close closes it again,
+			// harmlessly.
+			if m := mades[i]; m.self != nil {
+				m.self.close()
+			}
 			mades[i].parent.rmdir(mades[i].name)
 		}
 		mades = nil
@@ -293,12 +289,15 @@ func (r *Root) mkdirs(rel, name string) (f *folder, undo func(), err error) {
 		at = filepath.Join(at, p)
 		err := cur.mkdir(p, 0o777)
 		if err == nil {
-			mades = append(mades, made{cur, p})
+			mades = append(mades, made{parent: cur, name: p})
 			f.made = append(f.made, at)
 		}
 		var next *dir
 		if err == nil || errors.Is(err, fs.ErrExist) {
 			next, err = cur.sub(p)
+		}
+		if err == nil && len(mades) > 0 && mades[len(mades)-1].parent == cur {
+			mades[len(mades)-1].self = next
 		}
 		if err != nil {
 			undo()

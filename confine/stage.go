@@ -51,7 +51,7 @@ func (r *Root) Info(rel string) (fs.FileInfo, error) {
 		return nil, r.fault(err, filepath.ToSlash(rel))
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := stat(f)
 	if err != nil {
 		return nil, r.fault(err, filepath.ToSlash(rel))
 	}
@@ -150,7 +150,7 @@ func (s *Staged) Release() { s.Close() }
 // up (following no link) and answers only if it is the staged file still.
 func (s *Staged) Info() (fs.FileInfo, error) {
 	if s.file != nil {
-		fi, err := s.file.Stat()
+		fi, err := stat(s.file)
 		if err != nil {
 			return nil, s.r.fault(err, s.Target.Name)
 		}
@@ -234,7 +234,7 @@ func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs
 	}
 	s.Temp = filepath.Join(dir, temp)
 	tf := s.file
-	if st, err := tf.Stat(); err == nil {
+	if st, err := stat(tf); err == nil {
 		s.born = statIDOf(st).ctime
 	}
 	checking := make(chan error, 1)
@@ -263,7 +263,7 @@ func (r *Root) Stage(t Target, temp string, write func(io.Writer) error, like fs
 	if err := checked(); err != nil {
 		return fail(err)
 	}
-	if st, err := tf.Stat(); err == nil {
+	if st, err := stat(tf); err == nil {
 		s.id = statIDOf(st)
 	}
 	return s, nil
@@ -280,6 +280,13 @@ func (r *Root) Discard(s *Staged) {
 			r.RemoveDir(s.made[i])
 		}
 		return
+	}
+	// Closed first: where a name is removed only when its last handle
+	// closes (Windows without POSIX delete semantics), the folders made
+	// for the file would not be empty yet.
+	if s.file != nil {
+		s.file.Close()
+		s.file = nil
 	}
 	if s.Temp != "" {
 		s.f.d.remove(filepath.Base(s.Temp))

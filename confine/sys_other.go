@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package confine
 
@@ -19,6 +19,7 @@ func keepOwner(*os.File, fs.FileInfo) error { return nil }
 
 // Without flock(2), temp files are never taken for abandoned.
 func lockTemp(*os.File) error               { return nil }
-func abandoned(*os.File) bool               { return false }
+func removeAbandoned(*dir, string)          {}
+func stat(f *os.File) (fs.FileInfo, error)  { return f.Stat() }
 func lockFolder(*os.File, bool) func()      { return func() {} }
 func tryLockFolder(*os.File) (func(), bool) { return func() {}, true }

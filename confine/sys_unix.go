@@ -61,6 +61,23 @@ func flock(f *os.File, how int) error {
 	}
 }
 
+func stat(f *os.File) (fs.FileInfo, error) { return f.Stat() }
+
+// removeAbandoned removes the temp file name if its writer is gone (see
+// abandoned) and it is still the file found.
+func removeAbandoned(d *dir, name string) {
+	tf, err := d.open(name, openReadFlags, 0)
+	if err != nil {
+		return
+	}
+	defer tf.Close()
+	if abandoned(tf) {
+		if a, err := tf.Stat(); err == nil && d.same(name, a) {
+			d.remove(name)
+		}
+	}
+}
+
 // lockTemp marks a temp file as in use by a live writer until it is closed.
 func lockTemp(f *os.File) error { return flock(f, unix.LOCK_EX|unix.LOCK_NB) }
 

@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -41,8 +42,8 @@ const busyTimeout = 1500 * time.Millisecond
 
 // Dir returns the state folder of the workspace at root, creating it (0700)
 // (on failure, the folder it tried with the error):
-// $XDG_STATE_HOME/sightline/<name>-<12 hex of sha256(absolute root)>, with
-// $XDG_STATE_HOME defaulting to ~/.local/state. The name part is only for
+// <state>/sightline/<name>-<12 hex of sha256(absolute root)>, <state> being
+// stateBase's. The name part is only for
 // people; the hash keeps two workspaces of the same name apart. Symlinks in
 // root are resolved, so the editor and the CLI agree on one folder however
 // they reached the workspace.
@@ -67,21 +68,33 @@ func Dir(root string) (string, error) {
 	return dir, nil
 }
 
-// stateBase is $XDG_STATE_HOME, defaulting to ~/.local/state.
+// stateBase is $XDG_STATE_HOME when it is set (absolute), else on Windows
+// the local application data folder (%LOCALAPPDATA%: per machine, not
+// roaming), elsewhere ~/.local/state. macOS keeps the XDG place rather
+// than ~/Library/Application Support: the bridge's socket lives in the
+// state folder and a socket's path is limited to 104 bytes there.
 func stateBase() (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
-	if !filepath.IsAbs(base) { // the XDG spec says to ignore relative values
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("store: state folder: %w", err)
-		}
-		base = filepath.Join(home, ".local", "state")
+	if filepath.IsAbs(base) { // the XDG spec says to ignore relative values
+		return base, nil
 	}
-	return base, nil
+	if runtime.GOOS == "windows" {
+		if local := os.Getenv("LOCALAPPDATA"); filepath.IsAbs(local) {
+			return local, nil
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("store: state folder: %w", err)
+	}
+	if runtime.GOOS == "windows" {
+		return filepath.Join(home, "AppData", "Local"), nil
+	}
+	return filepath.Join(home, ".local", "state"), nil
 }
 
 // LockDir returns the folder of the per-file write locks:
-// $XDG_STATE_HOME/sightline/locks. It is one folder for every workspace of
+// <state>/sightline/locks. It is one folder for every workspace of
 // the user, not one per workspace, so two workspaces that overlap (a server
 // on a repository, the CLI in a nested folder of it) share the locks of
 // their common files. Without a home folder it falls back to the system's

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -82,6 +83,35 @@ func TestDir(t *testing.T) {
 	d, err := Dir(root)
 	if err != nil || !strings.HasPrefix(d, filepath.Join(home, ".local", "state", "sightline")+string(filepath.Separator)) {
 		t.Errorf("default state home: %s, %v", d, err)
+	}
+}
+
+// The state folder's default: on Windows the local application data folder
+// (%LOCALAPPDATA%, which does not roam), elsewhere (macOS included)
+// ~/.local/state; an absolute $XDG_STATE_HOME wins everywhere.
+func TestStateBaseDefault(t *testing.T) {
+	home, local := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	t.Setenv("LOCALAPPDATA", local)
+	t.Setenv("XDG_STATE_HOME", "")
+	want := filepath.Join(home, ".local", "state")
+	if runtime.GOOS == "windows" {
+		want = local
+	}
+	if got, err := stateBase(); err != nil || got != want {
+		t.Errorf("stateBase() = %s, %v; want %s", got, err, want)
+	}
+	if runtime.GOOS == "windows" {
+		t.Setenv("LOCALAPPDATA", "")
+		if got, err := stateBase(); err != nil || got != filepath.Join(home, "AppData", "Local") {
+			t.Errorf("without LOCALAPPDATA: %s, %v", got, err)
+		}
+	}
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", xdg)
+	if got, err := stateBase(); err != nil || got != xdg {
+		t.Errorf("with XDG_STATE_HOME: %s, %v; want %s", got, err, xdg)
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path/filepath"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/editorconfig/editorconfig-core-go/v2"

@@ -15,7 +15,7 @@ func benchLoad(b *testing.B, data []byte, editorconfig string) {
 	if editorconfig != "" {
 		os.WriteFile(filepath.Join(root, ".editorconfig"), []byte(editorconfig), 0o644)
 	}
-	w := New([]string{root}, Options{})
+	w := newWS(b, []string{root}, Options{})
 	k := FromPath(p)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
@@ -44,7 +44,7 @@ func BenchmarkDeclared(b *testing.B) {
 	p := filepath.Join(root, "a", "b", "c", "f.go")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("package f\n"), 0o644)
-	r, rel, err := New([]string{root}, Options{}).Locate(FromPath(p))
+	r, rel, err := newWS(b, []string{root}, Options{}).Locate(FromPath(p))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestEncodingFromEditorconfig(t *testing.T) {
 		"unknown/.editorconfig": "[*]\ncharset = klingon\n",
 		"unknown/f.txt":         "caf\xe9\n",
 	})
-	w := New([]string{root}, Options{})
+	w := newWS(t, []string{root}, Options{})
 	for name, want := range map[string]string{"a.txt": "café\n", "sub/b.txt": "€ 5\n", "sub/c.md": "café\n", "bom/e.txt": "\ufeffhi\n"} {
 		d, err := w.Get(FromPath(filepath.Join(root, name)))
 		if err != nil {
@@ -70,7 +70,7 @@ func TestEncodingFromEditorconfig(t *testing.T) {
 func TestEncodingsSetting(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"a.txt": "\x93quoted\x94\n"})
-	w := New([]string{root}, Options{})
+	w := newWS(t, []string{root}, Options{})
 	k := FromPath(filepath.Join(root, "a.txt"))
 	if _, err := w.Get(k); result.KindOf(err) != result.Binary || !strings.Contains(err.Error(), ".editorconfig") {
 		t.Fatalf("undeclared: %v", err)
@@ -111,7 +111,7 @@ func TestHashOfUnencodableBuffer(t *testing.T) {
 func TestOpenTakesDeclaredEncoding(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".editorconfig": "[*.txt]\ncharset = latin1\n", "a.txt": "plain\n"})
-	w := New([]string{root}, Options{})
+	w := newWS(t, []string{root}, Options{})
 	d, err := w.Open(string(FromPath(filepath.Join(root, "a.txt"))), "plaintext", 1, "plain\n")
 	if err != nil || d.Charset.Name() != "ISO-8859-1" {
 		t.Fatalf("open: %s %v", d.Charset.Name(), err)
@@ -123,7 +123,7 @@ func TestOpenTakesDeclaredEncoding(t *testing.T) {
 func TestUTF8MarkWinsOverDeclaration(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{".editorconfig": "[*]\ncharset = latin1\n", "a.txt": "\xef\xbb\xbfcaf\xc3\xa9\n"})
-	d, err := New([]string{root}, Options{}).Get(FromPath(filepath.Join(root, "a.txt")))
+	d, err := newWS(t, []string{root}, Options{}).Get(FromPath(filepath.Join(root, "a.txt")))
 	if err != nil || !d.Charset.IsUTF8() || d.Snap.Text() != "\ufeffcafé\n" {
 		t.Fatalf("%v %s", err, d.Charset.Name())
 	}

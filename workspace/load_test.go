@@ -24,7 +24,7 @@ func TestConcurrentGetsReadOnce(t *testing.T) {
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := New([]string{root}, Options{})
+	w := newWS(t, []string{root}, Options{})
 	k := FromPath(p)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -62,7 +62,7 @@ func TestLargeFileHashedWhileRead(t *testing.T) {
 	// The first sight of a document is a change its follower takes, with
 	// the document's hash (computed while the file was read) ready for the
 	// ledger's restore.
-	w := New([]string{root}, Options{})
+	w := newWS(t, []string{root}, Options{})
 	got := make(chan Doc, 1)
 	go func() {
 		d, err := w.Get(FromPath(p))
@@ -93,14 +93,14 @@ func TestLargeFileHashedWhileRead(t *testing.T) {
 func TestLargeBinaryFileRefused(t *testing.T) {
 	root := t.TempDir()
 	body := strings.Repeat("text of a large file\n", (hashAheadMin+hashPart)/21)
-	w := New([]string{root}, Options{})
-	for name, text := range map[string]string{"nul.txt": body + "\x00\n", "utf8.txt": body + "\xe2\x82", "ok.txt": body + "€\n"} {
+	w := newWS(t, []string{root}, Options{})
+	for name, text := range map[string]string{"nulbyte.txt": body + "\x00\n", "utf8.txt": body + "\xe2\x82", "ok.txt": body + "€\n"} {
 		p := filepath.Join(root, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, err := w.Get(FromPath(p))
-		if got := result.KindOf(err); got != map[string]result.Kind{"nul.txt": result.Binary, "utf8.txt": result.Binary, "ok.txt": ""}[name] {
+		if got := result.KindOf(err); got != map[string]result.Kind{"nulbyte.txt": result.Binary, "utf8.txt": result.Binary, "ok.txt": ""}[name] {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -36,8 +36,8 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 	}
 	ls := doc1MB()
 	text := strings.Join(ls, "")
-	w := New([]string{t.TempDir()}, Options{})
-	u := "file://" + filepath.ToSlash(filepath.Join(t.TempDir(), "big.go"))
+	w := newWS(t, []string{t.TempDir()}, Options{})
+	u := FromPath(filepath.Join(t.TempDir(), "big.go")).String()
 	base := liveHeap()
 	if _, err := w.Open(u, "go", 1, text); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 			t.Fatalf("change %d: events %+v, want line %d changed", v, events, i)
 		}
 	}
-	d, _ := w.Known(FromPath(strings.TrimPrefix(u, "file://")))
+	d, _ := w.Known(Key(u))
 	if got := d.Snap.Text(); got != strings.Join(ls, "") {
 		t.Fatal("text differs after the changes")
 	}
@@ -70,7 +70,7 @@ func TestFullTextChangesShareStructure(t *testing.T) {
 // An insertion in the middle of a full-text change reports the inserted
 // lines only, not everything between the first and last difference.
 func TestFullTextChangeIsAMinimalDiff(t *testing.T) {
-	w := New([]string{t.TempDir()}, Options{})
+	w := newWS(t, []string{t.TempDir()}, Options{})
 	u := "file:///tmp/x/a.txt"
 	w.Open(u, "", 1, "a\nb\nc\nd\ne\n")
 	seen := lastSeq(w) // past the first sight
@@ -86,7 +86,7 @@ func TestFullTextChangeIsAMinimalDiff(t *testing.T) {
 // Revisions that rewrite the whole document are kept within the byte
 // budget, not only the count.
 func TestKeptRevisionsCappedByBytes(t *testing.T) {
-	w := New([]string{t.TempDir()}, Options{})
+	w := newWS(t, []string{t.TempDir()}, Options{})
 	u := "file:///tmp/x/big.txt"
 	line := strings.Repeat("x", 99) + "\n"
 	w.Open(u, "", 1, strings.Repeat(line, 10000)) // 1 MB
@@ -109,7 +109,7 @@ func TestKeptRevisionsCappedByBytes(t *testing.T) {
 // with it, so keeping it costs little (it was once charged its whole text
 // and dropped at once, which made refs from it stale-by-caution).
 func TestSmallEditsKeepShownRevisions(t *testing.T) {
-	w := New([]string{t.TempDir()}, Options{})
+	w := newWS(t, []string{t.TempDir()}, Options{})
 	u := "file:///tmp/x/huge.txt"
 	line := strings.Repeat("x", 29) + "\n"
 	d, _ := w.Open(u, "", 1, strings.Repeat(line, 200000)) // 6 MB of short lines

@@ -24,8 +24,8 @@ func TestOpenedBufferKeepsTheFilesEncoding(t *testing.T) {
 	if err := os.WriteFile(latin1, []byte("caf\xe9\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := New([]string{root}, Options{})
-	d, err := w.Open("file://"+filepath.ToSlash(utf16), "plaintext", 1, "hé\n")
+	w := newWS(t, []string{root}, Options{})
+	d, err := w.Open(FromPath(utf16).String(), "plaintext", 1, "hé\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestOpenedBufferKeepsTheFilesEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.SetEncodings([]charset.Charset{cs})
-	d, err = w.Open("file://"+filepath.ToSlash(latin1), "plaintext", 1, "café\n")
+	d, err = w.Open(FromPath(latin1).String(), "plaintext", 1, "café\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 func TestReadErrorKinds(t *testing.T) {
 	root := t.TempDir()
-	w := New([]string{root}, Options{})
+	w := newWS(t, []string{root}, Options{})
 	k := FromPath(filepath.Join(root, "a.txt"))
 	for _, c := range []struct {
 		err  error

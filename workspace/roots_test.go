@@ -11,7 +11,7 @@ import (
 // whole set of roots, never a half-written one.
 func TestSetRootsConcurrent(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
-	w := New([]string{a}, Options{})
+	w := newWS(t, []string{a}, Options{})
 	sets := [][]string{{a}, {b, a}, {a, b}}
 	n := 2000
 	if testing.Short() {

@@ -35,6 +35,9 @@ func (k Key) Path() (string, bool) {
 	p := u.Path
 	if runtime.GOOS == "windows" {
 		p = strings.TrimPrefix(p, "/")
+		if len(p) == 2 && p[1] == ':' { // the drive's root: "c:" alone is the drive's current folder
+			p += "/"
+		}
 	}
 	return filepath.FromSlash(p), true
 }
@@ -76,6 +79,11 @@ func Normalize(raw string) (Key, error) {
 	if scheme != "file" {
 		return Key(scheme + raw[len(u.Scheme):]), nil
 	}
+	if len(u.Host) == 2 && u.Host[1] == ':' && isASCIILetter(u.Host[0]) {
+		// file://C:/x: a drive letter where the host goes (some clients
+		// write one slash too few); no host is named so.
+		u.Path, u.Host = "/"+u.Host+u.Path, ""
+	}
 	if u.Host != "" && u.Host != "localhost" {
 		// UNC paths (file://server/share) keep their host.
 		return Key("file://" + strings.ToLower(u.Host) + encodePath(cleanSlash(u.Path))), nil
@@ -86,11 +94,17 @@ func Normalize(raw string) (Key, error) {
 	return FromPath(filepath.FromSlash(u.Path)), nil
 }
 
-// FromPath makes the Key of an absolute file system path.
+// FromPath makes the Key of an absolute file system path. On Windows,
+// where names differ by case only in spelling, each name that exists is
+// spelled as the disk spells it (see onDisk), so every spelling of a file
+// makes one key.
 func FromPath(path string) Key {
 	p := filepath.ToSlash(filepath.Clean(path))
+	if len(p) >= 3 && p[0] == '/' && p[2] == ':' && isASCIILetter(p[1]) { // a URI's /c:/x
+		p = p[1:]
+	}
 	if len(p) >= 2 && p[1] == ':' { // Windows drive without leading slash
-		p = "/" + p
+		p = "/" + filepath.ToSlash(onDisk(filepath.FromSlash(p)))
 	}
 	return Key("file://" + encodePath(cleanSlash(p)))
 }

@@ -19,7 +19,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	logFile := fs.String("log-file", "", "write logs to this file instead of stderr")
 	level := fs.String("log-level", "info", "log level: debug, info, warn, error")
-	stateDir := fs.String("state-dir", "", "ledger database folder (default: $XDG_STATE_HOME/sightline/<workspace>)")
+	stateDir := fs.String("state-dir", "", "ledger database folder (default: <state>/sightline/<workspace>, <state> being $XDG_STATE_HOME, else ~/.local/state, or %LOCALAPPDATA% on Windows)")
 	engine := fs.String("extract", "", "signature extractor: regex or treesitter (overrides the extract setting)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file (performance work)")
 	noBridge := fs.Bool("no-bridge", false, "do not open the local socket the CLI and sightline mcp hand their calls to")
