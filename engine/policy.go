@@ -425,3 +425,51 @@ func (e *Env) forgetApprovals(ctx context.Context, session string) {
 	e.approvals.list = slices.DeleteFunc(e.approvals.list, func(a store.Approval) bool { return a.Session == session })
 	e.approvals.mu.Unlock()
 }
+
+// document returns a document for a client URI after the admission
+// checks by name, approvals aside (admitDoc is the whole step).
+func (e *Env) document(uri string) (workspace.Doc, error) {
+	k, err := normalize(uri)
+	if err != nil {
+		return workspace.Doc{}, err
+	}
+	if err := e.denied(k); err != nil {
+		return workspace.Doc{}, err
+	}
+	return e.get(k)
+}
+
+// normalize turns a client URI into a key: a NUL byte is denied, anything
+// else that names no document is invalid.
+func normalize(uri string) (workspace.Key, error) {
+	k, err := workspace.NormalizeDoc(uri)
+	if err != nil && result.KindOf(err) == "" {
+		return "", result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	return k, err
+}
+
+// pathOf names a client URI in answers and the audit: relative to the
+// workspace root inside it, else absolute; "" for a URI that names nothing
+// (it may hold a NUL byte, never echoed raw).
+func (e *Env) pathOf(uri string) string {
+	if k, err := workspace.Normalize(uri); err == nil {
+		return e.WS.Rel(k)
+	}
+	return ""
+}
+
+// get returns a document's text: the editor's buffer when it has the
+// document open, else the disk (workspace.Get), with the workspace's
+// changes applied to the ledger after it (a load may be a first sight or
+// a change).
+func (e *Env) get(k workspace.Key) (workspace.Doc, error) {
+	d, err := e.WS.Get(k)
+	e.follow.settle()
+	if err == nil {
+		// Another caller may have applied its first sight and be restoring
+		// it still: wait for what the database holds of it.
+		e.follow.restore(d)
+	}
+	return d, err
+}
