@@ -84,16 +84,23 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, result.Errorf(result.InvalidParams, "edits is required: a JSON array of edit operations")
 	}
 	res.URI = p.TextDocument.URI
-	var edits []hashline.Edit
-	// The edits are decoded once the document is admitted: a path refused
-	// is answered (and audited) as such whatever else is wrong with the
-	// call, as an escape attempt is the row an auditor wants.
+	// Malformed edits are refused before the admission step, which may ask
+	// the user to approve a sensitive file; a path refused by name is
+	// answered (and audited) as such all the same, as an escape attempt is
+	// the row an auditor wants.
+	edits, err := hashline.DecodeEdits(p.Edits)
+	if err != nil {
+		path, denied := e.byName(p.TextDocument.URI)
+		res.Path = path
+		if denied != nil {
+			res.Outcome, err = refusalOr(denied)
+			return res, err
+		}
+		res.Outcome = Refusal(err)
+		return res, nil
+	}
 	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
-			var err error
-			if edits, err = hashline.DecodeEdits(p.Edits); err != nil {
-				return hashline.Plan{}, nil, err
-			}
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))
 			rs := e.newResolver(session, d)

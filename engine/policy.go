@@ -131,6 +131,18 @@ func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error)
 	return v, rel, nil
 }
 
+// byName is the admission step by name alone, approvals aside, for a call
+// refused before it reaches the step (its arguments are malformed): the
+// path to name in the answer, and the refusal if the name is refused.
+func (e *Env) byName(uri string) (path string, err error) {
+	k, err := normalize(uri)
+	if err != nil {
+		return e.pathOf(uri), nil
+	}
+	_, rel, err := e.check(k, false)
+	return rel, err
+}
+
 // denied refuses a path the admission rules refuse by name, approvals
 // aside: for calls that show no text.
 func (e *Env) denied(k workspace.Key) error {
