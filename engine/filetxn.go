@@ -68,25 +68,40 @@ type DocEdit struct {
 // applied, within the configured applyTimeoutMs.
 const editSettle = 3 * time.Second
 
-// docLocks serialises writes to one document within this process.
+// docLocks serialises writes to one document within this process. A
+// document's lock lives while a write holds it or waits for it: the map
+// holds the documents being written, not every document ever written.
 type docLocks struct {
 	mu    sync.Mutex
-	locks map[workspace.Key]*sync.Mutex
+	locks map[workspace.Key]*docLock
 }
 
-func (l *docLocks) lock(k workspace.Key) func() {
+type docLock struct {
+	sync.Mutex
+	users int // writes holding or waiting for it; guarded by docLocks.mu
+}
+
+func (l *docLocks) lock(k workspace.Key) (unlock func()) {
 	l.mu.Lock()
 	if l.locks == nil {
-		l.locks = make(map[workspace.Key]*sync.Mutex)
+		l.locks = make(map[workspace.Key]*docLock)
 	}
 	m, ok := l.locks[k]
 	if !ok {
-		m = &sync.Mutex{}
+		m = &docLock{}
 		l.locks[k] = m
 	}
+	m.users++
 	l.mu.Unlock()
 	m.Lock()
-	return m.Unlock
+	return func() {
+		m.Unlock()
+		l.mu.Lock()
+		if m.users--; m.users == 0 {
+			delete(l.locks, k)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // planner is a feature's part of a write: the plan, in the coordinates of d,
