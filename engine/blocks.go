@@ -386,16 +386,10 @@ func planOn(k workspace.Key, rel string, s *textdoc.Snapshot, plan planner) (wri
 	if err != nil {
 		return out, err
 	}
-	out.plan = p
-	if p.Identity(s) {
-		out.noop, out.next = true, s
-		return out, nil
+	if _, err := out.apply(rel, s, p); err != nil || out.noop {
+		return out, err
 	}
-	next, _, err := p.Apply(s)
-	if err != nil {
-		return out, fmt.Errorf("plan of %s does not apply: %w", rel, err)
-	}
-	out.next, out.diff = next, hashline.UnifiedDiff(rel, s, p.Splices, 3)
+	out.diff = hashline.UnifiedDiff(rel, s, p.Splices, 3)
 	return out, nil
 }
 

@@ -142,6 +142,22 @@ type writeOut struct {
 	warnings []string
 }
 
+// apply records plan and its result on base: noop when it changes nothing,
+// else the new text and the line changes it makes.
+func (out *writeOut) apply(rel string, base *textdoc.Snapshot, plan hashline.Plan) ([]textdoc.LineChange, error) {
+	out.plan = plan
+	if plan.Identity(base) {
+		out.noop, out.next = true, base
+		return nil, nil
+	}
+	next, lcs, err := plan.Apply(base)
+	if err != nil {
+		return nil, fmt.Errorf("plan of %s does not apply: %w", rel, err)
+	}
+	out.next = next
+	return lcs, nil
+}
+
 // transact runs one write. A refusal comes back as an error with a result
 // kind; out holds what was known when it stopped (the document, the
 // verdict), for the answer.
@@ -182,16 +198,10 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if err := d.Encodable(plan, d.Rel); err != nil {
 		return out, err
 	}
-	out.plan = plan
-	if plan.Identity(base) {
-		out.noop, out.next = true, base
-		return out, nil
+	lcs, err := out.apply(d.Rel, base, plan)
+	if err != nil || out.noop {
+		return out, err
 	}
-	next, lcs, err := plan.Apply(base)
-	if err != nil {
-		return out, fmt.Errorf("plan of %s does not apply: %w", d.Rel, err)
-	}
-	out.next = next
 	if req.scratch == nil {
 		out.verdict = e.guard(session, req.caller.Agent, d, targets)
 		out.warnings = append(out.warnings, out.verdict.Warnings...)
@@ -203,7 +213,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if req.dryRun {
 		return out, nil
 	}
-	ws := []fileWrite{{op: opModify, key: d.Key, rel: d.Rel, before: d, fresh: true, next: next, plan: &plan, changes: lcs}}
+	ws := []fileWrite{{op: opModify, key: d.Key, rel: d.Rel, before: d, fresh: true, next: out.next, plan: &plan, changes: lcs}}
 	warn, err := e.writeLocked(ctx, req.caller, ws)
 	out.warnings = append(out.warnings, warn...)
 	if err != nil {
@@ -213,7 +223,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if out.after = ws[0].after; out.after.Snap == nil {
 		out.after = d // the editor has not reported the new text yet
 	}
-	out.shown = sameLines(out.after.Snap, next, plan)
+	out.shown = sameLines(out.after.Snap, out.next, plan)
 	return out, nil
 }
 

@@ -154,11 +154,11 @@ func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, 
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
 		}
 	}()
-	k, err := workspace.Normalize(p.TextDocument.URI)
+	k, path, err := e.named(p.TextDocument.URI)
 	if err != nil {
-		return res, result.Wrap(result.InvalidParams, err, err.Error())
+		return res, err
 	}
-	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
+	res.URI, res.Path = p.TextDocument.URI, path
 	if err := e.denied(k); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
@@ -218,11 +218,11 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
 		}
 	}()
-	k, err := workspace.Normalize(p.TextDocument.URI)
+	k, path, err := e.named(p.TextDocument.URI)
 	if err != nil {
-		return res, result.Wrap(result.InvalidParams, err, err.Error())
+		return res, err
 	}
-	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
+	res.URI, res.Path = p.TextDocument.URI, path
 	if err := e.admit(ctx, p.Caller, k, false); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
@@ -361,11 +361,11 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
 		}
 	}()
-	k, err := workspace.Normalize(p.TextDocument.URI)
+	k, path, err := e.named(p.TextDocument.URI)
 	if err != nil {
-		return res, result.Wrap(result.InvalidParams, err, err.Error())
+		return res, err
 	}
-	res.URI, res.Path = p.TextDocument.URI, e.WS.Rel(k)
+	res.URI, res.Path = p.TextDocument.URI, path
 	if err := e.denied(k); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil

@@ -131,6 +131,17 @@ func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error)
 	return v, rel, nil
 }
 
+// named is a document a call about its history names (its file may be
+// gone, so it is named, not loaded): its key and the path answers give it;
+// a URI that names nothing is invalid.
+func (e *Env) named(uri string) (workspace.Key, string, error) {
+	k, err := workspace.Normalize(uri)
+	if err != nil {
+		return "", "", result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	return k, e.WS.Rel(k), nil
+}
+
 // byName is the admission step by name alone, approvals aside, for a call
 // refused before it reaches the step (its arguments are malformed): the
 // path to name in the answer, and the refusal if the name is refused.

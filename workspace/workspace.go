@@ -304,16 +304,21 @@ const maxPendingChanges = 1 << 12
 func (w *Workspace) ChangesSince(seq int64) []ChangeEvent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(w.changes, seq+1, func(ev ChangeEvent, s int64) int { return cmp.Compare(ev.Seq, s) })
-	return slices.Clone(w.changes[i:])
+	return slices.Clone(w.changes[w.after(seq):])
 }
 
 // Acknowledge drops the changes numbered up to seq: they were applied.
 func (w *Workspace) Acknowledge(seq int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.changes = slices.Delete(w.changes, 0, w.after(seq))
+}
+
+// after is the index of the first kept change numbered after seq; call
+// with w.mu held.
+func (w *Workspace) after(seq int64) int {
 	i, _ := slices.BinarySearchFunc(w.changes, seq+1, func(ev ChangeEvent, s int64) int { return cmp.Compare(ev.Seq, s) })
-	w.changes = slices.Delete(w.changes, 0, i)
+	return i
 }
 
 // loading serialises the disk loads of each document: concurrent Gets of a
