@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
@@ -331,4 +332,10 @@ func FuzzAnnotate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// HashBytes is Hash for a byte slice.
+func HashBytes(content []byte) string {
+	var b [HashLen]byte
+	return string(appendHashSum(b[:0], crc32.ChecksumIEEE(content)))
 }
