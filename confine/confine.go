@@ -11,6 +11,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"github.com/sightline-lsp/sightline/result"
 )
 
@@ -77,7 +79,9 @@ func Open(dir string, gate Gate) (*Root, error) {
 // Dir is the root's path as given.
 func (r *Root) Dir() string { return r.dir }
 
-// Close releases the root's handles.
+// Close releases the root's handles. Operations under way finish first
+// (each holds the handle it walks from); later ones fail with an io_error
+// saying the folder is no longer open, and reach nothing.
 func (r *Root) Close() error {
 	r.base.close()
 	return r.r.Close()
@@ -306,6 +310,8 @@ func (r *Root) fault(err error, name string) error {
 		return result.Wrap(result.NotFound, err, fmt.Sprintf("%s does not exist.", name))
 	case escapes(err):
 		return result.Wrap(result.Denied, err, fmt.Sprintf("%s leads outside the workspace (%s).", name, r.dir))
+	case errors.Is(err, errRootClosed), errors.Is(err, os.ErrClosed):
+		return result.Wrap(result.IOError, err, fmt.Sprintf("%s: the workspace folder %s was closed (it is no longer one of the workspace's folders); nothing was read or written there. Retry if it is still part of the workspace.", name, r.dir))
 	case errors.Is(err, errOpenElsewhere):
 		return result.Wrap(result.IOError, err, fmt.Sprintf("%s is open in another program, which keeps it from being replaced (%s); nothing was written. Close it there, then retry.", name, reason(err)))
 	case swapped(err):
@@ -315,6 +321,9 @@ func (r *Root) fault(err error, name string) error {
 	}
 	return result.Wrap(result.IOError, err, fmt.Sprintf("%s: %s.", name, reason(err)))
 }
+
+// errRootClosed: the root was closed (Close) before the operation began.
+var errRootClosed = errors.New("workspace folder closed")
 
 // errOpenElsewhere: the file system cannot replace a file that is open
 // (Windows without POSIX rename semantics).
@@ -340,4 +349,89 @@ func reason(err error) string {
 		return se.Err.Error()
 	}
 	return err.Error()
+}
+
+// OpenRead opens t (resolved with Read) for reading: a regular file only,
+// opened without blocking on a FIFO a link swap put there.
+func (r *Root) OpenRead(t Target) (*os.File, fs.FileInfo, error) {
+	if !t.Exists {
+		return nil, nil, result.Errorf(result.NotFound, "File %s does not exist.", t.Name)
+	}
+	f, err := r.openFile(t.Rel, openReadFlags)
+	if err != nil {
+		return nil, nil, r.fault(err, t.Name)
+	}
+	fi, err := stat(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, r.fault(err, t.Name)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, nil, result.Errorf(result.NotFound, "%s is a directory, not a file.", t.Name)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, result.Errorf(result.Denied, "%s is not a regular file (%v); sightline reads and writes regular files only.", t.Name, fi.Mode().Type())
+	}
+	return f, fi, nil
+}
+
+// ReadDir lists the folder rel (as Resolve names it: no links) with each
+// entry's own state (a link's, not its target's), reaching the folder
+// without following any link and taking every state relative to its
+// descriptor: a folder swapped for a link lists nothing behind the link.
+func (r *Root) ReadDir(rel string) ([]fs.FileInfo, error) {
+	d, err := r.openDir(rel)
+	if err != nil {
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	defer d.close()
+	infos, err := d.f.Readdir(-1) // fstatat on the folder's descriptor, where the platform has it
+	if err != nil {
+		return nil, r.fault(err, filepath.ToSlash(rel))
+	}
+	return infos, nil
+}
+
+// ReadFile returns t's bytes, refusing files over max bytes (too_large).
+func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
+	f, fi, err := r.OpenRead(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if fi.Size() > max {
+		return nil, nil, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", t.Name, fi.Size(), max)
+	}
+	data, err := ReadAll(f, fi.Size(), max)
+	if err != nil {
+		return nil, nil, r.fault(err, t.Name)
+	}
+	if int64(len(data)) > max {
+		return nil, nil, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", t.Name, max)
+	}
+	return data, fi, nil
+}
+
+// ReadAll reads f to its end, up to limit+1 bytes, into a buffer sized from
+// its stat (size): io.ReadAll's doubling copied a 6 MB file about ten times.
+// A file that grew meanwhile is still read whole (up to limit+1). A large
+// buffer is in huge pages where the process asked for them (package
+// hugepage).
+func ReadAll(f io.Reader, size, limit int64) ([]byte, error) {
+	data := hugepage.Bytes(int(max(0, min(size, limit))) + 512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):int(min(int64(cap(data)), limit+1))])
+		data = data[:len(data)+n]
+		if errors.Is(err, io.EOF) || int64(len(data)) > limit {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }

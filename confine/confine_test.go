@@ -297,3 +297,65 @@ func TestResolveEntryNamesTheLink(t *testing.T) {
 		t.Fatalf("rel: %v %v", tg.Info, err)
 	}
 }
+
+// A root closed while its files are read: every read under way finishes
+// with the file's own bytes or fails, none reaches another folder (the
+// root's descriptor number is never reused under a walk), and an operation
+// after Close says the folder is no longer open.
+func TestCloseWhileReading(t *testing.T) {
+	ws, out := t.TempDir(), t.TempDir()
+	for _, d := range []string{ws, out} {
+		if err := os.MkdirAll(filepath.Join(d, "a"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "a/f.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "a/f.txt"), []byte("SECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 20; round++ {
+		r, err := Open(ws, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := r.Resolve("a/f.txt", Read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 4)
+		for g := 0; g < 4; g++ {
+			go func() {
+				for i := 0; i < 50; i++ {
+					data, _, err := r.ReadFile(tg, 1<<20)
+					if err == nil && string(data) != "mine\n" {
+						done <- fmt.Errorf("read %q through a closed root", data)
+						return
+					}
+				}
+				done <- nil
+			}()
+		}
+		r.Close()
+		// Folders opened now may take the closed descriptor's number.
+		var held []*os.File
+		for i := 0; i < 8; i++ {
+			if f, err := os.Open(out); err == nil {
+				held = append(held, f)
+			}
+		}
+		for g := 0; g < 4; g++ {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range held {
+			f.Close()
+		}
+		_, _, err = r.ReadFile(tg, 1<<20)
+		if result.KindOf(err) != result.IOError || !strings.Contains(err.Error(), "no longer one of the workspace's folders") {
+			t.Fatalf("read after Close: %v (%s), want an io_error saying the folder was closed", err, result.KindOf(err))
+		}
+	}
+}

@@ -65,11 +65,24 @@ func (r *Root) openDir(rel string) (*dir, error) {
 }
 
 // walk opens rel from the root with flags, following no link on the way or
-// at the end.
-func (r *Root) walk(rel string, flags int, mode uint32) (int, error) {
+// at the end. The root's descriptor is held for the walk (RawConn.Control):
+// a Close meanwhile takes effect when it ends, so its number is never
+// reused under the walk; after Close the walk fails (errRootClosed).
+func (r *Root) walk(rel string, flags int, mode uint32) (fd int, err error) {
+	rc, err := r.base.f.SyscallConn()
+	if err != nil {
+		return -1, errRootClosed
+	}
+	if cerr := rc.Control(func(top uintptr) { fd, err = r.walkFrom(int(top), rel, flags, mode) }); cerr != nil {
+		return -1, errRootClosed
+	}
+	return fd, err
+}
+
+func (r *Root) walkFrom(top int, rel string, flags int, mode uint32) (int, error) {
 	rel = filepath.Clean(rel)
 	if !r.base.noOpenat2.Load() {
-		fd, err := openBeneath(int(r.base.f.Fd()), rel, flags, mode)
+		fd, err := openBeneath(top, rel, flags, mode)
 		if !errors.Is(err, errNoOpenat2) {
 			if err != nil {
 				return -1, &fs.PathError{Op: "openat2", Path: rel, Err: err}
@@ -78,7 +91,7 @@ func (r *Root) walk(rel string, flags int, mode uint32) (int, error) {
 		}
 		r.base.noOpenat2.Store(true)
 	}
-	cur := int(r.base.f.Fd())
+	cur := top
 	parts := split(rel)
 	for i, p := range parts {
 		if p == "." {
@@ -89,7 +102,7 @@ func (r *Root) walk(rel string, flags int, mode uint32) (int, error) {
 			fl, m = flags|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode
 		}
 		fd, err := openat(cur, p, fl, m)
-		if cur != int(r.base.f.Fd()) {
+		if cur != top {
 			unix.Close(cur)
 		}
 		if err != nil {
@@ -97,7 +110,7 @@ func (r *Root) walk(rel string, flags int, mode uint32) (int, error) {
 		}
 		cur = fd
 	}
-	if cur == int(r.base.f.Fd()) { // rel is the root itself
+	if cur == top { // rel is the root itself
 		return openat(cur, ".", flags|unix.O_CLOEXEC, mode)
 	}
 	return cur, nil

@@ -142,8 +142,21 @@ func ntError(err error) error {
 	return st.Errno()
 }
 
-// openDir opens the folder rel (checked: no links) of the root.
-func (r *Root) openDir(rel string) (*dir, error) {
+// openDir opens the folder rel (checked: no links) of the root. The root's
+// handle is held for the walk (RawConn.Control): a Close meanwhile takes
+// effect when it ends; after Close the walk fails (errRootClosed).
+func (r *Root) openDir(rel string) (d *dir, err error) {
+	rc, err := r.base.d.f.SyscallConn()
+	if err != nil {
+		return nil, errRootClosed
+	}
+	if cerr := rc.Control(func(uintptr) { d, err = r.openDirFrom(rel) }); cerr != nil {
+		return nil, errRootClosed
+	}
+	return d, err
+}
+
+func (r *Root) openDirFrom(rel string) (*dir, error) {
 	cur := r.base.d
 	for _, p := range split(filepath.Clean(rel)) {
 		if p == "." {

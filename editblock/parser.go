@@ -303,14 +303,6 @@ type Parsed struct {
 	Partial *Partial
 }
 
-// Parse parses a whole output.
-func Parse(text string) Parsed {
-	var p Parser
-	bs := p.Write([]byte(text))
-	part := p.Close()
-	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
-}
-
 // process handles one complete line (content without terminator).
 func (p *Parser) process(c []byte) {
 	switch p.st {

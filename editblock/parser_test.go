@@ -268,3 +268,11 @@ func TestBlockHelpers(t *testing.T) {
 		t.Fatal("IsNoOp")
 	}
 }
+
+// Parse parses a whole output.
+func Parse(text string) Parsed {
+	var p Parser
+	bs := p.Write([]byte(text))
+	part := p.Close()
+	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
+}

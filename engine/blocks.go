@@ -464,10 +464,3 @@ func (b *Blocks) stageFile(k workspace.Key) string {
 	}
 	return ""
 }
-
-func statusOK(dry bool) string {
-	if dry {
-		return "validated"
-	}
-	return "applied"
-}

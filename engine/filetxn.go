@@ -165,15 +165,15 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	session := req.caller.SessionOr()
 	// The admission step, before anything is shown: refused, or sensitive
 	// and not approved, the write goes no further.
-	d, path, err := e.admitDoc(ctx, req.caller, req.uri, true)
-	out.path = path
+	d, pl, err := e.admitDoc(ctx, req.caller, req.uri, true)
+	out.path = pl.Rel
 	if err != nil {
 		return out, err
 	}
 	unlock := e.locks.lock(d.Key)
 	defer unlock()
 	// Re-read under the lock: a write that finished meanwhile moved the text.
-	if d, err = e.get(d.Key); err != nil {
+	if d, err = e.getAt(pl); err != nil {
 		return out, err
 	}
 	out.before, out.after = d, d
@@ -940,7 +940,7 @@ func (e *Env) afterDisk(ctx context.Context, c Caller, f *stagedFile) {
 		w.after = e.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
 		e.follow.settle()
 		w.after.KnowFileHash(<-f.hashed)
-		e.record(ctx, c, w.key, written{before: w.before, after: w.after, plan: plan})
+		e.record(ctx, c, w.before.Rel, written{before: w.before, after: w.after, plan: plan})
 	case opCreate:
 		w.after = e.created(ctx, c, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	case opDelete:
@@ -959,7 +959,7 @@ func (e *Env) created(ctx context.Context, c Caller, k workspace.Key, text *text
 	d := e.WS.Created(k, text, cs, fi, real)
 	e.follow.settle()
 	d.KnowFileHash(hash)
-	e.record(ctx, c, k, written{after: d})
+	e.record(ctx, c, d.Rel, written{after: d})
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(c.SessionOr(), doc)
 	if n := d.Snap.LineCount(); n > 0 {
@@ -977,7 +977,7 @@ func (e *Env) afterEditor(ctx context.Context, c Caller, w *fileWrite) {
 	if now.Snap == nil || !sameLines(now.Snap, w.next, *w.plan) {
 		now = workspace.Doc{Snap: w.next, Charset: w.before.Charset}
 	}
-	e.record(ctx, c, w.key, written{before: w.before, after: now, plan: w.plan})
+	e.record(ctx, c, w.before.Rel, written{before: w.before, after: now, plan: w.plan})
 }
 
 // recoverWrites finishes or undoes the multi-file writes a process left

@@ -5,105 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/linediff"
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
-	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/workspace"
 )
-
-// Every write keeps the text before and after it in the workspace's
-// history (content-addressed by sha256, gzip-compressed, each text once), so
-// a write can be diffed and rolled back. Snapshots are stored behind the
-// write, off its path, like the audit log; a process drains them before it
-// closes the database.
-
-// pruneEvery is how many recorded writes pass between two retention checks
-// of one process (each also runs at startup).
-const pruneEvery = 32
-
-// historyLog owns the history's write-behind: the database's one worker
-// (shared with the audit log) stores the writes in the order they were
-// committed, so versions are listed in the order they happened.
-type historyLog struct {
-	*behind
-	db    *statedb.Sync // nil: no history
-	log   *zap.Logger
-	count atomic.Int64
-}
-
-// written is one write as the history keeps it. Hashes known already are
-// reused; the texts are built only if they must be stored whole.
-type written struct {
-	before, after workspace.Doc  // before.Snap is nil for a new file
-	plan          *hashline.Plan // how after follows from before, when a plan made it
-}
-
-// record keeps a write behind the call. It copies nothing: snapshots are
-// immutable, and a write with a plan is kept as its change (the history
-// stores the edit, not the file).
-func (e *Env) record(ctx context.Context, c Caller, k workspace.Key, w written) {
-	h := e.history
-	if h.db == nil {
-		return
-	}
-	rel := e.WS.Rel(k)
-	maxBytes := e.Config().History.MaxBytes
-	h.enqueue(func() {
-		ctx := context.WithoutCancel(ctx)
-		text := func(d workspace.Doc) store.Text {
-			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte { return []byte(d.Snap.Text()) }}
-		}
-		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: MethodOf(ctx)}}
-		if w.before.Snap != nil {
-			b := text(w.before)
-			rec.Before = &b
-			if w.plan != nil {
-				rec.Delta = func() []store.Splice {
-					bs, ok := w.plan.ByteSplices(w.before.Snap)
-					if !ok {
-						return nil
-					}
-					out := make([]store.Splice, len(bs))
-					for i, x := range bs {
-						out[i] = store.Splice{Off: x.Off, Del: x.Del, Ins: []byte(x.Ins)}
-					}
-					return out
-				}
-			}
-		}
-		if err := h.db.DB().Record(ctx, rec); err != nil {
-			h.log.Warn("history", zap.String("path", rel), zap.Error(err))
-			return
-		}
-		if h.count.Add(1)%pruneEvery == 0 {
-			if _, err := h.db.DB().PruneHistory(ctx, maxBytes); err != nil {
-				h.log.Warn("history retention", zap.Error(err))
-			}
-		}
-	})
-}
-
-// rotate applies the retention settings at startup: the audit log's
-// maxEntries and maxAgeDays, the history's maxBytes.
-func (e *Env) rotate(ctx context.Context) {
-	if e.db == nil {
-		return
-	}
-	c := e.Config()
-	r := store.Retention{AuditEntries: c.Audit.MaxEntries, AuditAge: time.Duration(c.Audit.MaxAgeDays) * 24 * time.Hour, HistoryBytes: c.History.MaxBytes}
-	if err := e.db.DB().Retain(ctx, r); err != nil {
-		e.Log.Warn("audit and history retention", zap.Error(err))
-	}
-}
 
 // HistoryParams are the params of sightline/history.
 type HistoryParams struct {
@@ -154,12 +65,12 @@ func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, 
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
 		}
 	}()
-	k, path, err := e.named(p.TextDocument.URI)
+	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
 	}
-	res.URI, res.Path = p.TextDocument.URI, path
-	if err := e.denied(k); err != nil {
+	res.URI, res.Path = p.TextDocument.URI, pl.Rel
+	if err := e.denied(pl); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
 	}
@@ -218,12 +129,13 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
 		}
 	}()
-	k, path, err := e.named(p.TextDocument.URI)
+	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
 	}
-	res.URI, res.Path = p.TextDocument.URI, path
-	if err := e.admit(ctx, p.Caller, k, false); err != nil {
+	k := pl.Key
+	res.URI, res.Path = p.TextDocument.URI, pl.Rel
+	if err := e.admitted(ctx, p.Caller, pl, false); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
@@ -361,12 +273,13 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
 		}
 	}()
-	k, path, err := e.named(p.TextDocument.URI)
+	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
 	}
-	res.URI, res.Path = p.TextDocument.URI, path
-	if err := e.denied(k); err != nil {
+	k := pl.Key
+	res.URI, res.Path = p.TextDocument.URI, pl.Rel
+	if err := e.denied(pl); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
 	}

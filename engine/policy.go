@@ -79,23 +79,21 @@ func compiledPolicy(c config.Config, log *zap.Logger) *policy.Policy {
 func (e *Env) Policy() *policy.Policy { return e.settings.policy() }
 
 // check runs the admission steps that go by name (confinement, the .git
-// rules, the policy) and returns the policy's verdict and the path to name
-// in answers. A denied path is an error; a sensitive one is the caller's to
+// rules, the policy) on a placed document and returns the policy's
+// verdict. A denied path is an error; a sensitive one is the caller's to
 // approve. A write of a root's .sightline.json needs approval whatever the
 // rules say: it could loosen what the agent may do.
-func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error) {
-	rel := e.WS.Rel(k)
-	path, ok := k.Path()
-	if !ok {
-		return policy.Verdict{}, rel, nil // an editor buffer without a file
+func (e *Env) check(pl workspace.Place, write bool) (policy.Verdict, error) {
+	if pl.Path == "" {
+		return policy.Verdict{}, nil // an editor buffer without a file
 	}
-	root, in, err := e.WS.Locate(k)
-	if err != nil {
-		return policy.Verdict{}, rel, err
+	if pl.Err != nil {
+		return policy.Verdict{}, pl.Err
 	}
-	if !e.WS.Inside(path) {
-		return policy.Verdict{}, rel, result.Errorf(result.Denied, "%s leads outside the workspace (%s) through a symbolic link.", rel, e.WS.Root())
+	if pl.Escapes {
+		return policy.Verdict{}, result.Errorf(result.Denied, "%s leads outside the workspace (%s) through a symbolic link.", pl.Rel, e.WS.Root())
 	}
+	rel, root, in := pl.Rel, pl.Root, pl.In
 	intent := confine.Read
 	if write {
 		intent = confine.Write
@@ -107,11 +105,11 @@ func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error)
 	t, err := root.Resolve(in, intent)
 	switch {
 	case result.KindOf(err) == result.Denied:
-		return policy.Verdict{}, rel, err
+		return policy.Verdict{}, err
 	case write && err != nil:
 		// A write says why before anything is read (a name too long, a
 		// file where a folder should be), not what a read would say.
-		return policy.Verdict{}, rel, err
+		return policy.Verdict{}, err
 	case t.Rel != "": // a refusal for another reason still names what it reached
 		real = filepath.ToSlash(t.Rel)
 	}
@@ -126,38 +124,38 @@ func (e *Env) check(k workspace.Key, write bool) (policy.Verdict, string, error)
 		v = policy.Worse(v, policy.Verdict{Kind: policy.Sensitive, Rule: config.FileName, Source: "built-in"})
 	}
 	if v.Kind == policy.Denied {
-		return v, rel, deniedErr(rel, v)
+		return v, deniedErr(rel, v)
 	}
-	return v, rel, nil
+	return v, nil
 }
 
 // named is a document a call about its history names (its file may be
-// gone, so it is named, not loaded): its key and the path answers give it;
-// a URI that names nothing is invalid.
-func (e *Env) named(uri string) (workspace.Key, string, error) {
+// gone, so it is named, not loaded): where it is and the path answers give
+// it; a URI that names nothing is invalid.
+func (e *Env) named(uri string) (workspace.Place, error) {
 	k, err := workspace.Normalize(uri)
 	if err != nil {
-		return "", "", result.Wrap(result.InvalidParams, err, err.Error())
+		return workspace.Place{}, result.Wrap(result.InvalidParams, err, err.Error())
 	}
-	return k, e.WS.Rel(k), nil
+	return e.WS.Place(k), nil
 }
 
 // byName is the admission step by name alone, approvals aside, for a call
 // refused before it reaches the step (its arguments are malformed): the
 // path to name in the answer, and the refusal if the name is refused.
 func (e *Env) byName(uri string) (path string, err error) {
-	k, err := normalize(uri)
+	pl, err := e.WS.PlaceURI(uri)
 	if err != nil {
-		return e.pathOf(uri), nil
+		return pl.Rel, nil
 	}
-	_, rel, err := e.check(k, false)
-	return rel, err
+	_, err = e.check(pl, false)
+	return pl.Rel, err
 }
 
 // denied refuses a path the admission rules refuse by name, approvals
 // aside: for calls that show no text.
-func (e *Env) denied(k workspace.Key) error {
-	_, _, err := e.check(k, false)
+func (e *Env) denied(pl workspace.Place) error {
+	_, err := e.check(pl, false)
 	return err
 }
 
@@ -197,18 +195,16 @@ type approvalMemory struct {
 // paths are refused, a sensitive one needs an approval (remembered for the
 // session, granted for this call, or asked for now).
 func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) error {
-	_, err := e.admitted(ctx, c, k, write)
-	return err
+	return e.admitted(ctx, c, e.WS.Place(k), write)
 }
 
-// admitted is admit that also names the document as answers name it
-// (relative to its root, else absolute), refused or not.
-func (e *Env) admitted(ctx context.Context, c Caller, k workspace.Key, write bool) (string, error) {
-	v, rel, err := e.check(k, write)
+// admitted is admit for a placed document.
+func (e *Env) admitted(ctx context.Context, c Caller, pl workspace.Place, write bool) error {
+	v, err := e.check(pl, write)
 	if err != nil || v.Kind == policy.Allowed {
-		return rel, err
+		return err
 	}
-	return rel, e.approve(ctx, c, k, rel, v.Describe(), write)
+	return e.approve(ctx, c, pl.Key, pl.Rel, v.Describe(), write)
 }
 
 // access is what a call does with a document, for its admission.
@@ -232,28 +228,35 @@ func accessOf(write bool) access {
 
 // admitDoc is the whole admission step of a call about one document: the
 // checks by name, the document's text (the editor's buffer, else the
-// disk), then the checks by the file itself. path names the document in
-// answers and the audit, refused or not ("" for a URI that names nothing).
-func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d workspace.Doc, path string, err error) {
+// disk, read through the place judged), then the checks by the file
+// itself. pl.Rel names the document in answers and the audit, refused or
+// not ("" for a URI that names nothing); a write re-reads through pl.
+func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d workspace.Doc, pl workspace.Place, err error) {
 	return e.admitDocAs(ctx, c, uri, accessOf(write))
 }
 
 // admitDocAs is admitDoc for an access.
-func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (d workspace.Doc, path string, err error) {
-	k, err := normalize(uri)
+func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (d workspace.Doc, pl workspace.Place, err error) {
+	if pl, err = e.WS.PlaceURI(uri); err != nil {
+		return d, pl, err
+	}
+	d, err = e.admitAt(ctx, c, pl, a)
+	return d, pl, err
+}
+
+// admitAt is admitDocAs for a placed document.
+func (e *Env) admitAt(ctx context.Context, c Caller, pl workspace.Place, a access) (workspace.Doc, error) {
+	if err := e.admitted(ctx, c, pl, a != readAccess); err != nil {
+		return workspace.Doc{}, err
+	}
+	d, err := e.getAt(pl)
 	if err != nil {
-		return d, e.pathOf(uri), err
+		return d, err
 	}
-	if path, err = e.admitted(ctx, c, k, a != readAccess); err != nil {
-		return d, path, err
+	if err := e.admitFile(ctx, c, pl, d, a); err != nil {
+		return workspace.Doc{}, err
 	}
-	if d, err = e.get(k); err != nil {
-		return d, path, err
-	}
-	if err := e.admitFile(ctx, c, d, a); err != nil {
-		return workspace.Doc{}, path, err
-	}
-	return d, path, nil
+	return d, nil
 }
 
 // admitFile decides by the file a document's text comes from, not its name:
@@ -263,7 +266,7 @@ func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (d
 // it, told why. Writing one on disk is refused as the write itself would
 // refuse it, before anything of it is shown. The link count is the opened
 // descriptor's (Get's); an editor buffer's file is opened to be judged.
-func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access) error {
+func (e *Env) admitFile(ctx context.Context, c Caller, pl workspace.Place, d workspace.Doc, a access) error {
 	write := a != readAccess
 	if !d.Open && d.Real != "" {
 		// The file the text was read from, as that read resolved it: a
@@ -282,7 +285,7 @@ func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access
 	}
 	n := d.Links
 	if d.Open {
-		fi, err := e.WS.FileInfo(d.Key)
+		fi, err := e.WS.FileInfo(pl)
 		if err != nil {
 			return nil // no file (yet) behind the buffer: nothing to tell by
 		}
@@ -452,42 +455,34 @@ func (e *Env) forgetApprovals(ctx context.Context, session string) {
 // document returns a document for a client URI after the admission
 // checks by name, approvals aside (admitDoc is the whole step).
 func (e *Env) document(uri string) (workspace.Doc, error) {
-	k, err := normalize(uri)
+	pl, err := e.WS.PlaceURI(uri)
 	if err != nil {
 		return workspace.Doc{}, err
 	}
-	if err := e.denied(k); err != nil {
+	if err := e.denied(pl); err != nil {
 		return workspace.Doc{}, err
 	}
-	return e.get(k)
-}
-
-// normalize turns a client URI into a key: a NUL byte is denied, anything
-// else that names no document is invalid.
-func normalize(uri string) (workspace.Key, error) {
-	k, err := workspace.NormalizeDoc(uri)
-	if err != nil && result.KindOf(err) == "" {
-		return "", result.Wrap(result.InvalidParams, err, err.Error())
-	}
-	return k, err
+	return e.getAt(pl)
 }
 
 // pathOf names a client URI in answers and the audit: relative to the
 // workspace root inside it, else absolute; "" for a URI that names nothing
 // (it may hold a NUL byte, never echoed raw).
 func (e *Env) pathOf(uri string) string {
-	if k, err := workspace.Normalize(uri); err == nil {
-		return e.WS.Rel(k)
-	}
-	return ""
+	pl, _ := e.WS.PlaceURI(uri)
+	return pl.Rel
 }
 
 // get returns a document's text: the editor's buffer when it has the
 // document open, else the disk (workspace.Get), with the workspace's
 // changes applied to the ledger after it (a load may be a first sight or
 // a change).
-func (e *Env) get(k workspace.Key) (workspace.Doc, error) {
-	d, err := e.WS.Get(k)
+func (e *Env) get(k workspace.Key) (workspace.Doc, error) { return e.loaded(e.WS.Get(k)) }
+
+// getAt is get for a placed document.
+func (e *Env) getAt(pl workspace.Place) (workspace.Doc, error) { return e.loaded(e.WS.GetAt(pl)) }
+
+func (e *Env) loaded(d workspace.Doc, err error) (workspace.Doc, error) {
 	e.follow.settle()
 	if err == nil {
 		// Another caller may have applied its first sight and be restoring

@@ -70,10 +70,10 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		}
 	}()
 
-	d, rel, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
-		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: rel}, err
+		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: pl.Rel}, err
 	}
 	total := d.Snap.LineCount()
 	res = ReadResult{

@@ -70,16 +70,17 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	}
 	// The admission step is Read's: a path that is anything but plainly
 	// allowed takes that path, which refuses (audited) or asks.
-	if v, _, err := e.check(k, false); err != nil || v.Kind != policy.Allowed {
+	pl := e.WS.Place(k)
+	if v, err := e.check(pl, false); err != nil || v.Kind != policy.Allowed {
 		return no()
 	}
 	if _, known := e.WS.Known(k); known {
 		return no()
 	}
 	// Every access goes through the workspace's confined root, as Get's.
-	root, rel, err := e.WS.Locate(k)
-	if err != nil {
-		return no()
+	root, rel := pl.Root, pl.In
+	if root == nil {
+		return no() // not a file: Read answers
 	}
 	t, err := root.Resolve(rel, confine.Read)
 	if err != nil {
@@ -96,7 +97,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	if e.Policy().Check(filepath.ToSlash(t.Rel)).Kind != policy.Allowed {
 		return no()
 	}
-	t.Name = e.WS.Rel(k)
+	t.Name = pl.Rel
 	f, fi, err := root.OpenRead(t)
 	if err != nil {
 		return no()

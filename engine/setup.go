@@ -117,8 +117,10 @@ func unavailable(dir string, err error, ephemeral bool) string {
 	return fmt.Sprintf("The ledger database in %s %s (%v): reads and edits are recorded in memory only and %s.", dir, why, err, lost)
 }
 
-// Close flushes the ledger to its database.
+// Close flushes the ledger to its database and releases the workspace's
+// folders; the Env reads and writes no file after it.
 func (e *Env) Close(ctx context.Context) error {
+	defer e.WS.Close()
 	if e.db == nil {
 		return nil
 	}

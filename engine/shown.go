@@ -70,10 +70,10 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	start := time.Now()
-	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
 		o, err := refusalOr(err)
-		res = ShownResult{Outcome: o, Path: path, Recorded: []ledger.Range{}}
+		res = ShownResult{Outcome: o, Path: pl.Rel, Recorded: []ledger.Range{}}
 		if err == nil {
 			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
 		}
@@ -251,19 +251,19 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
-	if k, err := normalize(p.TextDocument.URI); err == nil && e.outside(k) {
+	if pl, err := e.WS.PlaceURI(p.TextDocument.URI); err == nil && e.outside(pl.Key) {
 		// Not a file of the workspace: sightline has no ledger of it and
 		// no say; the agent's own rules decide.
-		res.Path = e.pathOf(p.TextDocument.URI)
+		res.Path = pl.Rel
 		res.Outcome = Outcome{OK: true, Message: res.Path + " is outside the workspace: sightline does not guard it."}
 		return res, nil
 	}
 	// The agent's tool is about to write the file: the admission of a
 	// write (the policy, version control folders, a sensitive file's
 	// approval to write), not of a read.
-	d, path, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess)
+	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess)
 	if err != nil {
-		res.Path = path
+		res.Path = pl.Rel
 		if result.KindOf(err) == result.NotFound {
 			// A new document: nothing in it to have read.
 			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}

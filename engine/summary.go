@@ -59,9 +59,9 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
 		}
 	}()
-	d, path, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
 	if err != nil {
-		res.Path = path
+		res.Path = pl.Rel
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}

@@ -35,12 +35,6 @@ func Hash(content string) string {
 	return string(appendHash(b[:0], content))
 }
 
-// HashBytes is Hash for a byte slice.
-func HashBytes(content []byte) string {
-	var b [HashLen]byte
-	return string(appendHashSum(b[:0], crc32.ChecksumIEEE(content)))
-}
-
 // Sum returns the 24 bits of content's CRC-32 that its line hash is made of:
 // Hash is this value reduced modulo 62^4. Three bytes a line that compare
 // the way refs do, with a little more resolution.

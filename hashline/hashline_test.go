@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
@@ -345,4 +346,10 @@ func TestOverhead(t *testing.T) {
 			t.Errorf("Overhead(%d, %d) = %d, AppendLine adds %d", r[0], r[1], got, want)
 		}
 	}
+}
+
+// HashBytes is Hash for a byte slice.
+func HashBytes(content []byte) string {
+	var b [HashLen]byte
+	return string(appendHashSum(b[:0], crc32.ChecksumIEEE(content)))
 }

@@ -547,20 +547,3 @@ func addRange(rs []LineRange, lo, hi int) []LineRange {
 	}
 	return append(rs, LineRange{lo, hi})
 }
-
-// NewLine maps the old 0-based line old to its 0-based line in the new text.
-// It reports false when the line is part of a splice: replaced, deleted, or
-// rewritten by a byte rule (a terminator or the mark moved). O(len(splices)).
-func NewLine(old int, splices []Splice) (int, bool) {
-	delta := 0
-	for _, s := range splices {
-		if old < s.Start {
-			break
-		}
-		if old < s.Start+s.Old {
-			return 0, false
-		}
-		delta += len(s.New) - s.Old
-	}
-	return old + delta, true
-}

@@ -226,22 +226,6 @@ func (p Plan) ByteSplices(s *textdoc.Snapshot) (out []ByteSplice, ok bool) {
 	return out, true
 }
 
-// AnnotateRange appends lines [from, to] (1-based, inclusive, clamped to
-// the document) of src in the hashline format, each ending in "\n", as
-// Annotate does. With bom, a byte-order mark at the start of line 1 is left
-// out, as reads leave it out. It is how a window of fresh refs is shown.
-func AnnotateRange(dst []byte, src Source, from, to int, bom bool) []byte {
-	from, to = max(from, 1), min(to, src.LineCount())
-	for i := from; i <= to; i++ {
-		c := src.Line(i - 1).Content
-		if bom && i == 1 {
-			_, c = StripBOM(c)
-		}
-		dst = append(AppendLine(dst, i, c), '\n')
-	}
-	return dst
-}
-
 // compile-time check: snapshots are Sources.
 var _ Source = (*textdoc.Snapshot)(nil)
 

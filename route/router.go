@@ -120,6 +120,7 @@ func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
 
 // Close hangs up on the servers and flushes the local ledger, if any.
 func (b *Router) Close(ctx context.Context) error {
+	defer b.ws.Close()
 	b.mu.Lock()
 	clients, env, stop := b.clients, b.env, b.stop
 	b.clients = map[string]*bridge.Client{}

@@ -271,7 +271,7 @@ func (s *Server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 	if s.ws == nil {
 		return nil
 	}
-	s.ws.Close(string(p.TextDocument.URI))
+	s.ws.CloseBuffer(string(p.TextDocument.URI))
 	if k, err := workspace.Normalize(string(p.TextDocument.URI)); err == nil {
 		s.pub.mark(k)
 	}

@@ -30,19 +30,6 @@ func (e Encoding) String() string {
 	return fmt.Sprintf("Encoding(%d)", uint8(e))
 }
 
-// ParseEncoding maps an LSP PositionEncodingKind to an Encoding.
-func ParseEncoding(kind string) (Encoding, bool) {
-	switch kind {
-	case "utf-16":
-		return UTF16, true
-	case "utf-8":
-		return UTF8, true
-	case "utf-32":
-		return UTF32, true
-	}
-	return 0, false
-}
-
 // CharCount returns the length of a line's content in enc units. Each byte of
 // an invalid UTF-8 sequence counts as one U+FFFD, i.e. one unit in UTF-16 and
 // UTF-32, because that is what a client that decoded the bytes would see.

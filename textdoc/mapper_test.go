@@ -190,3 +190,16 @@ func TestParseEncoding(t *testing.T) {
 		t.Errorf("ParseEncoding(utf-7) ok")
 	}
 }
+
+// ParseEncoding maps an LSP PositionEncodingKind to an Encoding.
+func ParseEncoding(kind string) (Encoding, bool) {
+	switch kind {
+	case "utf-16":
+		return UTF16, true
+	case "utf-8":
+		return UTF8, true
+	case "utf-32":
+		return UTF32, true
+	}
+	return 0, false
+}

@@ -7,12 +7,6 @@ import "testing"
 // folder a handle holds open, except with POSIX delete semantics).
 func newWS(t testing.TB, roots []string, opts Options) *Workspace {
 	w := New(roots, opts)
-	t.Cleanup(func() {
-		for _, r := range w.roots.Load().fs {
-			if r != nil {
-				r.Close()
-			}
-		}
-	})
+	t.Cleanup(w.Close)
 	return w
 }

@@ -6,23 +6,17 @@
 package workspace
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
-	"unsafe"
 
 	"github.com/sightline-lsp/sightline/charset"
 	"github.com/sightline-lsp/sightline/confine"
@@ -134,53 +128,6 @@ func (h *lazyHash) get(cs charset.Charset, s *textdoc.Snapshot) string {
 	return h.v
 }
 
-// hashAheadMin is the size from which a file read from disk is hashed on
-// another goroutine while it is read (readHashing): nearly every caller of
-// a large file needs its hash (answers carry it, the ledger compares it),
-// and on a second core it then costs little wall time.
-const hashAheadMin = 1 << 20
-
-// readHashing is confine.ReadAll for a large file, with its hash computed
-// into hash and its bytes checked for text (IsBinary, part by part:
-// textCheck) on another goroutine, each part as soon as it is read: both
-// are done about when the bytes are, not a whole pass later. text gets the
-// verdict once the hash is done.
-func readHashing(f io.Reader, size, limit int64, hash *lazyHash) (data []byte, text <-chan bool, err error) {
-	parts, isText := make(chan []byte, 16), make(chan bool, 1)
-	hash.ahead(func() string {
-		d := sha256.New()
-		var c textCheck
-		for p := range parts {
-			d.Write(p)
-			c.write(p)
-		}
-		isText <- c.text()
-		return hashline.FileHashOf(d.Sum(nil))
-	})
-	data, err = confine.ReadAll(hashingReader{f, parts}, size, limit)
-	close(parts) // the hash is of the bytes read, even when the read failed
-	return data, isText, err
-}
-
-// hashingReader hands each part of a file (at most hashPart bytes) to the
-// goroutine hashing it as soon as it is read. The parts are the read
-// buffer's bytes, which nothing writes any more.
-type hashingReader struct {
-	r     io.Reader
-	parts chan<- []byte
-}
-
-const hashPart = 512 << 10
-
-func (h hashingReader) Read(p []byte) (int, error) {
-	p = p[:min(len(p), hashPart)]
-	n, err := h.r.Read(p)
-	if n > 0 {
-		h.parts <- p[:n]
-	}
-	return n, err
-}
-
 // ahead starts computing the hash with fn on another goroutine.
 func (h *lazyHash) ahead(fn func() string) {
 	p := make(chan struct{})
@@ -270,7 +217,10 @@ type Workspace struct {
 	// roots is swapped whole by SetRoots and never modified in place, so a
 	// call reads it once and sees one consistent set without taking mu.
 	roots atomic.Pointer[roots]
-	gate  atomic.Pointer[confine.Gate]
+	// rootsMu serialises the writers of roots (SetRoots, Close), which
+	// hand handles from one set to the next.
+	rootsMu sync.Mutex
+	gate    atomic.Pointer[confine.Gate]
 	// encodings is the encodings setting (SetEncodings), swapped whole.
 	encodings atomic.Pointer[[]charset.Charset]
 	opts      Options
@@ -555,94 +505,11 @@ func New(roots []string, opts Options) *Workspace {
 	}
 	opts.MaxFileSize = min(opts.MaxFileSize, textdoc.MaxLen) // a document's bound
 	w := &Workspace{opts: opts, docs: make(map[Key]*entry), expects: make(map[Key]expectation), moved: make(chan struct{})}
-	w.roots.Store(w.newRoots(roots))
+	w.roots.Store(w.newRoots(roots, nil))
 	// Revisions start at the wall clock in microseconds so a revision from an
 	// earlier process (persisted in ledger records) never equals a new one.
 	w.rev.Store(time.Now().UnixMicro())
 	return w
-}
-
-// roots is an immutable set of workspace roots: absolute, cleaned, the
-// primary one first, each with its confined handle (nil when it could not be
-// opened; its files then cannot be read or written).
-type roots struct {
-	list []string
-	fs   []*confine.Root
-	errs []error
-}
-
-func (w *Workspace) newRoots(in []string) *roots {
-	r := &roots{list: make([]string, 0, len(in))}
-	for _, p := range in {
-		if abs, err := filepath.Abs(p); err == nil {
-			abs = filepath.Clean(abs)
-			cr, err := confine.Open(abs, w.checkGate)
-			r.list = append(r.list, abs)
-			r.fs = append(r.fs, cr)
-			r.errs = append(r.errs, err)
-		}
-	}
-	return r
-}
-
-// Locate returns the confined root a file key lies in and the key's path
-// relative to it (as written: symlinks are the root's to follow). Every
-// disk access to a document goes through it. Keys outside every root, with
-// a NUL byte, or naming another host are denied.
-func (w *Workspace) Locate(k Key) (*confine.Root, string, error) {
-	path, ok := k.Path()
-	if !ok {
-		return nil, "", result.Errorf(result.NotFound, "%s is not open in the editor and is not a file.", k)
-	}
-	if k.Host() != "" {
-		return nil, "", result.Errorf(result.Denied, "%s is on another host; sightline works on local files only.", k)
-	}
-	if strings.ContainsRune(path, 0) {
-		return nil, "", result.Errorf(result.Denied, "Path %q contains a NUL byte.", path)
-	}
-	rs := w.roots.Load()
-	for i, root := range rs.list {
-		if !within(root, path) {
-			continue
-		}
-		if rs.fs[i] == nil {
-			return nil, "", result.Wrap(result.IOError, rs.errs[i], fmt.Sprintf("The workspace root %s cannot be opened: %v.", root, rs.errs[i]))
-		}
-		rel, err := filepath.Rel(root, path)
-		if err != nil {
-			return nil, "", result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, strings.Join(rs.list, ", "))
-		}
-		return rs.fs[i], rel, nil
-	}
-	return nil, "", result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, strings.Join(rs.list, ", "))
-}
-
-func (r *roots) primary() string {
-	if len(r.list) == 0 {
-		return ""
-	}
-	return r.list[0]
-}
-
-// Roots returns the workspace roots.
-func (w *Workspace) Roots() []string { return slices.Clone(w.roots.Load().list) }
-
-// Root returns the primary root.
-func (w *Workspace) Root() string { return w.roots.Load().primary() }
-
-// SetRoots replaces the workspace roots (workspace folders changed). Calls
-// already running keep the roots they started with.
-func (w *Workspace) SetRoots(list []string) { w.roots.Store(w.newRoots(list)) }
-
-// SetGate sets the path policy every resolution of a file applies to the
-// name it reaches (see confine.Gate); nil removes it.
-func (w *Workspace) SetGate(g confine.Gate) { w.gate.Store(&g) }
-
-func (w *Workspace) checkGate(name, rel string, intent confine.Intent) error {
-	if g := w.gate.Load(); g != nil && *g != nil {
-		return (*g)(name, rel, intent)
-	}
-	return nil
 }
 
 // MaxFileSize is the largest file loaded from disk.
@@ -653,112 +520,6 @@ func (w *Workspace) nextRev() int64 { return w.rev.Add(1) }
 // NextRev hands out a revision for a document the workspace does not hold
 // (a streamed CLI read), from the same sequence as its own.
 func (w *Workspace) NextRev() int64 { return w.nextRev() }
-
-// Resolve turns a path (relative to the primary root, or absolute) into a
-// Key, refusing paths outside every root.
-func (w *Workspace) Resolve(path string) (Key, error) {
-	if strings.ContainsRune(path, 0) {
-		return "", result.Errorf(result.Denied, "Path %q contains a NUL byte.", path)
-	}
-	rs := w.roots.Load()
-	p := path
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(rs.primary(), p)
-	}
-	p = filepath.Clean(p)
-	if !rs.inside(p) {
-		return "", result.Errorf(result.Denied, "Path %s is outside the workspace (%s).", path, strings.Join(rs.list, ", "))
-	}
-	return FromPath(p), nil
-}
-
-// KeyOf turns a path (relative to the primary root, or absolute) into a Key
-// without judging it: a door names what the caller asked for, and the
-// admission step of the call refuses (and audits) a path outside the
-// workspace.
-func (w *Workspace) KeyOf(path string) Key {
-	p := path
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.roots.Load().primary(), p)
-	}
-	if NamesFolder(path) {
-		// A path ending in a separator names a folder: the URI keeps the
-		// slash that cleaning would drop, for the call to refuse (NormalizeDoc).
-		return FromPath(p) + "/"
-	}
-	return FromPath(p)
-}
-
-// FileInfo opens a document's file as a read would (confined) and returns
-// the stat of the opened descriptor: what an editor buffer's file is now.
-func (w *Workspace) FileInfo(k Key) (fs.FileInfo, error) {
-	root, rel, err := w.Locate(k)
-	if err != nil {
-		return nil, err
-	}
-	t, err := root.Resolve(rel, confine.Read)
-	if err != nil {
-		return nil, err
-	}
-	t.Name = w.Rel(k)
-	f, fi, err := root.OpenRead(t)
-	if err != nil {
-		return nil, err
-	}
-	f.Close()
-	return fi, nil
-}
-
-// Inside reports whether an absolute path is inside one of the roots, both as
-// written and after following symlinks (a link must not lead out).
-func (w *Workspace) Inside(p string) bool { return w.roots.Load().inside(p) }
-
-func (r *roots) inside(p string) bool {
-	real := resolveExisting(p)
-	for _, root := range r.list {
-		if within(root, p) && within(resolveExisting(root), real) {
-			return true
-		}
-	}
-	return false
-}
-
-// resolveExisting follows symlinks in the longest existing prefix of p.
-func resolveExisting(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// Rel returns a path relative to the primary root when the key is inside it,
-// else the absolute path (or the URI for non-file keys).
-func (w *Workspace) Rel(k Key) string {
-	p, ok := k.Path()
-	if !ok {
-		return string(k)
-	}
-	for _, root := range w.roots.Load().list {
-		if within(root, p) {
-			rel, _ := filepath.Rel(root, p)
-			return filepath.ToSlash(rel)
-		}
-	}
-	return p
-}
 
 // Open records an editor buffer (didOpen).
 func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, error) {
@@ -1001,9 +762,9 @@ func (w *Workspace) CommitDisk(k Key, from Doc, next *textdoc.Snapshot, lcs []te
 	return d
 }
 
-// Close forgets an editor buffer (didClose): the document is the disk again,
+// CloseBuffer forgets an editor buffer (didClose): the document is the disk again,
 // loaded lazily on the next Get.
-func (w *Workspace) Close(uri string) {
+func (w *Workspace) CloseBuffer(uri string) {
 	k, err := Normalize(uri)
 	if err != nil {
 		return
@@ -1064,10 +825,16 @@ func (w *Workspace) Known(k Key) (Doc, bool) {
 	return Doc{}, false
 }
 
-// Get returns the current document: the buffer when open, else the disk. A
-// file that changed on disk since it was last seen is re-read and reported as
-// a change; a vanished one is not_found.
-func (w *Workspace) Get(k Key) (Doc, error) {
+// Get returns the current document: the buffer when open, else the disk
+// (see GetAt).
+func (w *Workspace) Get(k Key) (Doc, error) { return w.GetAt(w.roots.Load().place(k)) }
+
+// GetAt is Get for a placed document (Place): the buffer when open, else
+// the file read through the place the admission step judged. A file that
+// changed on disk since it was last seen is re-read and reported as a
+// change; a vanished one is not_found.
+func (w *Workspace) GetAt(pl Place) (Doc, error) {
+	k := pl.Key
 	if d, ok := w.Known(k); ok && d.Open {
 		return d, nil // a buffer: no load to wait for
 	}
@@ -1085,113 +852,21 @@ func (w *Workspace) Get(k Key) (Doc, error) {
 		seenMod, seenSize = e.modTime, e.size
 	}
 	w.mu.Unlock()
-
-	path, _ := k.Path()
-	root, rel, err := w.Locate(k)
-	if err != nil {
-		return Doc{}, err
-	}
-	// One handle from the check to the read: the file read is the file whose
-	// stat was compared, and it is inside the workspace (confine.Root).
-	t, err := root.Resolve(rel, confine.Read)
-	if err == nil {
-		t.Name = w.Rel(k)
-	}
-	var f *os.File
-	var fi os.FileInfo
-	if err == nil {
-		f, fi, err = root.OpenRead(t)
-	}
-	if err != nil {
-		if result.KindOf(err) == result.NotFound && known {
-			w.Forget(k)
-		}
-		if errors.Is(err, fs.ErrPermission) {
-			err = w.readError(k, err) // a read refused is denied, not read_only
-		}
-		return Doc{}, err
-	}
-	defer f.Close()
-	if known && fi.ModTime().Equal(seenMod) && fi.Size() == seenSize {
-		w.mu.Lock()
-		cur, still := w.docs[k]
-		var d Doc
-		if still {
-			d = cur.doc
-		}
-		w.mu.Unlock()
-		if still && !d.Open {
-			d.Links, d.Real = confine.Links(fi), t.Rel
-			return d, nil
-		}
-		if still {
-			return d, nil
-		}
-	}
-	if fi.Size() > w.opts.MaxFileSize {
-		return Doc{}, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", w.Rel(k), fi.Size(), w.opts.MaxFileSize)
-	}
-	hash := &lazyHash{}
-	var data []byte
-	var isText <-chan bool
-	if fi.Size() >= hashAheadMin {
-		data, isText, err = readHashing(f, fi.Size(), w.opts.MaxFileSize, hash)
-	} else {
-		data, err = confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize)
-	}
-	if err != nil {
-		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), err))
-	}
-	if int64(len(data)) > w.opts.MaxFileSize {
-		return Doc{}, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", w.Rel(k), w.opts.MaxFileSize)
-	}
-	// The file's encoding: UTF-8 unless a UTF-16 byte-order mark, its
-	// .editorconfig (a UTF-8 mark overrides it), or (for bytes that are not
-	// UTF-8) the encodings setting says otherwise.
-	decl, from, note := Declared(root, filepath.ToSlash(rel))
-	marked, bom := charset.ByBOM(data)
-	if bom && !marked.IsUTF8() || !bom && !decl.IsUTF8() {
-		if isText != nil {
-			<-isText
-		}
-		cs, text, err := w.decode(w.Rel(k), data, decl, from, note)
-		if err != nil {
-			return Doc{}, err
-		}
-		return w.install(k, path, text, cs, textdoc.New(text), hash, fi, t.Rel), nil
-	}
-	// The buffer is ours and never written again: the text aliases it
-	// instead of copying the file once more.
-	text := unsafe.String(unsafe.SliceData(data), len(data))
-	snap := textdoc.New(text) // outside the lock: O(file)
-	var binary bool
-	if isText != nil {
-		binary = !<-isText
-	} else {
-		binary = IsBinary(data)
-	}
-	if binary {
-		cs, text, err := w.decode(w.Rel(k), data, decl, from, note)
-		if err != nil {
-			return Doc{}, err
-		}
-		return w.install(k, path, text, cs, textdoc.New(text), hash, fi, t.Rel), nil
-	}
-	return w.install(k, path, text, charset.UTF8, snap, hash, fi, t.Rel), nil
+	return w.load(pl, known, seenMod, seenSize)
 }
 
 // Created records a file sightline just created with text (fi: its stat,
 // from the created file's descriptor), as Get would have read it, without
 // looking its name up again: the name may lead elsewhere by now.
 func (w *Workspace) Created(k Key, snap *textdoc.Snapshot, cs charset.Charset, fi os.FileInfo, real string) Doc {
-	path, _ := k.Path()
-	return w.install(k, path, snap.Text(), cs, snap, &lazyHash{}, fi, real)
+	return w.install(w.roots.Load().place(k), snap.Text(), cs, snap, &lazyHash{}, fi, real)
 }
 
 // install makes text (snap), read from the file fi describes (in cs), the
 // document of k (unless an editor opened it meanwhile: then the editor's
 // is returned).
-func (w *Workspace) install(k Key, path, text string, cs charset.Charset, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo, real string) Doc {
+func (w *Workspace) install(pl Place, text string, cs charset.Charset, snap *textdoc.Snapshot, hash *lazyHash, fi os.FileInfo, real string) Doc {
+	k := pl.Key
 	w.mu.Lock()
 	e, known := w.docs[k]
 	if known && e.doc.Open { // opened while we read the disk
@@ -1204,7 +879,7 @@ func (w *Workspace) install(k Key, path, text string, cs charset.Charset, snap *
 	if known && e.doc.Charset.Name() == cs.Name() && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
 		d = e.doc
 	} else {
-		d = Doc{Key: k, URI: string(k), Rel: w.Rel(k), Path: path, Snap: snap, Rev: w.nextRev(), hash: hash, Charset: cs}
+		d = Doc{Key: k, URI: string(k), Rel: pl.Rel, Path: pl.Path, Snap: snap, Rev: w.nextRev(), hash: hash, Charset: cs}
 		if known {
 			d.URI = e.doc.URI
 			d.Lang = e.doc.Lang
@@ -1226,29 +901,6 @@ func (w *Workspace) install(k Key, path, text string, cs charset.Charset, snap *
 		d.Links, d.Real = confine.Links(fi), real
 	}
 	return d
-}
-
-// readError sorts a failed stat or read of a document's file: missing is
-// not_found; a permission refusal is denied, with the OS reason, since the
-// file is there and telling the agent it is not would send it to create it.
-func (w *Workspace) readError(k Key, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return result.Wrap(result.NotFound, err, fmt.Sprintf("File %s does not exist.", w.Rel(k)))
-	case errors.Is(err, fs.ErrPermission):
-		return result.Wrap(result.Denied, err, fmt.Sprintf("File %s cannot be read: permission denied (%v).", w.Rel(k), unwrapPath(err)))
-	}
-	return result.Wrap(result.NotFound, err, fmt.Sprintf("File %s cannot be read: %v.", w.Rel(k), unwrapPath(err)))
-}
-
-// unwrapPath drops the path an *fs.PathError repeats (the message names the
-// file already) and keeps the OS reason.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // emit queues a change for the follower; call with w.mu held.
@@ -1290,57 +942,4 @@ func diffEvent(old, cur Doc) *ChangeEvent {
 		ev.Changes = []textdoc.LineChange{{Start: pre, Old: oldN, New: newN}}
 	}
 	return ev
-}
-
-// textCheck is IsBinary for bytes that come in parts: a character cut
-// between two parts is checked whole.
-type textCheck struct {
-	carry []byte // the start of a character the next part ends
-	bad   bool
-}
-
-func (c *textCheck) write(p []byte) {
-	if c.bad {
-		return
-	}
-	if bytes.IndexByte(p, 0) >= 0 {
-		c.bad = true
-		return
-	}
-	if len(c.carry) > 0 {
-		for len(p) > 0 && !utf8.FullRune(c.carry) {
-			c.carry, p = append(c.carry, p[0]), p[1:]
-		}
-		if !utf8.FullRune(c.carry) {
-			return
-		}
-		if !utf8.Valid(c.carry) {
-			c.bad = true
-			return
-		}
-		c.carry = c.carry[:0]
-	}
-	cut := len(p)
-	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax+1; i-- {
-		if utf8.RuneStart(p[i]) {
-			if !utf8.FullRune(p[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
-	if !utf8.Valid(p[:cut]) {
-		c.bad = true
-		return
-	}
-	c.carry = append(c.carry, p[cut:]...)
-}
-
-// text reports whether all the parts were text (IsBinary false).
-func (c *textCheck) text() bool { return !c.bad && len(c.carry) == 0 }
-
-// IsBinary reports whether data is not a text sightline can show an agent: it
-// holds a NUL byte or is not valid UTF-8.
-func IsBinary(data []byte) bool {
-	return bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data)
 }

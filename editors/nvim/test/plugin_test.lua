@@ -99,6 +99,30 @@ local got
 sl.read({ bufnr = b, start = 6, ['end'] = 6, callback = function(r, e) got = { r, e } end })
 check(wait(3000, function() return got ~= nil end) and got[1] and got[1].range.start == 6, 'asynchronous read with callback')
 
+-- Coverage comes as changes after the first whole one; what they leave is
+-- the ledger's read ranges.
+local uri = vim.uri_from_bufnr(b)
+local held, ledger_read
+check(wait(5000, function()
+  local l = sl.ledger({ bufnr = b })
+  local doc = l and l.documents and l.documents[1]
+  held = sl._state.coverage[uri]
+  ledger_read = doc and vim.inspect(doc.read) or 'none'
+  return doc and held and vim.inspect(held.read) == ledger_read
+end), 'the coverage the changes left is the ledger\'s: ' .. vim.inspect(held and held.read) .. ' vs ' .. tostring(ledger_read))
+check(sl._state.coverage_changes > 0, 'coverage arrived as changes: ' .. sl._state.coverage_changes)
+
+-- The server's own changes (testdata/coverage/changes.json, made by the
+-- engine's tests from what it sends), applied by the plugin.
+local cases = vim.fn.json_decode(table.concat(vim.fn.readfile(here .. '/../../testdata/coverage/changes.json'), '\n'))
+local bad
+for i, c in ipairs(cases) do
+  local heldc = sl._apply_coverage(nil, c.prev)
+  local gotc = c.sent ~= vim.NIL and sl._apply_coverage(heldc, c.sent) or heldc
+  if not vim.deep_equal(gotc, c.cur) then bad = i .. ' ' .. vim.inspect(gotc) .. ' want ' .. vim.inspect(c.cur) break end
+end
+check(#cases > 50 and bad == nil, 'the server\'s coverage changes apply: ' .. tostring(bad))
+
 -- An edit changes the buffer, not the disk. Round trip: API call to buffer changed.
 local disk_before = table.concat(vim.fn.readfile(ws .. '/demo.py', 'b'), '\n')
 local changed_at

@@ -1,7 +1,7 @@
 // Coverage highlights from `sightline/coverage` notifications: read, stale
 // and authored lines, as a gutter mark and a faint background.
 import * as vscode from 'vscode';
-import { Coverage, LineRange } from './pure';
+import { Coverage, LineRange, applyCoverage } from './pure';
 
 type Kind = 'read' | 'stale' | 'authored';
 const KINDS: Kind[] = ['read', 'stale', 'authored'];
@@ -45,9 +45,10 @@ export class CoverageView implements vscode.Disposable {
     return this.byUri.get(key(uri));
   }
 
+  /** A notification: a whole coverage, or a change of the one held (applyCoverage). */
   update(c: Coverage) {
     const k = key(c.uri);
-    this.byUri.set(k, c);
+    this.byUri.set(k, applyCoverage(this.byUri.get(k), c));
     for (const ed of vscode.window.visibleTextEditors) if (key(ed.document.uri) === k) this.draw(ed);
     this.changed.fire(k);
   }

@@ -488,6 +488,40 @@ export interface Coverage {
   authored: LineRange[];
   stale: LineRange[];
   totalLines: number;
+  /** Set on a change of the last coverage sent: the lines it covers take its ranges, the others keep theirs. */
+  changed?: LineRange;
+}
+
+/**
+ * The coverage a `sightline/coverage` notification leaves: a whole one as it
+ * is; a change (the extension asks for them, so that what is sent grows with
+ * the change, not with the session) applied to the coverage held before.
+ */
+export function applyCoverage(prev: Coverage | undefined, next: Coverage): Coverage {
+  const w = next.changed;
+  const { changed: _, ...whole } = next;
+  if (!w) return whole;
+  const merge = (old: LineRange[] | undefined, within: LineRange[] | undefined): LineRange[] => {
+    const out: LineRange[] = [];
+    for (const r of old ?? []) {
+      if (r.end < w.start || r.start > w.end) {
+        out.push(r);
+        continue;
+      }
+      if (r.start < w.start) out.push({ start: r.start, end: w.start - 1 });
+      if (r.end > w.end) out.push({ start: w.end + 1, end: r.end });
+    }
+    out.push(...(within ?? []));
+    out.sort((a, b) => a.start - b.start);
+    const joined: LineRange[] = [];
+    for (const r of out) {
+      const last = joined[joined.length - 1];
+      if (last && r.start <= last.end + 1) last.end = Math.max(last.end, r.end);
+      else joined.push({ start: r.start, end: r.end });
+    }
+    return joined;
+  };
+  return { ...whole, read: merge(prev?.read, next.read), authored: merge(prev?.authored, next.authored), stale: merge(prev?.stale, next.stale) };
 }
 
 /** Share of a document's lines the agent has seen (read or authored), 0-100. */

@@ -194,6 +194,16 @@ export class ServerManager implements vscode.Disposable {
       },
     };
     const client = new QuietClient('sightline', 'sightline', serverOptions, clientOptions);
+    // Coverage as changes after the first whole one (applyCoverage), so what
+    // the server sends grows with the change, not with the session.
+    client.registerFeature({
+      fillClientCapabilities: (caps) => {
+        caps.experimental = { ...(caps.experimental as object | undefined), sightline: { coverageChanges: true } };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
     this.client = client;
     this.setup(client);
     let timer: NodeJS.Timeout | undefined;

@@ -29,7 +29,8 @@ local config = vim.deepcopy(defaults)
 local state = {
   clients = {}, -- root -> client id
   waiting = {}, -- client id -> callbacks waiting for initialization
-  coverage = {}, -- uri -> last sightline/coverage params
+  coverage = {}, -- uri -> the coverage the sightline/coverage notifications left
+  coverage_changes = 0, -- notifications that were changes (for the tests)
   followed = nil, -- the session the server follows (follow_session), as it last said
   lens_timers = {}, -- bufnr -> true while a refresh is scheduled
   marks = {}, -- bufnr -> {extmark id -> highlight group}
@@ -284,9 +285,52 @@ local function on_session(_, params)
   redraw_all()
 end
 
+--- The coverage a sightline/coverage notification leaves: a whole one as it
+--- is; a change (the plugin asks for them, so that what the server sends
+--- grows with the change, not with the session): the lines in `changed`
+--- take its ranges, the others keep those of prev.
+local function apply_coverage(prev, params)
+  local out = {}
+  for k, v in pairs(params) do out[k] = v end
+  out.changed = nil
+  local w = params.changed
+  if type(w) ~= 'table' then return out end
+  local function merge(old, within)
+    local list = {}
+    for _, r in ipairs(type(old) == 'table' and old or {}) do
+      if r['end'] < w.start or r.start > w['end'] then
+        table.insert(list, { start = r.start, ['end'] = r['end'] })
+      else
+        if r.start < w.start then table.insert(list, { start = r.start, ['end'] = w.start - 1 }) end
+        if r['end'] > w['end'] then table.insert(list, { start = w['end'] + 1, ['end'] = r['end'] }) end
+      end
+    end
+    for _, r in ipairs(type(within) == 'table' and within or {}) do
+      table.insert(list, { start = r.start, ['end'] = r['end'] })
+    end
+    table.sort(list, function(a, b) return a.start < b.start end)
+    local joined = {}
+    for _, r in ipairs(list) do
+      local last = joined[#joined]
+      if last and r.start <= last['end'] + 1 then
+        last['end'] = math.max(last['end'], r['end'])
+      else
+        table.insert(joined, r)
+      end
+    end
+    return joined
+  end
+  prev = prev or {}
+  out.read = merge(prev.read, params.read)
+  out.authored = merge(prev.authored, params.authored)
+  out.stale = merge(prev.stale, params.stale)
+  return out
+end
+
 local function on_coverage(_, params)
   if type(params) ~= 'table' or not params.uri then return end
-  state.coverage[params.uri] = params
+  if type(params.changed) == 'table' then state.coverage_changes = state.coverage_changes + 1 end
+  state.coverage[params.uri] = apply_coverage(state.coverage[params.uri], params)
   local b = bufnr_for_uri(params.uri)
   if b then
     draw(b)
@@ -378,6 +422,9 @@ function M.lsp_config()
   return {
     name = 'sightline',
     cmd = cmd,
+    -- Coverage as changes after the first whole one (apply_coverage).
+    capabilities = vim.tbl_deep_extend('force', vim.lsp.protocol.make_client_capabilities(),
+      { experimental = { sightline = { coverageChanges = true } } }),
     init_options = M.settings(),
     settings = { sightline = M.settings() },
     flags = { debounce_text_changes = 0 },
@@ -813,5 +860,6 @@ function M.setup(opts)
 end
 
 M._state = state
+M._apply_coverage = apply_coverage
 M._nonempty = nonempty
 return M

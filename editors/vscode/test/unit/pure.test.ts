@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
 import {
+  applyCoverage,
   checkBlocks,
   checkEdit,
   checkLedger,
@@ -15,6 +18,7 @@ import {
   resolveToolPath,
   sessionLabel,
   sessionPicks,
+  type Coverage,
   type SessionPick,
 } from '../../src/pure';
 
@@ -116,4 +120,17 @@ test('session picker: follow first, then the server\'s sessions most recent firs
   assert.equal(sessionLabel('default', true, 'codex-xyz'), 'following codex-xyz');
   assert.equal(sessionLabel('default', true, undefined), 'following the latest session');
   assert.equal(sessionLabel('mine', false, 'codex-xyz'), 'mine');
+});
+
+// The server's own coverage changes (testdata/coverage/changes.json, made by
+// the engine's tests from what it sends): each applied to the coverage held
+// before gives the coverage after.
+test('coverage changes from the server apply to what the editor holds', () => {
+  const cases = JSON.parse(readFileSync(resolve('../../testdata/coverage/changes.json'), 'utf8')) as { name: string; prev: Coverage; cur: Coverage; sent: Coverage | null }[];
+  assert.ok(cases.length > 50 && cases.some((c) => c.sent?.changed), 'the fixture holds changes');
+  for (const [i, c] of cases.entries()) {
+    const held = applyCoverage(undefined, c.prev);
+    const got = c.sent ? applyCoverage(held, c.sent) : held;
+    assert.deepEqual(got, c.cur, `case ${i} (${c.name})`);
+  }
 });

@@ -1,3 +1,10 @@
+// What a call leaves in the state database, written behind it by the
+// database's one writer (behind): the audit row every call leaves, and the
+// history of every write. Every write keeps the text before and after it
+// (content-addressed by sha256, compressed, each text once; a write with a
+// plan as its change), so a write can be diffed and rolled back; a process
+// drains both before it closes the database.
+
 package engine
 
 import (
@@ -6,12 +13,15 @@ import (
 	"encoding/hex"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // AuditParams select audit entries: the latest Limit (0: all) of a session
@@ -248,3 +258,81 @@ func (b *behind) run() {
 
 // drain waits for the jobs queued so far.
 func (b *behind) drain() { b.pending.Wait() }
+
+// pruneEvery is how many recorded writes pass between two retention checks
+// of one process (each also runs at startup).
+const pruneEvery = 32
+
+// historyLog owns the history's write-behind: the database's one worker
+// (shared with the audit log) stores the writes in the order they were
+// committed, so versions are listed in the order they happened.
+type historyLog struct {
+	*behind
+	db    *statedb.Sync // nil: no history
+	log   *zap.Logger
+	count atomic.Int64
+}
+
+// written is one write as the history keeps it. Hashes known already are
+// reused; the texts are built only if they must be stored whole.
+type written struct {
+	before, after workspace.Doc  // before.Snap is nil for a new file
+	plan          *hashline.Plan // how after follows from before, when a plan made it
+}
+
+// record keeps a write behind the call. It copies nothing: snapshots are
+// immutable, and a write with a plan is kept as its change (the history
+// stores the edit, not the file).
+func (e *Env) record(ctx context.Context, c Caller, rel string, w written) {
+	h := e.history
+	if h.db == nil {
+		return
+	}
+	maxBytes := e.Config().History.MaxBytes
+	h.enqueue(func() {
+		ctx := context.WithoutCancel(ctx)
+		text := func(d workspace.Doc) store.Text {
+			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte { return []byte(d.Snap.Text()) }}
+		}
+		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: MethodOf(ctx)}}
+		if w.before.Snap != nil {
+			b := text(w.before)
+			rec.Before = &b
+			if w.plan != nil {
+				rec.Delta = func() []store.Splice {
+					bs, ok := w.plan.ByteSplices(w.before.Snap)
+					if !ok {
+						return nil
+					}
+					out := make([]store.Splice, len(bs))
+					for i, x := range bs {
+						out[i] = store.Splice{Off: x.Off, Del: x.Del, Ins: []byte(x.Ins)}
+					}
+					return out
+				}
+			}
+		}
+		if err := h.db.DB().Record(ctx, rec); err != nil {
+			h.log.Warn("history", zap.String("path", rel), zap.Error(err))
+			return
+		}
+		if h.count.Add(1)%pruneEvery == 0 {
+			if _, err := h.db.DB().PruneHistory(ctx, maxBytes); err != nil {
+				h.log.Warn("history retention", zap.Error(err))
+			}
+		}
+	})
+}
+
+// rotate applies the retention settings at startup: the audit log's
+// maxEntries and maxAgeDays, the history's maxBytes.
+func (e *Env) rotate(ctx context.Context) {
+	if e.db == nil {
+		return
+	}
+	c := e.Config()
+	r := store.Retention{AuditEntries: c.Audit.MaxEntries, AuditAge: time.Duration(c.Audit.MaxAgeDays) * 24 * time.Hour, HistoryBytes: c.History.MaxBytes}
+	if err := e.db.DB().Retain(ctx, r); err != nil {
+		e.Log.Warn("audit and history retention", zap.Error(err))
+	}
+}

@@ -5,100 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"github.com/sightline-lsp/sightline/result"
 )
-
-// OpenRead opens t (resolved with Read) for reading: a regular file only,
-// opened without blocking on a FIFO a link swap put there.
-func (r *Root) OpenRead(t Target) (*os.File, fs.FileInfo, error) {
-	if !t.Exists {
-		return nil, nil, result.Errorf(result.NotFound, "File %s does not exist.", t.Name)
-	}
-	f, err := r.openFile(t.Rel, openReadFlags)
-	if err != nil {
-		return nil, nil, r.fault(err, t.Name)
-	}
-	fi, err := stat(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, r.fault(err, t.Name)
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, nil, result.Errorf(result.NotFound, "%s is a directory, not a file.", t.Name)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, result.Errorf(result.Denied, "%s is not a regular file (%v); sightline reads and writes regular files only.", t.Name, fi.Mode().Type())
-	}
-	return f, fi, nil
-}
-
-// ReadDir lists the folder rel (as Resolve names it: no links) with each
-// entry's own state (a link's, not its target's), reaching the folder
-// without following any link and taking every state relative to its
-// descriptor: a folder swapped for a link lists nothing behind the link.
-func (r *Root) ReadDir(rel string) ([]fs.FileInfo, error) {
-	d, err := r.openDir(rel)
-	if err != nil {
-		return nil, r.fault(err, filepath.ToSlash(rel))
-	}
-	defer d.close()
-	infos, err := d.f.Readdir(-1) // fstatat on the folder's descriptor, where the platform has it
-	if err != nil {
-		return nil, r.fault(err, filepath.ToSlash(rel))
-	}
-	return infos, nil
-}
-
-// ReadFile returns t's bytes, refusing files over max bytes (too_large).
-func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
-	f, fi, err := r.OpenRead(t)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	if fi.Size() > max {
-		return nil, nil, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", t.Name, fi.Size(), max)
-	}
-	data, err := ReadAll(f, fi.Size(), max)
-	if err != nil {
-		return nil, nil, r.fault(err, t.Name)
-	}
-	if int64(len(data)) > max {
-		return nil, nil, result.Errorf(result.TooLarge, "File %s is over the %d-byte limit.", t.Name, max)
-	}
-	return data, fi, nil
-}
-
-// ReadAll reads f to its end, up to limit+1 bytes, into a buffer sized from
-// its stat (size): io.ReadAll's doubling copied a 6 MB file about ten times.
-// A file that grew meanwhile is still read whole (up to limit+1). A large
-// buffer is in huge pages where the process asked for them (package
-// hugepage).
-func ReadAll(f io.Reader, size, limit int64) ([]byte, error) {
-	data := hugepage.Bytes(int(max(0, min(size, limit))) + 512)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := f.Read(data[len(data):int(min(int64(cap(data)), limit+1))])
-		data = data[:len(data)+n]
-		if errors.Is(err, io.EOF) || int64(len(data)) > limit {
-			return data, nil
-		}
-		if err != nil {
-			return data, err
-		}
-	}
-}
 
 // Temp files are named .sightline-XXXXXXXX.tmp (short: a 255-byte file name
 // still has a temp name) and locked (flock) by their writer from creation to
