@@ -20,6 +20,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"github.com/sightline-lsp/sightline/result"
 )
 
@@ -415,9 +416,11 @@ func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
 
 // ReadAll reads f to its end, up to limit+1 bytes, into a buffer sized from
 // its stat (size): io.ReadAll's doubling copied a 6 MB file about ten times.
-// A file that grew meanwhile is still read whole (up to limit+1).
+// A file that grew meanwhile is still read whole (up to limit+1). A large
+// buffer is in huge pages where the process asked for them (package
+// hugepage).
 func ReadAll(f io.Reader, size, limit int64) ([]byte, error) {
-	data := make([]byte, 0, max(0, min(size, limit))+512)
+	data := hugepage.Bytes(int(max(0, min(size, limit))) + 512)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -154,7 +155,7 @@ func (e *Env) readOptions(p ReadParams) (budget int, annotate bool, err error) {
 // the last line rendered (want.Start-1 when none fit). Every read path
 // renders through it, so what is shown and recorded never differs by path.
 func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool, sizeHint int, line func(i int) string) (buf []byte, last int, err error) {
-	buf = make([]byte, 0, sizeHint)
+	buf = hugepage.Bytes(sizeHint)
 	// The budget counts characters. Bytes bound characters from above, so
 	// until the bytes reach the budget nothing needs counting; from then on
 	// characters are counted line by line.

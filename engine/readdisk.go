@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -18,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/confine"
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
@@ -126,6 +126,9 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	// A character is at most 4 bytes, so once the lines taken hold more than
 	// 4×budget bytes the read is cut within them: no need to take more.
 	sc := scan{full: !hit, want: want, maxBytes: 4*budget + 4}
+	if hit {
+		sc.total = cached.TotalLines
+	}
 	if err := sc.run(f, fi.Size()); err != nil || sc.binary {
 		return no()
 	}
@@ -154,13 +157,17 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	}
 	want.End = min(want.End, total)
 	missing := false
-	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, sc.bytes+len(sc.lines)*10)+64, func(i int) string {
+	size := sc.bytes
+	if annotate {
+		size += hashline.Overhead(want.Start, want.Start+len(sc.ends)-1)
+	}
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, size)+64, func(i int) string {
 		j := i - want.Start
-		if j >= len(sc.lines) {
+		if j >= len(sc.ends) {
 			missing = true
 			return ""
 		}
-		return sc.lines[j]
+		return sc.line(j)
 	})
 	if err != nil {
 		return ReadResult{}, true, err
@@ -265,10 +272,20 @@ type scan struct {
 	want     ledger.Range
 	maxBytes int
 
-	lines []string // contents of lines want.Start.., copied
-	bytes int      // bytes taken, a newline counted per line
-	cut   bool     // stopped taking lines before want.End
-	n     int      // lines seen
+	// total is the file's line count when known (the stat cache's), to
+	// size what the scan keeps; 0 when not.
+	total int
+
+	// The contents of lines want.Start.. are copied one after another into
+	// kept, line i of them ending at ends[i]: one buffer sized from the
+	// file, not a string per line and a slice of them grown by doubling (in
+	// a process that lives for one call, every byte allocated is a fresh
+	// page to fault in).
+	kept  []byte
+	ends  []uint32
+	bytes int  // bytes taken, a newline counted per line
+	cut   bool // stopped taking lines before want.End
+	n     int  // lines seen
 
 	h          hash.Hash
 	lineHashes []byte
@@ -277,7 +294,7 @@ type scan struct {
 
 func (s *scan) done() bool { return s.n >= s.want.End || s.cut }
 
-func (s *scan) line(content string) {
+func (s *scan) take(content string) {
 	if s.full {
 		s.lineHashes = statedb.AppendLineHash(s.lineHashes, s.n, content)
 	}
@@ -286,13 +303,42 @@ func (s *scan) line(content string) {
 		if s.bytes > s.maxBytes {
 			s.cut = true
 		} else {
-			s.lines = append(s.lines, strings.Clone(content))
+			s.kept = append(s.kept, content...)
+			s.ends = append(s.ends, uint32(len(s.kept)))
 			s.bytes += len(content) + 1
 		}
 	}
 }
 
+// line returns the content of the j-th line taken (a view of kept: valid
+// once the scan is done).
+func (s *scan) line(j int) string {
+	start := uint32(0)
+	if j > 0 {
+		start = s.ends[j-1]
+	}
+	return unsafe.String(unsafe.SliceData(s.kept[start:]), int(s.ends[j]-start))
+}
+
+// reserve sizes ends and kept for a file of size bytes: as many line ends
+// as the lines wanted the file holds (when its line count is known; else a
+// guess of 32 bytes a line), and at most the bytes a read may take
+// (maxBytes and a long line more, or the file); either grows if short.
+func (s *scan) reserve(size int64) {
+	if s.want.End < s.want.Start {
+		return // takes nothing
+	}
+	lines := int(size/32) + 16
+	if s.total > 0 {
+		lines = s.total
+	}
+	lines = max(0, min(lines, s.want.End)-s.want.Start+1)
+	s.ends = make([]uint32, 0, lines)
+	s.kept = hugepage.Bytes(int(min(size, int64(s.maxBytes)+int64(s.maxBytes)/4, int64(lines)*256)) + 64)
+}
+
 func (s *scan) run(r io.Reader, size int64) error {
+	s.reserve(size)
 	if s.full {
 		s.h = sha256.New()
 		// About 32 bytes a line in source code; a guess, not a bound.
@@ -332,7 +378,7 @@ func (s *scan) run(r io.Reader, size int64) error {
 			if !eof && (l.Term == "" || l.Term == "\r" && next == "") {
 				break
 			}
-			s.line(l.Content)
+			s.take(l.Content)
 			rest = next
 			if !s.full && s.done() {
 				return nil

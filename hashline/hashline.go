@@ -86,6 +86,20 @@ func AppendLine(dst []byte, line int, content string) []byte {
 	return append(dst, content...)
 }
 
+// Overhead is what AppendLine adds to the contents of lines start..end
+// (1-based, inclusive): each line's number, ':', its hash and '|'. 0 when
+// end < start.
+func Overhead(start, end int) int {
+	n := 0
+	for lo, digits := 1, 1; lo <= end; lo, digits = lo*10, digits+1 {
+		hi := min(end, lo*10-1)
+		if from := max(start, lo); from <= hi {
+			n += (hi - from + 1) * (digits + 1 + HashLen + 1)
+		}
+	}
+	return n
+}
+
 // HasPrefix reports whether line starts with a hashline prefix: one or more
 // ASCII digits, ':', four base62 characters, '|'. The edit path uses it to
 // refuse new content that echoes the read format back.

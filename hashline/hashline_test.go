@@ -334,6 +334,20 @@ func FuzzAnnotate(f *testing.F) {
 	})
 }
 
+// TestOverhead: Overhead is what AppendLine adds, over ranges that cross
+// the widths of line numbers.
+func TestOverhead(t *testing.T) {
+	for _, r := range [][2]int{{1, 0}, {5, 4}, {1, 1}, {1, 9}, {1, 10}, {9, 11}, {95, 1005}, {99999, 100001}, {1, 3000}} {
+		want := 0
+		for i := r[0]; i <= r[1]; i++ {
+			want += len(AppendLine(nil, i, "x")) - 1
+		}
+		if got := Overhead(r[0], r[1]); got != want {
+			t.Errorf("Overhead(%d, %d) = %d, AppendLine adds %d", r[0], r[1], got, want)
+		}
+	}
+}
+
 // HashBytes is Hash for a byte slice.
 func HashBytes(content []byte) string {
 	var b [HashLen]byte

@@ -133,34 +133,53 @@ func appendEndsParallel(dst []uint32, s string) []uint32 {
 		runs, starts = append(runs, s[off:end]), append(starts, off)
 		off = end
 	}
-	// Each run's ends in a slice of its own (each goroutine counts its run
-	// to size it), then joined: the count is not a serial pass first.
-	parts := make([][]uint32, len(runs))
+	// Each goroutine counts its run, then, dst grown once to the total,
+	// writes its ends in dst itself: no part is allocated and copied (fresh
+	// memory costs a page fault per 4 KB, in a process that lives for one
+	// call). A part is written with a spare slot after it (appendNewlines
+	// stores a word's first end unconditionally), so parts lie one slot
+	// apart and are moved together at the end.
+	counts := make([]int, len(runs))
+	crs := make([]bool, len(runs))
 	var wg sync.WaitGroup
 	for i, r := range runs {
-		wg.Go(func() {
-			part := appendEnds(nil, r)
-			for j := range part {
-				part[j] += uint32(starts[i])
-			}
-			parts[i] = part
-		})
+		wg.Go(func() { counts[i], crs[i] = count(r) })
 	}
 	wg.Wait()
 	total := 0
-	for _, p := range parts {
-		total += len(p)
+	for _, n := range counts {
+		total += n
 	}
-	dst = slices.Grow(dst, total)
-	for _, p := range parts {
-		dst = append(dst, p...)
+	base := len(dst)
+	dst = slices.Grow(dst, total+len(runs))[:base+total+len(runs)]
+	at := make([]int, len(runs))
+	for i, off := 0, base; i < len(runs); i++ {
+		at[i], off = off, off+counts[i]+1
 	}
-	return dst
+	for i, r := range runs {
+		wg.Go(func() {
+			part := appendCounted(dst[at[i]:at[i]:at[i]+counts[i]+1], r, counts[i], crs[i])
+			for j := range part {
+				part[j] += uint32(starts[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, off := 1, base+counts[0]; i < len(runs); i++ {
+		off += copy(dst[off:], dst[at[i]:at[i]+counts[i]])
+	}
+	return dst[:base+total]
 }
 
 // appendEnds is AppendEnds on one goroutine.
 func appendEnds(dst []uint32, s string) []uint32 {
 	n, hasCR := count(s)
+	return appendCounted(dst, s, n, hasCR)
+}
+
+// appendCounted is appendEnds for a text whose count is known (count): it
+// grows dst only when it has less than n+1 free slots.
+func appendCounted(dst []uint32, s string, n int, hasCR bool) []uint32 {
 	dst = slices.Grow(dst, n)
 	off := 0
 	if !hasCR {
