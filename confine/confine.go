@@ -404,7 +404,7 @@ func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
 	if fi.Size() > max {
 		return nil, nil, result.Errorf(result.TooLarge, "File %s is %d bytes, over the %d-byte limit.", t.Name, fi.Size(), max)
 	}
-	data, err := ReadAll(f, fi.Size(), max)
+	data, err := ReadAll(f, fi.Size(), max, false)
 	if err != nil {
 		return nil, nil, r.fault(err, t.Name)
 	}
@@ -416,11 +416,11 @@ func (r *Root) ReadFile(t Target, max int64) ([]byte, fs.FileInfo, error) {
 
 // ReadAll reads f to its end, up to limit+1 bytes, into a buffer sized from
 // its stat (size): io.ReadAll's doubling copied a 6 MB file about ten times.
-// A file that grew meanwhile is still read whole (up to limit+1). A large
-// buffer is in huge pages where the process asked for them (package
-// hugepage).
-func ReadAll(f io.Reader, size, limit int64) ([]byte, error) {
-	data := hugepage.Bytes(int(max(0, min(size, limit))) + 512)
+// A file that grew meanwhile is still read whole (up to limit+1). With
+// huge (a process that lives for one call), a large buffer is in huge pages
+// (package hugepage).
+func ReadAll(f io.Reader, size, limit int64, huge bool) ([]byte, error) {
+	data := hugepage.Bytes(int(max(0, min(size, limit)))+512, huge)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

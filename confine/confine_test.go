@@ -267,7 +267,7 @@ func TestReadAllSized(t *testing.T) {
 		size, limit int64
 		want        int
 	}{{10000, 1 << 20, 10000}, {10, 1 << 20, 10000}, {1 << 20, 1 << 20, 10000}, {0, 1 << 20, 10000}, {10000, 500, 501}} {
-		got, err := ReadAll(strings.NewReader(text), c.size, c.limit)
+		got, err := ReadAll(strings.NewReader(text), c.size, c.limit, false)
 		if err != nil || len(got) != c.want || string(got) != text[:c.want] {
 			t.Errorf("size %d limit %d: %d bytes, %v", c.size, c.limit, len(got), err)
 		}

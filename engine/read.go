@@ -109,7 +109,7 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		return res, nil
 	}
 
-	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, d.Snap.Len()+total*10)+64,
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, d.Snap.Len()+total*10)+64, e.health.ephemeral,
 		func(i int) string { return d.Snap.Line(i - 1).Content })
 	if err != nil {
 		return ReadResult{}, err
@@ -154,8 +154,8 @@ func (e *Env) readOptions(p ReadParams) (budget int, annotate bool, err error) {
 // 1-based line i) as a read shows them, within budget characters; last is
 // the last line rendered (want.Start-1 when none fit). Every read path
 // renders through it, so what is shown and recorded never differs by path.
-func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool, sizeHint int, line func(i int) string) (buf []byte, last int, err error) {
-	buf = hugepage.Bytes(sizeHint)
+func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool, sizeHint int, huge bool, line func(i int) string) (buf []byte, last int, err error) {
+	buf = hugepage.Bytes(sizeHint, huge)
 	// The budget counts characters. Bytes bound characters from above, so
 	// until the bytes reach the budget nothing needs counting; from then on
 	// characters are counted line by line.

@@ -125,7 +125,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	}
 	// A character is at most 4 bytes, so once the lines taken hold more than
 	// 4×budget bytes the read is cut within them: no need to take more.
-	sc := scan{full: !hit, want: want, maxBytes: 4*budget + 4}
+	sc := scan{full: !hit, want: want, maxBytes: 4*budget + 4, huge: e.health.ephemeral}
 	if hit {
 		sc.total = cached.TotalLines
 	}
@@ -161,7 +161,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	if annotate {
 		size += hashline.Overhead(want.Start, want.Start+len(sc.ends)-1)
 	}
-	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, size)+64, func(i int) string {
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, size)+64, e.health.ephemeral, func(i int) string {
 		j := i - want.Start
 		if j >= len(sc.ends) {
 			missing = true
@@ -271,6 +271,7 @@ type scan struct {
 	full     bool
 	want     ledger.Range
 	maxBytes int
+	huge     bool // a process that lives for one call: kept in huge pages
 
 	// total is the file's line count when known (the stat cache's), to
 	// size what the scan keeps; 0 when not.
@@ -334,7 +335,7 @@ func (s *scan) reserve(size int64) {
 	}
 	lines = max(0, min(lines, s.want.End)-s.want.Start+1)
 	s.ends = make([]uint32, 0, lines)
-	s.kept = hugepage.Bytes(int(min(size, int64(s.maxBytes)+int64(s.maxBytes)/4, int64(lines)*256)) + 64)
+	s.kept = hugepage.Bytes(int(min(size, int64(s.maxBytes)+int64(s.maxBytes)/4, int64(lines)*256))+64, s.huge)
 }
 
 func (s *scan) run(r io.Reader, size int64) error {

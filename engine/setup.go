@@ -80,7 +80,7 @@ func Setup(ctx context.Context, o Options) *Env {
 		}
 		notify(workspace.Key(doc))
 	}})
-	ws := workspace.New(o.Roots, workspace.Options{})
+	ws := workspace.New(o.Roots, workspace.Options{HugePages: o.Ephemeral})
 	if sync != nil {
 		sync.Attach(l, ws)
 	}

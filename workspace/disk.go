@@ -171,7 +171,7 @@ const hashAheadMin = 1 << 20
 // textCheck) on another goroutine, each part as soon as it is read: both
 // are done about when the bytes are, not a whole pass later. text gets the
 // verdict once the hash is done.
-func readHashing(f io.Reader, size, limit int64, hash *lazyHash) (data []byte, text <-chan bool, err error) {
+func readHashing(f io.Reader, size, limit int64, huge bool, hash *lazyHash) (data []byte, text <-chan bool, err error) {
 	parts, isText := make(chan []byte, 16), make(chan bool, 1)
 	hash.ahead(func() string {
 		d := sha256.New()
@@ -183,7 +183,7 @@ func readHashing(f io.Reader, size, limit int64, hash *lazyHash) (data []byte, t
 		isText <- c.text()
 		return hashline.FileHashOf(d.Sum(nil))
 	})
-	data, err = confine.ReadAll(hashingReader{f, parts}, size, limit)
+	data, err = confine.ReadAll(hashingReader{f, parts}, size, limit, huge)
 	close(parts) // the hash is of the bytes read, even when the read failed
 	return data, isText, err
 }
@@ -355,9 +355,9 @@ func (w *Workspace) load(pl Place, known bool, seenMod time.Time, seenSize int64
 	var data []byte
 	var isText <-chan bool
 	if fi.Size() >= hashAheadMin {
-		data, isText, err = readHashing(f, fi.Size(), w.opts.MaxFileSize, hash)
+		data, isText, err = readHashing(f, fi.Size(), w.opts.MaxFileSize, w.opts.HugePages, hash)
 	} else {
-		data, err = confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize)
+		data, err = confine.ReadAll(f, fi.Size(), w.opts.MaxFileSize, w.opts.HugePages)
 	}
 	if err != nil {
 		return Doc{}, result.Wrap(result.IOError, err, fmt.Sprintf("File %s cannot be read: %v.", pl.Rel, err))

@@ -210,6 +210,9 @@ type ChangeEvent struct {
 // Options configure a Workspace.
 type Options struct {
 	MaxFileSize int64
+	// HugePages: the process lives for one call, so the large buffers a
+	// load fills are asked in huge pages (package hugepage).
+	HugePages bool
 }
 
 // Workspace is safe for concurrent use.

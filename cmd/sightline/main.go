@@ -13,8 +13,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-
-	"github.com/sightline-lsp/sightline/internal/hugepage"
 )
 
 // Exit codes (PROTOCOL section 8).
@@ -31,9 +29,6 @@ func main() {
 		// nears what its input warrants.
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(cliMemoryLimit(os.Args[2:], os.Stdin))
-		// Nor does it return memory: a large file's bytes can fault in
-		// huge pages, not one fault per 4 KB.
-		hugepage.Enable()
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

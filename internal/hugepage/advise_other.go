@@ -2,5 +2,5 @@
 
 package hugepage
 
-// huge is make where huge pages are not asked for per buffer.
-func huge(n int) []byte { return make([]byte, 0, n) }
+// hugeBytes is make where huge pages are not asked for per buffer.
+func hugeBytes(n int) []byte { return make([]byte, 0, n) }

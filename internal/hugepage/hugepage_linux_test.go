@@ -62,9 +62,8 @@ func TestBytesFaultsInHugePages(t *testing.T) {
 func fill() {
 	debug.SetGCPercent(-1)
 	runtime.LockOSThread()
-	hugepage.Enable()
 	before := minorFaults()
-	b := hugepage.Bytes(fillSize)[:fillSize]
+	b := hugepage.Bytes(fillSize, true)[:fillSize]
 	for i := 0; i < fillSize; i += 4096 {
 		b[i] = 1
 	}
