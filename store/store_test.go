@@ -560,3 +560,50 @@ func TestConcurrentFirstOpens(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWaitsForTheWALSwitch: a new database's journal is switched to
+// write-ahead logging once, a write that needs the file's write lock. While
+// another connection holds that lock (another process switching it at the
+// same moment), Open waits for it, as the busy timeout promises, instead of
+// failing at once: SQLite answers such a switch "locked" without calling
+// the busy handler, since the switch upgrades a read to a write.
+func TestOpenWaitsForTheWALSwitch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	const held = 300 * time.Millisecond
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(held)
+		_, err := conn.ExecContext(context.Background(), "COMMIT")
+		released <- err
+	}()
+	start := time.Now()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatalf("open while another connection held the new database's write lock for %v: %v (after %v)", held, err, time.Since(start))
+	}
+	defer db.Close()
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := db.pool().QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal mode %q (%v), want wal", mode, err)
+	}
+}
