@@ -32,8 +32,22 @@ func start(t *testing.T, root, state string) *process {
 	t.Cleanup(func() { s.db.Close() }) // a second Close is harmless
 	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) { s.MarkDirty(session, workspace.Key(doc)) }})
 	ws := workspace.New([]string{root}, workspace.Options{})
+	closeRoots(t, ws)
 	s.Attach(l, ws)
 	return &process{s, l, ws}
+}
+
+// closeRoots releases the workspace's root folders when the test ends,
+// before its temp folders are removed: Windows cannot remove a folder a
+// handle holds open. (Until the workspace can be closed.)
+func closeRoots(t testing.TB, ws *workspace.Workspace) {
+	t.Cleanup(func() {
+		for _, root := range ws.Roots() {
+			if r, _, err := ws.Locate(workspace.FromPath(root)); err == nil {
+				r.Close()
+			}
+		}
+	})
 }
 
 // get loads a document and follows the workspace's changes as the engine
