@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"os"
+	"testing"
+	"time"
+)
 
 // SetRacyAge sets how old a change must be for its file's hash to be cached
 // (tests use files written moments ago) and returns the restore.
@@ -21,4 +25,17 @@ func CountDiskReads(hits, scans *int) func() {
 		}
 	}
 	return func() { onDiskRead = nil }
+}
+
+// StatKeyed reports whether this platform gives what the stat cache and the
+// remembered file hashes are keyed by (a change time and the file's
+// identity: statOf); where it does not, ReadDisk is Read and every hash is
+// computed again.
+func StatKeyed(t testing.TB) bool {
+	fi, err := os.Stat(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, _, ok := statOf(fi)
+	return ok
 }

@@ -220,7 +220,15 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 		return ""
 	}
 	c = hashKey(before)
-	if c.size < 0 || c != hashKey(after) {
+	if c.size < 0 {
+		// No change time or identity here (see statOf): the hash is given,
+		// not remembered, if size and modification time held.
+		if after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+			return ""
+		}
+		return hash
+	}
+	if c != hashKey(after) {
 		return "" // changed while it was read: the bytes hashed are no one state's
 	}
 	if changed := time.Unix(0, max(c.ctime, c.mtime)); time.Since(changed) <= racyAge {
