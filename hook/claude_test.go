@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -36,6 +37,11 @@ type workspace struct {
 
 func newWorkspace(t testing.TB, files map[string]string) *workspace {
 	w := &workspace{t: t, root: t.TempDir(), state: t.TempDir(), answer: hook.Claude}
+	// A router's and an engine's workspaces hold the root folder open until
+	// they are collected (a closed router does not close them yet), and
+	// Windows cannot remove a folder a handle holds open: collected before
+	// the temp folders are removed.
+	t.Cleanup(runtime.GC)
 	for name, text := range files {
 		w.write(name, text)
 	}
@@ -82,6 +88,13 @@ func (w *workspace) event(step string, ev map[string]any, opt hook.Options) hook
 		w.t.Fatal(err)
 	}
 	out := strings.ReplaceAll(string(a.Stdout), w.root, "$ROOT")
+	if filepath.Separator == '\\' {
+		// The answers are JSON: the root's separators are escaped there,
+		// and a path's are Windows' own.
+		root, _ := json.Marshal(w.root)
+		out = strings.ReplaceAll(out, string(root[1:len(root)-1]), "$ROOT")
+		out = strings.ReplaceAll(out, `$ROOT\\`, "$ROOT/")
+	}
 	fmt.Fprintf(&w.log, "## %s\n%s", step, out)
 	if out == "" {
 		w.log.WriteString("(nothing: the tool call proceeds)\n")
