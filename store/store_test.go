@@ -596,7 +596,9 @@ func TestOpenWaitsForTheWALSwitch(t *testing.T) {
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	other, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path))
+	// Another process's connection, waiting for locks as sightline's do:
+	// its commit waits out the reads of the one opening.
+	other, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=busy_timeout(1500)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,11 +621,11 @@ func TestOpenWaitsForTheWALSwitch(t *testing.T) {
 	start := time.Now()
 	db, err := Open(dir)
 	if err != nil {
-		t.Fatalf("open while another connection held the new database's write lock for %v: %v (after %v)", held, err, time.Since(start))
+		t.Fatalf("open while another connection held the new database's write lock for %v: %v (after %v; the other's commit: %v)", held, err, time.Since(start), <-released)
 	}
 	defer db.Close()
 	if err := <-released; err != nil {
-		t.Fatal(err)
+		t.Fatalf("the other connection's commit: %v", err)
 	}
 	var mode string
 	if err := db.pool().QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
