@@ -2,8 +2,11 @@ package engine
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/sightline-lsp/sightline/confine"
 )
 
 // SetRacyAge sets how old a change must be for its file's hash to be cached
@@ -29,10 +32,15 @@ func CountDiskReads(hits, scans *int) func() {
 
 // StatKeyed reports whether this platform gives what the stat cache and the
 // remembered file hashes are keyed by (a change time and the file's
-// identity: statOf); where it does not, ReadDisk is Read and every hash is
-// computed again.
+// identity, from an opened file: statOf); where it does not, ReadDisk is
+// Read and every hash is computed again.
 func StatKeyed(t testing.TB) bool {
-	fi, err := os.Stat(t.TempDir())
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := confine.Stat(f)
 	if err != nil {
 		t.Fatal(err)
 	}

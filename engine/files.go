@@ -215,7 +215,7 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 		return ""
 	}
 	hash := hashline.FileHashOf(h.Sum(nil))
-	after, err := f.Stat()
+	after, err := confine.Stat(f)
 	if err != nil {
 		return ""
 	}
