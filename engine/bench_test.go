@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 func source(lines int) string {
@@ -32,8 +34,8 @@ func source(lines int) string {
 // it in 1,000 ranges (target ≤ 50 µs).
 func BenchmarkDidChangeOneLine100k(b *testing.B) {
 	root := b.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	u := "file://" + root + "/big.go"
+	env := engine.SetupTest(b, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	u := string(workspace.FromPath(filepath.Join(root, "big.go")))
 	d, err := env.WS.Open(u, "go", 1, source(100000))
 	if err != nil {
 		b.Fatal(err)
@@ -60,8 +62,8 @@ func BenchmarkDidChangeOneLine100k(b *testing.B) {
 // ledger shifts every range below).
 func BenchmarkDidChangeNewLine100k(b *testing.B) {
 	root := b.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	u := "file://" + root + "/big.go"
+	env := engine.SetupTest(b, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	u := string(workspace.FromPath(filepath.Join(root, "big.go")))
 	d, _ := env.WS.Open(u, "go", 1, source(100000))
 	for i := 0; i < 1000; i++ {
 		env.Ledger.RecordRead("default", "", ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: i*100 + 1, End: i*100 + 50})
@@ -85,8 +87,8 @@ func BenchmarkDidChangeNewLine100k(b *testing.B) {
 // annotated, recorded in the ledger.
 func BenchmarkRead2000(b *testing.B) {
 	dir := b.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{dir}, Config: config.Default(), NoPersist: true})
-	u := "file://" + dir + "/read.go"
+	env := engine.SetupTest(b, engine.Options{Roots: []string{dir}, Config: config.Default(), NoPersist: true})
+	u := string(workspace.FromPath(filepath.Join(dir, "read.go")))
 	env.WS.Open(u, "go", 1, source(2000))
 	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: u}}
 	p.Budget = &struct {
@@ -106,9 +108,9 @@ func BenchmarkRead2000(b *testing.B) {
 func BenchmarkEdit100On200k(b *testing.B) {
 	root := b.TempDir()
 	ed := &lsptest.BufferEditor{Fast: true}
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+	env := engine.SetupTest(b, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
 	ed.WS = env.WS
-	u := "file://" + root + "/big.go"
+	u := string(workspace.FromPath(filepath.Join(root, "big.go")))
 	src := source(200000)
 	d, _ := env.WS.Open(u, "go", 1, src)
 	env.Ledger.RecordRead("default", "", ledger.DocKey(d.Key), d.Rev, ledger.Range{Start: 1, End: 200000})

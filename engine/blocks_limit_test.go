@@ -17,7 +17,7 @@ func TestUnterminatedBlockIsCapped(t *testing.T) {
 		t.Skip("feeds 100 MB")
 	}
 	root := t.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	run := env.NewBlocks(engine.Caller{}, true, false)
 	run.Write(context.Background(), []byte("a.txt\n<<<< EDIT\n"))
 	chunk := []byte(strings.Repeat("x\n", 16<<10))

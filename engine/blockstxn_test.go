@@ -10,6 +10,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestBlocksCreateThenEdit: a block may edit a file an earlier block of the
@@ -19,10 +20,10 @@ func TestBlocksCreateThenEdit(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\nthree\nfour\n"), 0o644)
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	c := engine.Caller{Session: "s"}
 	// Only line 1 read: a second block reaching line 4 is refused whole.
-	if _, err := env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, "a.txt")}, Range: &ledger.Range{Start: 1, End: 1}}); err != nil {
+	if _, err := env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "a.txt")))}, Range: &ledger.Range{Start: 1, End: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	out := "n/new.txt\n<<<< EDIT\n==== REPLACE\nhello\n>>>> EDIT END\n" +
@@ -36,7 +37,7 @@ func TestBlocksCreateThenEdit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "n")); err == nil {
 		t.Fatal("written although refused")
 	}
-	env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, "a.txt")}})
+	env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "a.txt")))}})
 	res, _ = env.ApplyBlocks(ctx, engine.BlocksParams{Caller: c, Text: out})
 	if !res.OK {
 		t.Fatalf("blocks: %+v", res)

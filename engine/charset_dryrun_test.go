@@ -9,6 +9,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestDryRunCreateInDeclaredCharset: a new file whose text the charset its
@@ -20,12 +21,12 @@ func TestDryRunCreateInDeclaredCharset(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, ".editorconfig"), []byte("root = true\n[*.txt]\ncharset = latin1\n"), 0o644)
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	defer env.Close(ctx)
 	c := engine.Caller{Session: "s"}
 	doors := map[string]func(text string, dry bool) engine.Outcome{
 		"write": func(text string, dry bool) engine.Outcome {
-			r, err := env.Write(ctx, engine.WriteParams{Caller: c, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, "w.txt")}, Mode: "create", Content: &text, DryRun: dry})
+			r, err := env.Write(ctx, engine.WriteParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "w.txt")))}, Mode: "create", Content: &text, DryRun: dry})
 			if err != nil {
 				t.Fatal(err)
 			}

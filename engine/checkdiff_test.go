@@ -3,12 +3,14 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestCheckTargetsTheLinesADiffChanges: a whole new text (Content), or an
@@ -17,8 +19,8 @@ import (
 // file; NoExpand refuses without handing lines over (none counts as read).
 func TestCheckTargetsTheLinesADiffChanges(t *testing.T) {
 	root := t.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	u := "file://" + root + "/f.txt"
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	u := string(workspace.FromPath(filepath.Join(root, "f.txt")))
 	var b strings.Builder
 	for i := 1; i <= 10; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)

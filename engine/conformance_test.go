@@ -17,6 +17,7 @@ import (
 	"github.com/sightline-lsp/sightline/internal/testarchive"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // The conformance suites: the peers' own published cases (Codex's
@@ -116,14 +117,14 @@ func runConfCase(t *testing.T, c confCase, tl *confTally) {
 			t.Fatal(err)
 		}
 	}
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	defer env.Close(ctx)
 	caller := engine.Caller{Session: "conformance"}
 	for name := range c.input {
 		budget := &struct {
 			Chars int `json:"chars"`
 		}{Chars: 1 << 24}
-		r, err := env.Read(ctx, engine.ReadParams{Caller: caller, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, filepath.FromSlash(name))}, Budget: budget})
+		r, err := env.Read(ctx, engine.ReadParams{Caller: caller, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, filepath.FromSlash(name))))}, Budget: budget})
 		if err != nil || !r.OK {
 			t.Fatalf("%s: read %s: %v %+v", c.name, name, err, r.Outcome)
 		}
@@ -409,10 +410,10 @@ func TestPatchDiagnostic(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "w.py"), []byte("a\nb\nc\n"), 0o644)
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	defer env.Close(ctx)
 	c := engine.Caller{Session: "s"}
-	env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, "w.py")}})
+	env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "w.py")))}})
 	r, _ := env.ApplyPatch(ctx, engine.PatchParams{Caller: c, Text: "--- a/w.py\n+++ b/w.py\n@@ -1,2 +1,2 @@\n a\n-b \n+x\n"})
 	if r.OK || len(r.Files) != 1 || r.Files[0].Diagnostic == nil || r.Files[0].Diagnostic.Kind != "whitespace_mismatch" || r.Files[0].Diagnostic.Line != 1 || strings.Contains(r.Message, "block") {
 		t.Fatalf("%+v", r)
@@ -431,10 +432,10 @@ func TestAddOverExisting(t *testing.T) {
 		root := t.TempDir()
 		os.WriteFile(filepath.Join(root, "d.txt"), []byte("old 1\nold 2\n"), 0o644)
 		os.WriteFile(filepath.Join(root, "src.txt"), []byte("from\n"), 0o644)
-		env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+		env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 		c := engine.Caller{Session: "s"}
 		read := func(name string, r *ledger.Range) {
-			env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, name)}, Range: r})
+			env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, name)))}, Range: r})
 		}
 		read("src.txt", nil)
 		text := "*** Begin Patch\n*** Add File: d.txt\n+new\n*** End Patch\n"
@@ -472,11 +473,11 @@ func TestMoveOntoDeleted(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.txt"), []byte("b\n"), 0o644)
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	defer env.Close(ctx)
 	c := engine.Caller{Session: "s"}
 	for _, n := range []string{"a.txt", "b.txt"} {
-		env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, n)}})
+		env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, n)))}})
 	}
 	r, _ := env.ApplyPatch(ctx, engine.PatchParams{Caller: c, Text: "*** Begin Patch\n*** Delete File: b.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+A\n*** End Patch\n"})
 	if r.OK {
@@ -494,7 +495,7 @@ func TestMoveOntoDeleted(t *testing.T) {
 func TestPatchOfMissingFile(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	defer env.Close(ctx)
 	r, err := env.ApplyPatch(ctx, engine.PatchParams{Caller: engine.Caller{Session: "s"}, Text: "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Update File: gone.txt\n@@\n-x\n+y\n*** End Patch\n"})
 	if err != nil || r.OK || r.Error != result.NotFound || !strings.Contains(r.Message, "*** Add File: gone.txt") {

@@ -29,7 +29,7 @@ func TestMalformedEditsAskNoApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	ap := &countingApprover{}
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Approver: ap})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Approver: ap})
 	res, err := env.Edit(context.Background(), engine.EditParams{TextDocument: engine.TextDocument{URI: workspace.FromPath(filepath.Join(root, ".env")).String()},
 		Edits: []byte(`[{"type":"replace_line"}]`)})
 	if err != nil || res.OK || res.Error != result.InvalidEdit {

@@ -215,12 +215,20 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 		return ""
 	}
 	hash := hashline.FileHashOf(h.Sum(nil))
-	after, err := f.Stat()
+	after, err := confine.Stat(f)
 	if err != nil {
 		return ""
 	}
 	c = hashKey(before)
-	if c.size < 0 || c != hashKey(after) {
+	if c.size < 0 {
+		// No change time or identity here (see statOf): the hash is given,
+		// not remembered, if size and modification time held.
+		if after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+			return ""
+		}
+		return hash
+	}
+	if c != hashKey(after) {
 		return "" // changed while it was read: the bytes hashed are no one state's
 	}
 	if changed := time.Unix(0, max(c.ctime, c.mtime)); time.Since(changed) <= racyAge {

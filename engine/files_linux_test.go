@@ -24,7 +24,9 @@ func TestFilesSwapRace(t *testing.T) {
 	writeTree(t, root, map[string]string{"d/inside.txt": "in\n", "main.go": "package main\n"})
 	writeTree(t, outside, map[string]string{"outside-secret-name.txt": "x\n"})
 	os.Symlink(outside, filepath.Join(root, "dlink"))
-	env := NewEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), config.Default(), nil)
+	ws := workspace.New([]string{root}, workspace.Options{})
+	ReleaseRoots(t, ws)
+	env := NewEnv(ws, ledger.New(ledger.Options{}), config.Default(), nil)
 	stop := swaptest.Start(t, root, "d", "dlink")
 	tries, escapes := 0, 0
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline) && tries < 5000; tries++ {

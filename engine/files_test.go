@@ -52,7 +52,9 @@ func TestFilesRegistry(t *testing.T) {
 	})
 	cfg := config.Default()
 	cfg.Policy.Deny = []string{"secret/**"}
-	env := NewEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), cfg, nil)
+	ws := workspace.New([]string{root}, workspace.Options{})
+	ReleaseRoots(t, ws)
+	env := NewEnv(ws, ledger.New(ledger.Options{}), cfg, nil)
 	ctx := context.Background()
 	defer SetRacyAge(0)() // files written a moment ago have their hashes remembered
 	env.Read(ctx, ReadParams{TextDocument: TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "main.go")))}})
@@ -94,13 +96,24 @@ func TestFilesRegistry(t *testing.T) {
 		if f.Path == "main.go" && f.FileHash != "" {
 			t.Errorf("stale hash kept: %+v", f)
 		}
-		if f.Path == "sub/y.go" && f.FileHash == "" {
+		if f.Path == "sub/y.go" && f.FileHash == "" && walkKeyed(t, root) {
 			t.Errorf("remembered hash lost: %+v", f)
 		}
 	}
 	if len(res.Files) != 4 {
 		t.Errorf("glob *.go: %+v", res.Files)
 	}
+}
+
+// walkKeyed reports whether the listing's walk gives what a remembered hash
+// is keyed by (Linux); elsewhere every hash is computed again.
+func walkKeyed(t *testing.T, path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, _, ok := statOf(fi)
+	return ok
 }
 
 func sha(s string) string {
@@ -127,12 +140,17 @@ func TestFilesShowsNothingThePolicyHides(t *testing.T) {
 		"main-link.go": "main.go",
 	} {
 		if err := os.Symlink(dest, filepath.Join(root, link)); err != nil {
-			t.Fatal(err)
+			t.Skipf("this system makes no symbolic links for this process (%v)", err)
+		}
+		if _, err := os.Lstat(filepath.Join(root, link)); err != nil {
+			t.Skip("this system answers success to making a symbolic link but makes none (Wine)")
 		}
 	}
 	cfg := config.Default()
 	cfg.Policy.Deny = []string{"secret/**"}
-	env := NewEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), cfg, nil)
+	ws := workspace.New([]string{root}, workspace.Options{})
+	ReleaseRoots(t, ws)
+	env := NewEnv(ws, ledger.New(ledger.Options{}), cfg, nil)
 	res, err := env.Files(context.Background(), FilesParams{Hash: true})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +186,9 @@ func TestFilesHashSeesAnInPlaceChange(t *testing.T) {
 	writeTree(t, root, map[string]string{"a.txt": "aaaa\n"})
 	past := time.Now().Add(-time.Hour)
 	os.Chtimes(p, past, past)
-	env := NewEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), config.Default(), nil)
+	ws := workspace.New([]string{root}, workspace.Options{})
+	ReleaseRoots(t, ws)
+	env := NewEnv(ws, ledger.New(ledger.Options{}), config.Default(), nil)
 	hashOf := func() string {
 		res, err := env.Files(context.Background(), FilesParams{Hash: true})
 		if err != nil || len(res.Files) != 1 {

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ func TestChangeToldOutsideTheWorkspaceLock(t *testing.T) {
 	root := t.TempDir()
 	var env *engine.Env
 	told := make(chan int64, 16)
-	env = engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true,
+	env = engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true,
 		OnDocChange: func(k workspace.Key) {
 			if env == nil {
 				return
@@ -31,7 +30,7 @@ func TestChangeToldOutsideTheWorkspaceLock(t *testing.T) {
 			default:
 			}
 		}})
-	uri := "file://" + filepath.ToSlash(filepath.Join(root, "a.go"))
+	uri := string(workspace.FromPath(filepath.Join(root, "a.go")))
 	if _, err := env.WS.Open(uri, "go", 1, "a\nb\n"); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // FuzzParams decodes arbitrary params of each sightline/* method, as the
@@ -34,9 +35,9 @@ func FuzzParams(f *testing.F) {
 	f.Add(uint8(1), `{"textDocument":{"uri":"URI"},"edits":"[{\"type\":\"delete_range\",\"start_ref\":\"2:0000\",\"end_ref\":\"1:0000\"}]"}`)
 	f.Add(uint8(0), `{"textDocument":{"uri":"file:///etc/passwd"}}`)
 	root := f.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(f, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	path := filepath.Join(root, "a.txt")
-	uri := "file://" + filepath.ToSlash(path)
+	uri := string(workspace.FromPath(path))
 	f.Fuzz(func(t *testing.T, method uint8, raw string) {
 		if err := os.WriteFile(path, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -31,10 +31,10 @@ func TestLoadSessionRestoresFromTheStatCache(t *testing.T) {
 		os.Chtimes(path, at, at)
 	}
 	write(strings.Repeat("line\n", 100)+"last\n", time.Unix(1000, 0))
-	uri := "file://" + path
+	uri := string(workspace.FromPath(path))
 	ctx := context.Background()
 	open := func() *engine.Env {
-		return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: state})
+		return engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: state})
 	}
 	e := open()
 	if res, err := e.ReadDisk(ctx, engine.ReadParams{TextDocument: engine.TextDocument{URI: uri}, Range: &ledger.Range{Start: 10, End: 20}}); err != nil || !res.OK {
@@ -55,7 +55,10 @@ func TestLoadSessionRestoresFromTheStatCache(t *testing.T) {
 	e = open()
 	got := report(e)
 	k, _ := workspace.Normalize(uri)
-	if _, built := e.WS.Known(k); built {
+	// Where the platform gives no change time and file identity to key the
+	// stat cache on, the document is built instead; the report is the same.
+	cached := engine.StatKeyed(t)
+	if _, built := e.WS.Known(k); built && cached {
 		t.Errorf("the ledger of an unchanged file was restored by reading it whole")
 	}
 	e.Close(ctx)
@@ -78,7 +81,7 @@ func TestLoadSessionRestoresFromTheStatCache(t *testing.T) {
 	for _, label := range []string{"changed", "changed, from the stat cache"} {
 		e = open()
 		d := report(e).Documents[0]
-		if _, built := e.WS.Known(k); built {
+		if _, built := e.WS.Known(k); built && cached {
 			t.Errorf("%s: the ledger was restored by building the document", label)
 		}
 		e.Close(ctx)

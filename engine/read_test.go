@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,15 +10,16 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestReadBudgetCountsCharacters: the budget is in characters, annotation
 // included; multi-byte text gets as many whole lines as fit, not fewer.
 func TestReadBudgetCountsCharacters(t *testing.T) {
 	root := t.TempDir()
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	line := strings.Repeat("é", 40) // 40 characters, 80 bytes
-	u := "file://" + root + "/multi.txt"
+	u := string(workspace.FromPath(filepath.Join(root, "multi.txt")))
 	env.WS.Open(u, "plaintext", 1, strings.Repeat(line+"\n", 100))
 	for _, budget := range []int{500, 1000, 2000} {
 		p := engine.ReadParams{TextDocument: engine.TextDocument{URI: u}}

@@ -137,7 +137,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	} else {
 		// The bytes hashed are the bytes of this stat only if it held
 		// throughout the read.
-		fi2, err := f.Stat()
+		fi2, err := confine.Stat(f)
 		if err != nil {
 			return no()
 		}
@@ -243,7 +243,7 @@ func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
 		}
 		// The bytes hashed are the bytes of this stat only if it held
 		// throughout the read.
-		fi2, err := f.Stat()
+		fi2, err := confine.Stat(f)
 		if err != nil {
 			return false
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestWholeDiskReadAllocatesAboutTheAnswer: a whole read of a large file
@@ -32,7 +33,7 @@ func TestWholeDiskReadAllocatesAboutTheAnswer(t *testing.T) {
 	}
 	state := t.TempDir()
 	ctx := context.Background()
-	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: "file://" + path}, Budget: &struct {
+	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(path))}, Budget: &struct {
 		Chars int `json:"chars"`
 	}{1 << 30}}
 	for _, label := range []string{"first sight", "from the stat cache"} {

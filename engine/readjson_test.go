@@ -16,6 +16,7 @@ import (
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestReadJSONStreamed: result.Write streams a read's content (ReadResult is
@@ -30,7 +31,7 @@ func TestReadJSONStreamed(t *testing.T) {
 	files := map[string]string{
 		"go":       "package a\n\nfunc f() {\n\ts := \"a\\tb\" // `x`\n\treturn\n}\n",
 		"controls": "a\x01b\x1bc\x7f\bd\fe\vf\n",
-		"nul":      "a\x00b\n",
+		"nulbyte":  "a\x00b\n", // not "nul": a reserved name on Windows
 		"invalid":  "ok\n\xff\xfe\n\xe4\xb8\n",
 		"crlf":     "a\r\nb\r\nc\r",
 		"bom":      "\ufeffx\ny\n",
@@ -47,14 +48,14 @@ func TestReadJSONStreamed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	e := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: t.TempDir()})
+	e := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: t.TempDir()})
 	defer e.Close(ctx)
 	no := false
 	notices := 0
 	for name := range files {
 		for _, annotate := range []*bool{nil, &no} {
 			for _, budget := range []int{0, 100} { // 100: cut, with a notice
-				p := engine.ReadParams{TextDocument: engine.TextDocument{URI: "file://" + filepath.Join(root, name)}, Annotate: annotate}
+				p := engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, name)))}, Annotate: annotate}
 				if budget > 0 {
 					p.Budget = &struct {
 						Chars int `json:"chars"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/textdoc"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // simLine is a line of the simulated world: an identity and its content.
@@ -69,7 +71,7 @@ func simulate(t *testing.T, style string, seed uint64, steps int) (landed, refus
 	rng := rand.New(rand.NewPCG(seed, 99))
 	root := t.TempDir()
 	ed := &lsptest.BufferEditor{}
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
 	ed.WS = env.WS
 	pool := []string{"}", "", "\treturn nil", "if err != nil {", "x := 1", "// note"}
 	nextID := 0
@@ -85,7 +87,7 @@ func simulate(t *testing.T, style string, seed uint64, steps int) (landed, refus
 		}
 		return b.String()
 	}
-	u := "file://" + root + "/main.go"
+	u := string(workspace.FromPath(filepath.Join(root, "main.go")))
 	if _, err := env.WS.Open(u, "go", 1, text()); err != nil {
 		t.Fatal(err)
 	}
@@ -304,9 +306,9 @@ func checkSync(t *testing.T, env *engine.Env, u, want string) {
 func TestRefAfterLongTyping(t *testing.T) {
 	root := t.TempDir()
 	ed := &lsptest.BufferEditor{}
-	env := engine.Setup(context.Background(), engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true, Editor: ed})
 	ed.WS = env.WS
-	u := "file://" + root + "/typing.txt"
+	u := string(workspace.FromPath(filepath.Join(root, "typing.txt")))
 	env.WS.Open(u, "plaintext", 1, "a\nb\nfoo\nd\n")
 	read := func() string {
 		res, err := env.Read(context.Background(), engine.ReadParams{TextDocument: engine.TextDocument{URI: u}})

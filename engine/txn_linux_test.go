@@ -48,7 +48,9 @@ func TestWritesSwapRace(t *testing.T) {
 	cfg := config.Default()
 	cfg.Guard = "off"
 	cfg.Policy.Deny = []string{"secrets/**"}
-	env := newEnv(workspace.New([]string{root}, workspace.Options{}), ledger.New(ledger.Options{}), db, nil, cfg, nil, t.TempDir())
+	ws := workspace.New([]string{root}, workspace.Options{})
+	ReleaseRoots(t, ws)
+	env := newEnv(ws, ledger.New(ledger.Options{}), db, nil, cfg, nil, t.TempDir())
 	uri := func(rel string) TextDocument {
 		return TextDocument{URI: string(workspace.FromPath(filepath.Join(root, rel)))}
 	}

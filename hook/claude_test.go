@@ -82,6 +82,13 @@ func (w *workspace) event(step string, ev map[string]any, opt hook.Options) hook
 		w.t.Fatal(err)
 	}
 	out := strings.ReplaceAll(string(a.Stdout), w.root, "$ROOT")
+	if filepath.Separator == '\\' {
+		// The answers are JSON: the root's separators are escaped there,
+		// and a path's are Windows' own.
+		root, _ := json.Marshal(w.root)
+		out = strings.ReplaceAll(out, string(root[1:len(root)-1]), "$ROOT")
+		out = strings.ReplaceAll(out, `$ROOT\\`, "$ROOT/")
+	}
 	fmt.Fprintf(&w.log, "## %s\n%s", step, out)
 	if out == "" {
 		w.log.WriteString("(nothing: the tool call proceeds)\n")

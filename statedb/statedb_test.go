@@ -32,6 +32,7 @@ func start(t *testing.T, root, state string) *process {
 	t.Cleanup(func() { s.db.Close() }) // a second Close is harmless
 	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) { s.MarkDirty(session, workspace.Key(doc)) }})
 	ws := workspace.New([]string{root}, workspace.Options{})
+	t.Cleanup(ws.Close)
 	s.Attach(l, ws)
 	return &process{s, l, ws}
 }

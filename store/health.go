@@ -52,6 +52,12 @@ func classify(err error) error {
 	return err
 }
 
+// busy reports whether err is SQLite's "database is locked".
+func busy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqliteBusy
+}
+
 // Recover moves the corrupt database in dir aside, as
 // state.db.corrupt-<time> (its -wal and -shm files alike), opens a new one,
 // and copies into it every ledger entry still readable from the old file.

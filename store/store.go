@@ -161,8 +161,9 @@ func Open(dir string) (*DB, error) {
 	// not only the first. The path is URI-escaped: a '?' or '#' in it would
 	// otherwise cut the DSN short.
 	q := url.Values{}
+	// Not the journal mode: switching it is a write, done once per file
+	// (the file keeps it) by migrate, not by every connection at its open.
 	q.Set("_busy_timeout", fmt.Sprint(busyTimeout.Milliseconds()))
-	q.Set("_journal_mode", "WAL")
 	q.Set("_foreign_keys", "1")
 	q.Set("_synchronous", "NORMAL") // with WAL: durable at checkpoints, never corrupt
 	q.Set("_txlock", "immediate")
@@ -421,12 +422,12 @@ func migrations() []string {
 	}
 }
 
-// migrate applies the missing schema steps in one write transaction, so two
-// processes opening a new database at once do not both create it.
+// migrate switches a new database to write-ahead logging and applies the
+// missing schema steps in one write transaction, so two processes opening a
+// new database at once do not both create it.
 func migrate(ctx context.Context, sdb *sql.DB, path string) error {
 	steps := migrations()
-	var version int
-	if err := sdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil || version != len(steps) {
+	if version, mode, err := state(ctx, sdb); err != nil || version != len(steps) || mode != "wal" {
 		// Migrating (a new database, or an older one): one process at a time,
 		// across processes (a lock file beside the database), with a bound of
 		// its own: the others wait for it rather than fail on a database busy
@@ -436,6 +437,9 @@ func migrate(ctx context.Context, sdb *sql.DB, path string) error {
 			return fmt.Errorf("wait for another process's schema upgrade: %w", err)
 		}
 		defer release()
+		if err := walMode(ctx, sdb); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
 	}
 	// Up to date or not, a write transaction: it finds a database another
 	// process holds locked now, not at the first write behind the answer.
@@ -463,6 +467,47 @@ func migrate(ctx context.Context, sdb *sql.DB, path string) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// state reads the schema version and the journal mode, on one connection:
+// a connection knows the file's mode only once it has read the file.
+func state(ctx context.Context, sdb *sql.DB) (version int, mode string, err error) {
+	c, err := sdb.Conn(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	defer c.Close()
+	if err := c.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, "", err
+	}
+	if err := c.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return 0, "", err
+	}
+	return version, mode, nil
+}
+
+// walMode switches the database's journal to write-ahead logging (a no-op
+// when it is already). The switch reads the file, then writes it: while
+// another connection holds the write lock, SQLite answers "locked" at once
+// rather than call the busy handler (a read upgraded to a write could
+// deadlock), so the wait the busy timeout promises is made here.
+func walMode(ctx context.Context, sdb *sql.DB) error {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		var mode string
+		err := sdb.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil || !busy(err) || time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Errorf("switch to write-ahead logging: %w", err)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("switch to write-ahead logging: %w", errors.Join(err, ctx.Err()))
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // inTx runs fn in a write transaction and commits it, or rolls it back if
