@@ -84,22 +84,12 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 		return res, result.Errorf(result.InvalidParams, "edits is required: a JSON array of edit operations")
 	}
 	res.URI = p.TextDocument.URI
-	// Malformed edits are refused before the admission step, which may ask
-	// the user to approve a sensitive file; a path refused by name is
-	// answered (and audited) as such all the same, as an escape attempt is
-	// the row an auditor wants.
-	edits, err := hashline.DecodeEdits(p.Edits)
-	if err != nil {
-		path, denied := e.byName(p.TextDocument.URI)
-		res.Path = path
-		if denied != nil {
-			res.Outcome, err = refusalOr(denied)
-			return res, err
-		}
-		res.Outcome = Refusal(err)
-		return res, nil
+	var edits []hashline.Edit
+	decode := func() (err error) {
+		edits, err = hashline.DecodeEdits(p.Edits)
+		return err
 	}
-	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.FileHash,
+	out, err = e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, args: decode, dryRun: p.DryRun, wantHash: p.FileHash,
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))

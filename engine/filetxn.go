@@ -113,6 +113,9 @@ type planner func(d workspace.Doc) (hashline.Plan, []ledger.Range, error)
 type writeReq struct {
 	caller Caller
 	uri    string
+	// args, when not nil, checks the call's own arguments (edits that must
+	// decode) in the admission step, before anyone is asked (admitDocAs).
+	args   func() error
 	dryRun bool
 	// wantHash makes the write compare-and-swap: the file hash the caller
 	// last saw, or "".
@@ -165,7 +168,7 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	session := req.caller.SessionOr()
 	// The admission step, before anything is shown: refused, or sensitive
 	// and not approved, the write goes no further.
-	d, pl, err := e.admitDoc(ctx, req.caller, req.uri, true)
+	d, pl, err := e.admitDocAs(ctx, req.caller, req.uri, writeAccess, req.args)
 	out.path = pl.Rel
 	if err != nil {
 		return out, err

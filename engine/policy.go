@@ -29,7 +29,9 @@ import (
 //  3. the .git rules: .git's config and hooks are never read, version
 //     control folders never written (confine.Resolve, on the path as named
 //     and the file it reaches);
-//  4. the path policy on both names: deny, then sensitive and its approvals;
+//  4. the path policy on both names: deny, then sensitive and its approvals
+//     (a call whose own arguments are malformed is refused before any
+//     approval is asked: admitDocAs);
 //  5. once the file is open, the file itself: one with several hard links is
 //     not known by its name, so it is sensitive (see admitFile).
 //
@@ -140,18 +142,6 @@ func (e *Env) named(uri string) (workspace.Place, error) {
 	return e.WS.Place(k), nil
 }
 
-// byName is the admission step by name alone, approvals aside, for a call
-// refused before it reaches the step (its arguments are malformed): the
-// path to name in the answer, and the refusal if the name is refused.
-func (e *Env) byName(uri string) (path string, err error) {
-	pl, err := e.WS.PlaceURI(uri)
-	if err != nil {
-		return pl.Rel, nil
-	}
-	_, err = e.check(pl, false)
-	return pl.Rel, err
-}
-
 // denied refuses a path the admission rules refuse by name, approvals
 // aside: for calls that show no text.
 func (e *Env) denied(pl workspace.Place) error {
@@ -232,13 +222,25 @@ func accessOf(write bool) access {
 // itself. pl.Rel names the document in answers and the audit, refused or
 // not ("" for a URI that names nothing); a write re-reads through pl.
 func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d workspace.Doc, pl workspace.Place, err error) {
-	return e.admitDocAs(ctx, c, uri, accessOf(write))
+	return e.admitDocAs(ctx, c, uri, accessOf(write), nil)
 }
 
-// admitDocAs is admitDoc for an access.
-func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access) (d workspace.Doc, pl workspace.Place, err error) {
+// admitDocAs is admitDoc for an access. args, when not nil, checks the
+// call's own arguments once the name is judged and before anyone is asked:
+// no user approves a sensitive file for a call that cannot do anything,
+// and a path refused by name is answered as refused all the same (the row
+// an auditor wants).
+func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access, args func() error) (d workspace.Doc, pl workspace.Place, err error) {
 	if pl, err = e.WS.PlaceURI(uri); err != nil {
 		return d, pl, err
+	}
+	if args != nil {
+		if err := args(); err != nil {
+			if denied := e.denied(pl); denied != nil {
+				return d, pl, denied
+			}
+			return d, pl, err
+		}
 	}
 	d, err = e.admitAt(ctx, c, pl, a)
 	return d, pl, err

@@ -261,7 +261,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	// The agent's tool is about to write the file: the admission of a
 	// write (the policy, version control folders, a sensitive file's
 	// approval to write), not of a read.
-	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess)
+	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess, nil)
 	if err != nil {
 		res.Path = pl.Rel
 		if result.KindOf(err) == result.NotFound {
