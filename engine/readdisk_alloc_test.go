@@ -21,6 +21,9 @@ import (
 // that lives for one call every byte allocated is fresh memory, a page
 // fault per 4 KB (a 6.6 MB file's whole read took 12,000 of them).
 func TestWholeDiskReadAllocatesAboutTheAnswer(t *testing.T) {
+	if raceOn {
+		t.Skip("allocations are not measured under the race detector")
+	}
 	defer engine.SetRacyAge(-time.Hour)()
 	root := t.TempDir()
 	path := filepath.Join(root, "big.go")
