@@ -220,18 +220,20 @@ func digest(b []byte) string {
 // the order they happened, which one goroutine per job would not keep.
 // The audit log and the history share one, the database's writer.
 type behind struct {
-	pending sync.WaitGroup
-
 	mu      sync.Mutex
 	queue   []func()
 	running bool
+	// queued counts the jobs ever queued and done those that ran, so a
+	// drain waits for the jobs queued before it, however many come after.
+	queued, done int64
+	ran          *sync.Cond // on mu: done grew
 }
 
 // enqueue runs job after the jobs queued before it.
 func (b *behind) enqueue(job func()) {
-	b.pending.Add(1)
 	b.mu.Lock()
 	b.queue = append(b.queue, job)
+	b.queued++
 	start := !b.running
 	b.running = true
 	b.mu.Unlock()
@@ -252,12 +254,27 @@ func (b *behind) run() {
 		b.queue = b.queue[1:]
 		b.mu.Unlock()
 		job()
-		b.pending.Done()
+		b.mu.Lock()
+		b.done++
+		if b.ran != nil {
+			b.ran.Broadcast()
+		}
+		b.mu.Unlock()
 	}
 }
 
-// drain waits for the jobs queued so far.
-func (b *behind) drain() { b.pending.Wait() }
+// drain waits for the jobs queued so far (each job's own waits are
+// bounded: the database's busy timeout).
+func (b *behind) drain() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ran == nil {
+		b.ran = sync.NewCond(&b.mu)
+	}
+	for target := b.queued; b.done < target; {
+		b.ran.Wait()
+	}
+}
 
 // pruneEvery is how many recorded writes pass between two retention checks
 // of one process (each also runs at startup).
