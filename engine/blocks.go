@@ -386,11 +386,8 @@ func planOn(k workspace.Key, rel string, s *textdoc.Snapshot, plan planner) (wri
 	if err != nil {
 		return out, err
 	}
-	if _, err := out.apply(rel, s, p); err != nil || out.noop {
-		return out, err
-	}
-	out.diff = hashline.UnifiedDiff(rel, s, p.Splices, 3)
-	return out, nil
+	_, err = out.apply(rel, s, p)
+	return out, err
 }
 
 func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Key, r BlockResult, fail func(error) BlockResult) BlockResult {

@@ -146,7 +146,7 @@ type writeOut struct {
 }
 
 // apply records plan and its result on base: noop when it changes nothing,
-// else the new text and the line changes it makes.
+// else the new text, its diff and the line changes it makes.
 func (out *writeOut) apply(rel string, base *textdoc.Snapshot, plan hashline.Plan) ([]textdoc.LineChange, error) {
 	out.plan = plan
 	if plan.Identity(base) {
@@ -157,7 +157,7 @@ func (out *writeOut) apply(rel string, base *textdoc.Snapshot, plan hashline.Pla
 	if err != nil {
 		return nil, fmt.Errorf("plan of %s does not apply: %w", rel, err)
 	}
-	out.next = next
+	out.next, out.diff = next, hashline.UnifiedDiff(rel, base, plan.Splices, 3)
 	return lcs, nil
 }
 
@@ -209,10 +209,10 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 		out.verdict = e.guard(session, req.caller.Agent, d, targets)
 		out.warnings = append(out.warnings, out.verdict.Warnings...)
 		if out.verdict.Err != nil {
+			out.diff = "" // its lines may be unread: the refusal hands over what it may show
 			return out, out.verdict.Err
 		}
 	}
-	out.diff = hashline.UnifiedDiff(d.Rel, base, plan.Splices, 3)
 	if req.dryRun {
 		return out, nil
 	}
