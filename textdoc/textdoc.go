@@ -206,6 +206,29 @@ func (s *Snapshot) AppendText(dst []byte, from, to int) []byte {
 // small a write for a file), and no more of the text is copied at a time.
 const writeChunk = 256 << 10
 
+// Equal reports whether the snapshot's text is text, without building it:
+// a snapshot made by edits holds its text in pieces, and Text would keep a
+// whole copy of it.
+func (s *Snapshot) Equal(text string) bool {
+	if s.Len() != len(text) {
+		return false
+	}
+	if p := s.text.Load(); p != nil {
+		return *p == text
+	}
+	if s.root == nil {
+		return true // both empty
+	}
+	off, same := 0, true
+	s.root.walk(0, s.root.nLines, func(lf *node, from, to int) bool {
+		b := lf.bytes(from, to)
+		same = text[off:off+len(b)] == b
+		off += len(b)
+		return same
+	})
+	return same
+}
+
 // WriteTo writes the whole text to w in chunks of whole leaves, without
 // building it: the one way a snapshot is streamed (to a file, a hash, a
 // comparison). Leaves that lie side by side in the text New read (all of a

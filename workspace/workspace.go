@@ -879,7 +879,9 @@ func (w *Workspace) install(pl Place, text string, cs charset.Charset, snap *tex
 	}
 	var ev *ChangeEvent
 	var d Doc
-	if known && e.doc.Charset.Name() == cs.Name() && e.doc.Snap.Len() == len(text) && e.doc.Snap.Text() == text {
+	// Equal, not Text: a document edited since holds its text in pieces,
+	// and Text would keep a whole copy of it.
+	if known && e.doc.Charset.Name() == cs.Name() && e.doc.Snap.Equal(text) {
 		d = e.doc
 	} else {
 		d = Doc{Key: k, URI: string(k), Rel: pl.Rel, Path: pl.Path, Snap: snap, Rev: w.nextRev(), hash: hash, Charset: cs}
