@@ -228,9 +228,9 @@ func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr json.
 		if json.Unmarshal(res, &rr) != nil || rr.Content == nil {
 			return
 		}
-		p.shown(ctx, r.session, r.path, numbered(r.line, textLines(*rr.Content)), nil, false, false, r.method)
+		p.shown(ctx, r.session, r.path, hook.Numbered(r.line, hook.TextLines(*rr.Content)), nil, false, false, r.method)
 	case "fs/write_text_file":
-		p.shown(ctx, r.session, r.path, numbered(1, textLines(r.content)), nil, true, !r.exists, r.method)
+		p.shown(ctx, r.session, r.path, hook.Numbered(1, hook.TextLines(r.content)), nil, true, !r.exists, r.method)
 	}
 }
 
@@ -497,7 +497,7 @@ func (p *Proxy) sessionUpdate(ctx context.Context, params json.RawMessage) {
 				continue
 			}
 			if c.OldText == nil {
-				p.shown(ctx, n.SessionID, c.Path, numbered(1, textLines(*c.NewText)), nil, true, false, "tool call "+tc.kind)
+				p.shown(ctx, n.SessionID, c.Path, hook.Numbered(1, hook.TextLines(*c.NewText)), nil, true, false, "tool call "+tc.kind)
 				continue
 			}
 			h := engine.CheckHunk{Old: strings.Split(*c.OldText, "\n"), New: strings.Split(*c.NewText, "\n")}
@@ -545,7 +545,7 @@ var (
 // numbers (the others are not lines of the file); else they count from
 // first.
 func shownText(text string, first int) []engine.ShownLine {
-	ls := textLines(text)
+	ls := hook.TextLines(text)
 	if len(ls) >= 2 && fence.MatchString(ls[0]) && fence.MatchString(ls[len(ls)-1]) {
 		ls = ls[1 : len(ls)-1]
 	}
@@ -560,7 +560,7 @@ func shownText(text string, first int) []engine.ShownLine {
 		}
 		return out
 	}
-	return numbered(first, ls)
+	return hook.Numbered(first, ls)
 }
 
 // checkPermission asks the guard about the diffs of an edit whose
@@ -653,21 +653,4 @@ func rejection(cr engine.CheckResult, path string) string {
 	missing.AddAll(cr.Stale)
 	fmt.Fprintf(&b, " Ask it to read lines %s, then retry the edit.", ledger.List(missing.Ranges()))
 	return b.String()
-}
-
-// textLines splits text into lines as the agents' tools show them.
-func textLines(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-}
-
-// numbered turns consecutive lines from first into shown lines.
-func numbered(first int, ls []string) []engine.ShownLine {
-	out := make([]engine.ShownLine, 0, len(ls))
-	for i, l := range ls {
-		out = append(out, engine.ShownLine{Line: first + i, Text: strings.TrimSuffix(l, "\r")})
-	}
-	return out
 }

@@ -207,7 +207,7 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 			return nil // an image, a notebook, a PDF: no lines
 		}
 		start := max(out.File.StartLine, 1)
-		return shown(ctx, r, c, in.FilePath, numbered(start, textLines(out.File.Content)), false, false, "Read")
+		return shown(ctx, r, c, in.FilePath, Numbered(start, TextLines(out.File.Content)), false, false, "Read")
 	}
 	// No content to compare: the range the tool reads, trusted as shown,
 	// but only lines the tool did not cut.
@@ -245,7 +245,7 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	}
 	byFile := map[string][]engine.ShownLine{}
 	var order []string
-	for _, l := range textLines(out.Content) {
+	for _, l := range TextLines(out.Content) {
 		file, num, text := "", "", ""
 		if m := grepWithFile().FindStringSubmatch(l); m != nil {
 			file, num, text = m[1], m[2], m[3]
@@ -281,7 +281,7 @@ func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEven
 	var out claudeWriteResponse
 	decode(ev.ToolResponse, &out)
 	if ev.ToolName == "Write" {
-		return shown(ctx, r, c, in.FilePath, numbered(1, textLines(in.Content)), true, out.Type == "create", "Write")
+		return shown(ctx, r, c, in.FilePath, Numbered(1, TextLines(in.Content)), true, out.Type == "create", "Write")
 	}
 	var lines []engine.ShownLine
 	for _, h := range out.StructuredPatch {

@@ -150,7 +150,7 @@ func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text stri
 			for _, h := range f.Hunks {
 				lines = append(lines, h.New...)
 			}
-			if err := shown(ctx, r, c, abs(cwd, path), numbered(1, lines), true, true, "apply_patch"); err != nil {
+			if err := shown(ctx, r, c, abs(cwd, path), Numbered(1, lines), true, true, "apply_patch"); err != nil {
 				return err
 			}
 			continue
@@ -192,7 +192,7 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 	}
 	var file string
 	var lines []engine.ShownLine
-	outLines := textLines(out)
+	outLines := TextLines(out)
 	switch prog := filepath.Base(first[0]); {
 	case prog == "nl" && len(stages) <= 2:
 		// nl -ba F: every line numbered, so the output names its lines.
@@ -215,22 +215,22 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 	case len(stages) == 2:
 		return nil
 	case prog == "cat" && len(first) == 2:
-		file, lines = first[1], numbered(1, outLines)
+		file, lines = first[1], Numbered(1, outLines)
 	case prog == "head" && len(first) == 4 && first[1] == "-n":
-		file, lines = first[3], numbered(1, outLines)
+		file, lines = first[3], Numbered(1, outLines)
 	case prog == "tail" && len(first) == 4 && first[1] == "-n" && strings.HasPrefix(first[2], "+"):
 		k, err := strconv.Atoi(first[2][1:])
 		if err != nil {
 			return nil
 		}
-		file, lines = first[3], numbered(max(k, 1), outLines)
+		file, lines = first[3], Numbered(max(k, 1), outLines)
 	case prog == "sed" && len(first) == 4 && first[1] == "-n":
 		m := sedRange().FindStringSubmatch(first[2])
 		if m == nil {
 			return nil
 		}
 		a, _ := strconv.Atoi(m[1])
-		file, lines = first[3], numbered(max(a, 1), outLines)
+		file, lines = first[3], Numbered(max(a, 1), outLines)
 	case (prog == "grep" || prog == "rg") && len(first) == 4 && first[1] == "-n":
 		// One file: "N:text" lines (grep prints no name for one file, nor
 		// does rg).

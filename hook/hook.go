@@ -134,16 +134,16 @@ func Reason(cr engine.CheckResult, path string) string {
 	return b.String()
 }
 
-// textLines splits text into lines as the agents' tools show them.
-func textLines(text string) []string {
+// TextLines splits text into lines as the agents' tools show them.
+func TextLines(text string) []string {
 	if text == "" {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-// numbered turns consecutive lines from start into shown lines.
-func numbered(start int, ls []string) []engine.ShownLine {
+// Numbered turns consecutive lines from start into shown lines.
+func Numbered(start int, ls []string) []engine.ShownLine {
 	out := make([]engine.ShownLine, 0, len(ls))
 	for i, l := range ls {
 		out = append(out, engine.ShownLine{Line: start + i, Text: strings.TrimSuffix(l, "\r")})
