@@ -177,6 +177,7 @@ func FolderError(name string) error {
 // opened; its files then cannot be read or written).
 type roots struct {
 	list []string
+	real []string // list with its symbolic links followed, once (inside)
 	fs   []*confine.Root
 	errs []error
 }
@@ -202,6 +203,7 @@ func (w *Workspace) newRoots(in []string, prev *roots) *roots {
 			cr, err = confine.Open(abs, w.checkGate)
 		}
 		r.list = append(r.list, abs)
+		r.real = append(r.real, resolveExisting(abs))
 		r.fs = append(r.fs, cr)
 		r.errs = append(r.errs, err)
 	}
@@ -270,13 +272,12 @@ func (w *Workspace) PlaceURI(uri string) (Place, error) {
 
 // place is Place without the look at links.
 func (r *roots) place(k Key) Place {
-	pl := Place{Key: k, Rel: r.rel(k)}
 	path, ok := k.Path()
 	if !ok {
-		pl.Err = result.Errorf(result.NotFound, "%s is not open in the editor and is not a file.", k)
-		return pl
+		return Place{Key: k, Rel: string(k), Err: result.Errorf(result.NotFound, "%s is not open in the editor and is not a file.", k)}
 	}
-	pl.Path = path
+	i := r.holding(path)
+	pl := Place{Key: k, Rel: r.relTo(i, path), Path: path}
 	if k.Host() != "" {
 		pl.Err = result.Errorf(result.Denied, "%s is on another host; sightline works on local files only.", k)
 		return pl
@@ -285,23 +286,33 @@ func (r *roots) place(k Key) Place {
 		pl.Err = result.Errorf(result.Denied, "Path %q contains a NUL byte.", path)
 		return pl
 	}
-	for i, root := range r.list {
-		if !within(root, path) {
-			continue
-		}
-		if r.fs[i] == nil {
-			pl.Err = result.Wrap(result.IOError, r.errs[i], fmt.Sprintf("The workspace root %s cannot be opened: %v.", root, r.errs[i]))
+	if i >= 0 && r.fs[i] == nil {
+		pl.Err = result.Wrap(result.IOError, r.errs[i], fmt.Sprintf("The workspace root %s cannot be opened: %v.", r.list[i], r.errs[i]))
+		return pl
+	}
+	if i >= 0 {
+		if in, err := filepath.Rel(r.list[i], path); err == nil {
+			pl.Root, pl.In = r.fs[i], in
 			return pl
 		}
-		in, err := filepath.Rel(root, path)
-		if err != nil {
-			break
-		}
-		pl.Root, pl.In = r.fs[i], in
-		return pl
 	}
 	pl.Err = result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, strings.Join(r.list, ", "))
 	return pl
+}
+
+// holding is the index of the first root path lies in, as written; -1 for
+// none.
+func (r *roots) holding(path string) int {
+	return slices.IndexFunc(r.list, func(root string) bool { return within(root, path) })
+}
+
+// relTo names path for answers: relative to root i, else (-1) absolute.
+func (r *roots) relTo(i int, path string) string {
+	if i < 0 {
+		return path
+	}
+	rel, _ := filepath.Rel(r.list[i], path)
+	return filepath.ToSlash(rel)
 }
 
 // Locate returns the confined root a file key lies in and the key's path
@@ -399,8 +410,8 @@ func (w *Workspace) Inside(p string) bool { return w.roots.Load().inside(p) }
 
 func (r *roots) inside(p string) bool {
 	real := resolveExisting(p)
-	for _, root := range r.list {
-		if within(root, p) && within(resolveExisting(root), real) {
+	for i, root := range r.list {
+		if within(root, p) && within(r.real[i], real) {
 			return true
 		}
 	}
@@ -437,11 +448,5 @@ func (r *roots) rel(k Key) string {
 	if !ok {
 		return string(k)
 	}
-	for _, root := range r.list {
-		if within(root, p) {
-			rel, _ := filepath.Rel(root, p)
-			return filepath.ToSlash(rel)
-		}
-	}
-	return p
+	return r.relTo(r.holding(p), p)
 }
