@@ -418,7 +418,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 			d := w.before
 			if !w.fresh {
 				var err error
-				if d, err = e.document(string(w.key)); err != nil {
+				if d, _, err = e.document(string(w.key)); err != nil {
 					return nil, err
 				}
 			}

@@ -74,7 +74,7 @@ func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, 
 		res.Outcome = Refusal(err)
 		return res, nil
 	}
-	if d, err := e.document(p.TextDocument.URI); err == nil {
+	if d, err := e.getAt(pl); err == nil { // judged by name above
 		res.FileHash = d.FileHash()
 	}
 	vs, err := e.versions(ctx, res.Path)
@@ -179,7 +179,7 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 // versionText returns a version's text: "current" is the document now.
 func (e *Env) versionText(ctx context.Context, k workspace.Key, rel, v string) (string, error) {
 	if v == "current" {
-		d, err := e.document(string(k))
+		d, _, err := e.document(string(k))
 		if err != nil {
 			return "", err
 		}

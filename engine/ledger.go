@@ -89,13 +89,13 @@ func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResul
 			return res, result.Errorf(result.InvalidParams, "textDocument.uri is required when textDocument is given")
 		}
 		start := time.Now()
-		d, err := e.document(p.TextDocument.URI)
+		d, pl, err := e.document(p.TextDocument.URI)
 		if err != nil {
 			res.Outcome, err = refusalOr(err)
 			if err == nil {
 				// A report shows no text, but the refusal is an admission
 				// verdict, and every verdict is audited.
-				e.audit(ctx, p.Caller, e.pathOf(p.TextDocument.URI), res.Outcome, "", "", "", time.Since(start), nil)
+				e.audit(ctx, p.Caller, pl.Rel, res.Outcome, "", "", "", time.Since(start), nil)
 			}
 			return res, err
 		}

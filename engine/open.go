@@ -36,8 +36,8 @@ func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
 		}
 	}()
-	res.Path = e.pathOf(p.TextDocument.URI)
-	d, err := e.document(p.TextDocument.URI)
+	d, pl, err := e.document(p.TextDocument.URI)
+	res.Path = pl.Rel
 	if err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err

@@ -135,7 +135,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 			}
 			d = workspace.Doc{Key: k, Rel: w.rel, Snap: w.next}
 		} else {
-			if d, err = e.document(string(k)); err != nil {
+			if d, _, err = e.document(string(k)); err != nil {
 				return err
 			}
 			if d.Open {
@@ -169,7 +169,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	if seen {
 		w = (*ws)[j]
 	} else {
-		d, err := e.document(string(k))
+		d, _, err := e.document(string(k))
 		if result.KindOf(err) == result.NotFound {
 			// Codex writes the sections before this one; sightline writes
 			// nothing, so the whole patch can be sent again corrected.

@@ -455,24 +455,17 @@ func (e *Env) forgetApprovals(ctx context.Context, session string) {
 }
 
 // document returns a document for a client URI after the admission
-// checks by name, approvals aside (admitDoc is the whole step).
-func (e *Env) document(uri string) (workspace.Doc, error) {
-	pl, err := e.WS.PlaceURI(uri)
-	if err != nil {
-		return workspace.Doc{}, err
+// checks by name, approvals aside (admitDoc is the whole step), and where
+// it is: pl.Rel names it in answers, refused or not.
+func (e *Env) document(uri string) (d workspace.Doc, pl workspace.Place, err error) {
+	if pl, err = e.WS.PlaceURI(uri); err != nil {
+		return d, pl, err
 	}
-	if err := e.denied(pl); err != nil {
-		return workspace.Doc{}, err
+	if err = e.denied(pl); err != nil {
+		return d, pl, err
 	}
-	return e.getAt(pl)
-}
-
-// pathOf names a client URI in answers and the audit: relative to the
-// workspace root inside it, else absolute; "" for a URI that names nothing
-// (it may hold a NUL byte, never echoed raw).
-func (e *Env) pathOf(uri string) string {
-	pl, _ := e.WS.PlaceURI(uri)
-	return pl.Rel
+	d, err = e.getAt(pl)
+	return d, pl, err
 }
 
 // get returns a document's text: the editor's buffer when it has the
