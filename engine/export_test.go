@@ -44,6 +44,6 @@ func StatKeyed(t testing.TB) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, _, ok := statOf(fi)
+	_, ok := fileStat("", fi)
 	return ok
 }

@@ -413,9 +413,9 @@ func tagsOf(rel string) []string {
 // hashKey is what a remembered hash is keyed by (size -1: the platform
 // gives no change time, so nothing is remembered).
 func hashKey(fi os.FileInfo) cachedHash {
-	size, mtime, ino, ctime, ok := statOf(fi)
+	st, ok := fileStat("", fi)
 	if !ok {
 		return cachedHash{size: -1}
 	}
-	return cachedHash{size: size, mtime: mtime, ctime: ctime, ino: ino}
+	return cachedHash{size: st.Size, mtime: st.MtimeNs, ctime: st.CtimeNs, ino: st.Ino}
 }

@@ -112,7 +112,7 @@ func walkKeyed(t *testing.T, path string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, _, _, ok := statOf(fi)
+	_, ok := fileStat("", fi)
 	return ok
 }
 

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"github.com/sightline-lsp/sightline/hashline"
-	"github.com/sightline-lsp/sightline/policy"
 	"hash"
 	"io"
 	"math"
@@ -13,6 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/policy"
 
 	"go.uber.org/zap"
 
@@ -22,7 +23,6 @@ import (
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/statedb"
-	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -107,9 +107,8 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
 		return no()
 	}
-	st := store.FileStat{Doc: string(k)}
-	var ok bool
-	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
+	st, ok := fileStat(string(k), fi)
+	if !ok {
 		return no()
 	}
 	cached, hit, err := e.db.FileStat(ctx, k)
@@ -141,9 +140,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 		if err != nil {
 			return no()
 		}
-		var again store.FileStat
-		again.Doc = st.Doc
-		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
+		if again, ok := fileStat(st.Doc, fi2); !ok || !again.Same(st) {
 			return no()
 		}
 		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
@@ -229,9 +226,8 @@ func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
 	if fi.Size() > e.WS.MaxFileSize() || confine.Links(fi) > 1 {
 		return false
 	}
-	st := store.FileStat{Doc: string(k)}
-	var ok bool
-	if st.Size, st.MtimeNs, st.Ino, st.CtimeNs, ok = statOf(fi); !ok {
+	st, ok := fileStat(string(k), fi)
+	if !ok {
 		return false
 	}
 	if cached, hit, err := e.db.FileStat(ctx, k); err == nil && hit && cached.Same(st) && cached.TotalLines > 0 {
@@ -247,8 +243,7 @@ func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
 		if err != nil {
 			return false
 		}
-		again := store.FileStat{Doc: st.Doc}
-		if again.Size, again.MtimeNs, again.Ino, again.CtimeNs, ok = statOf(fi2); !ok || !again.Same(st) {
+		if again, ok := fileStat(st.Doc, fi2); !ok || !again.Same(st) {
 			return false
 		}
 		st.FileHash, st.TotalLines, st.LineHashes = hashline.FileHashOf(sc.h.Sum(nil)), sc.n, sc.lineHashes
