@@ -369,16 +369,21 @@ func (w *Workspace) load(pl Place, known bool, seenMod time.Time, seenSize int64
 	// .editorconfig (a UTF-8 mark overrides it), or (for bytes that are not
 	// UTF-8) the encodings setting says otherwise.
 	decl, from, note := Declared(root, filepath.ToSlash(rel))
-	marked, bom := charset.ByBOM(data)
-	if bom && !marked.IsUTF8() || !bom && !decl.IsUTF8() {
-		if isText != nil {
-			<-isText
-		}
+	// Bytes that are not the text as they are: decoded from the encoding
+	// they are in (or refused as binary).
+	decoded := func() (Doc, error) {
 		cs, text, err := w.decode(pl.Rel, data, decl, from, note)
 		if err != nil {
 			return Doc{}, err
 		}
 		return w.install(pl, text, cs, textdoc.New(text), hash, fi, t.Rel), nil
+	}
+	marked, bom := charset.ByBOM(data)
+	if bom && !marked.IsUTF8() || !bom && !decl.IsUTF8() {
+		if isText != nil {
+			<-isText
+		}
+		return decoded()
 	}
 	// The buffer is ours and never written again: the text aliases it
 	// instead of copying the file once more.
@@ -391,11 +396,7 @@ func (w *Workspace) load(pl Place, known bool, seenMod time.Time, seenSize int64
 		binary = IsBinary(data)
 	}
 	if binary {
-		cs, text, err := w.decode(pl.Rel, data, decl, from, note)
-		if err != nil {
-			return Doc{}, err
-		}
-		return w.install(pl, text, cs, textdoc.New(text), hash, fi, t.Rel), nil
+		return decoded()
 	}
 	return w.install(pl, text, charset.UTF8, snap, hash, fi, t.Rel), nil
 }
