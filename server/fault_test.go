@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -67,7 +68,26 @@ func (b blockingReader) Read(p []byte) (int, error) { return b.r.Read(p) }
 func TestExitIsPrompt(t *testing.T) {
 	in, inW := io.Pipe()
 	out, outW := net.Pipe()
-	go io.Copy(io.Discard, out)
+	// The answer to shutdown, before exit is sent: exit before it is
+	// answered is an exit without shutdown (code 1), whatever the load.
+	shut := make(chan struct{})
+	go func() {
+		var seen []byte
+		answered := false
+		buf := make([]byte, 4096)
+		for {
+			n, err := out.Read(buf)
+			if !answered {
+				if seen = append(seen, buf[:n]...); bytes.Contains(seen, []byte(`"id":2`)) {
+					close(shut)
+					answered, seen = true, nil
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	srv := server.New(server.Options{NoPersist: true, Root: t.TempDir()})
 	done := make(chan int, 1)
 	go func() { done <- srv.Serve(context.Background(), server.NewStream(blockingReader{in}, outW)) }()
@@ -76,7 +96,11 @@ func TestExitIsPrompt(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
 	send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-shut:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no answer to shutdown")
+	}
 	start := time.Now()
 	send(`{"jsonrpc":"2.0","method":"exit"}`)
 	select {
