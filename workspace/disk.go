@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -296,6 +295,18 @@ func (c *textCheck) write(p []byte) {
 // text reports whether all the parts were text (IsBinary false).
 func (c *textCheck) text() bool { return !c.bad && len(c.carry) == 0 }
 
+// stamp is what a file's stat said when its text was read: a file whose stat
+// still says the same is not read again. The zero stamp matches no file (not
+// seen, or to be checked against the disk).
+type stamp struct {
+	mod  int64 // modification time, Unix nanoseconds
+	size int64
+}
+
+func stampOf(fi os.FileInfo) stamp { return stamp{mod: fi.ModTime().UnixNano(), size: fi.Size()} }
+
+func (s stamp) same(fi os.FileInfo) bool { return s != stamp{} && s == stampOf(fi) }
+
 // IsBinary reports whether data is not a text sightline can show an agent: it
 // holds a NUL byte or is not valid UTF-8.
 func IsBinary(data []byte) bool {
@@ -304,9 +315,9 @@ func IsBinary(data []byte) bool {
 
 // load reads a document's file from the disk (the disk source of GetAt):
 // through the place's root, one handle from the stat compared with what was
-// seen (known: seenMod, seenSize) to the bytes read, decoded in the file's
-// encoding; a file unchanged since it was seen is not read again.
-func (w *Workspace) load(pl Place, known bool, seenMod time.Time, seenSize int64) (Doc, error) {
+// seen to the bytes read, decoded in the file's encoding; a file unchanged
+// since it was seen is not read again.
+func (w *Workspace) load(pl Place, seen stamp) (Doc, error) {
 	k, root, rel := pl.Key, pl.Root, pl.In
 	if pl.Err != nil {
 		return Doc{}, pl.Err
@@ -323,7 +334,7 @@ func (w *Workspace) load(pl Place, known bool, seenMod time.Time, seenSize int64
 		f, fi, err = root.OpenRead(t)
 	}
 	if err != nil {
-		if result.KindOf(err) == result.NotFound && known {
+		if result.KindOf(err) == result.NotFound {
 			w.Forget(k)
 		}
 		if errors.Is(err, fs.ErrPermission) {
@@ -332,7 +343,7 @@ func (w *Workspace) load(pl Place, known bool, seenMod time.Time, seenSize int64
 		return Doc{}, err
 	}
 	defer f.Close()
-	if known && fi.ModTime().Equal(seenMod) && fi.Size() == seenSize {
+	if seen.same(fi) {
 		w.mu.Lock()
 		cur, still := w.docs[k]
 		var d Doc

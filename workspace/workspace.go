@@ -341,9 +341,8 @@ func (x expectation) matches(snap *textdoc.Snapshot) bool {
 }
 
 type entry struct {
-	doc     Doc
-	modTime time.Time // disk state the snapshot came from (closed documents)
-	size    int64
+	doc  Doc
+	seen stamp // the file the snapshot came from (closed documents)
 	// past holds recent earlier revisions (snapshots share structure, so
 	// each costs only what changed): ref resolution asks what a line held
 	// when the agent was shown it.
@@ -564,7 +563,7 @@ func (w *Workspace) Open(uri, lang string, version int32, text string) (Doc, err
 	}
 	if known {
 		e.keep(d)
-		e.modTime, e.size = time.Time{}, 0
+		e.seen = stamp{}
 	} else {
 		w.docs[k] = &entry{doc: d}
 	}
@@ -749,16 +748,16 @@ func (w *Workspace) CommitDisk(k Key, from Doc, next *textdoc.Snapshot, lcs []te
 		// ledger can't be shifted from the edit's base; start over.
 		ev := &ChangeEvent{Key: k, FromRev: cur.doc.Rev, ToRev: d.Rev, Replaced: true, NewTotal: next.LineCount(), Doc: d}
 		cur.keep(d)
-		cur.modTime, cur.size = fi.ModTime(), fi.Size()
+		cur.seen = stampOf(fi)
 		w.emit(ev)
 		w.broadcast()
 		return d
 	}
 	if known {
 		cur.keep(d)
-		cur.modTime, cur.size = fi.ModTime(), fi.Size()
+		cur.seen = stampOf(fi)
 	} else {
-		w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
+		w.docs[k] = &entry{doc: d, seen: stampOf(fi)}
 	}
 	w.emit(&ChangeEvent{Key: k, FromRev: from.Rev, ToRev: d.Rev, Changes: lcs, NewTotal: next.LineCount(), Author: author, Doc: d})
 	w.broadcast()
@@ -775,9 +774,8 @@ func (w *Workspace) CloseBuffer(uri string) {
 	w.mu.Lock()
 	if e, ok := w.docs[k]; ok && e.doc.Open {
 		e.doc.Open = false
-		e.doc.Desync = ""       // the disk is the text again
-		e.modTime = time.Time{} // force a disk check against the buffer's text
-		e.size = -1
+		e.doc.Desync = "" // the disk is the text again
+		e.seen = stamp{}  // force a disk check against the buffer's text
 		if !k.IsFile() {
 			delete(w.docs, k)
 		}
@@ -843,19 +841,17 @@ func (w *Workspace) GetAt(pl Place) (Doc, error) {
 	}
 	defer w.loads.begin(k)()
 	w.mu.Lock()
-	e, known := w.docs[k]
-	var seenMod time.Time
-	var seenSize int64
-	if known {
+	var seen stamp
+	if e, known := w.docs[k]; known {
 		if e.doc.Open {
 			d := e.doc
 			w.mu.Unlock()
 			return d, nil
 		}
-		seenMod, seenSize = e.modTime, e.size
+		seen = e.seen
 	}
 	w.mu.Unlock()
-	return w.load(pl, known, seenMod, seenSize)
+	return w.load(pl, seen)
 }
 
 // Created records a file sightline just created with text (fi: its stat,
@@ -893,9 +889,9 @@ func (w *Workspace) install(pl Place, text string, cs charset.Charset, snap *tex
 	}
 	if known {
 		e.keep(d)
-		e.modTime, e.size = fi.ModTime(), fi.Size()
+		e.seen = stampOf(fi)
 	} else {
-		w.docs[k] = &entry{doc: d, modTime: fi.ModTime(), size: fi.Size()}
+		w.docs[k] = &entry{doc: d, seen: stampOf(fi)}
 	}
 	if !known {
 		w.firstSight(d)
