@@ -255,7 +255,7 @@ func (e *Env) admitAt(ctx context.Context, c Caller, pl workspace.Place, a acces
 	if err != nil {
 		return d, err
 	}
-	if err := e.admitFile(ctx, c, pl, d, a); err != nil {
+	if err := e.admitFile(ctx, c, d, a); err != nil {
 		return workspace.Doc{}, err
 	}
 	return d, nil
@@ -267,8 +267,8 @@ func (e *Env) admitAt(ctx context.Context, c Caller, pl workspace.Place, a acces
 // file system finds its other names. So it is sensitive: the user approves
 // it, told why. Writing one on disk is refused as the write itself would
 // refuse it, before anything of it is shown. The link count is the opened
-// descriptor's (Get's); an editor buffer's file is opened to be judged.
-func (e *Env) admitFile(ctx context.Context, c Caller, pl workspace.Place, d workspace.Doc, a access) error {
+// descriptor's (Get's; an editor buffer's file is opened by Get to count).
+func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access) error {
 	write := a != readAccess
 	if !d.Open && d.Real != "" {
 		// The file the text was read from, as that read resolved it: a
@@ -285,14 +285,7 @@ func (e *Env) admitFile(ctx context.Context, c Caller, pl workspace.Place, d wor
 			}
 		}
 	}
-	n := d.Links
-	if d.Open {
-		fi, err := e.WS.FileInfo(pl)
-		if err != nil {
-			return nil // no file (yet) behind the buffer: nothing to tell by
-		}
-		n = confine.Links(fi)
-	}
+	n := d.Links // a buffer's: of the file under its name (Get)
 	if n <= 1 {
 		return nil
 	}

@@ -206,23 +206,24 @@ func (h hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// FileInfo opens a document's file as a read would (confined) and returns
-// the stat of the opened descriptor: what an editor buffer's file is now.
-func (w *Workspace) FileInfo(pl Place) (fs.FileInfo, error) {
+// links opens a document's file as a read would (confined) and returns the
+// hard link count of the opened descriptor: what an editor buffer's file is
+// now (0: none, or it cannot be opened: nothing to tell by).
+func (w *Workspace) links(pl Place) uint64 {
 	if pl.Err != nil {
-		return nil, pl.Err
+		return 0
 	}
 	t, err := pl.Root.Resolve(pl.In, confine.Read)
 	if err != nil {
-		return nil, err
+		return 0
 	}
 	t.Name = pl.Rel
 	f, fi, err := pl.Root.OpenRead(t)
 	if err != nil {
-		return nil, err
+		return 0
 	}
 	f.Close()
-	return fi, nil
+	return confine.Links(fi)
 }
 
 // readError sorts a failed stat or read of a document's file: missing is

@@ -51,8 +51,9 @@ type Doc struct {
 	// a full-text change).
 	Desync string
 	// Links is the hard link count of the file this text was read from, by
-	// the descriptor it was read through (Get); 0 for an editor buffer. A
-	// file with several links is not known by its name alone.
+	// the descriptor it was read through (Get); for an editor buffer, of the
+	// file under its name when Get returned it (0: none yet). A file with
+	// several links is not known by its name alone.
 	Links uint64
 	// Real is the file the text was read from, relative to its root with
 	// every link resolved, as the read resolved it (Get); "" for an editor
@@ -835,6 +836,18 @@ func (w *Workspace) Get(k Key) (Doc, error) { return w.GetAt(w.roots.Load().plac
 // changed on disk since it was last seen is re-read and reported as a
 // change; a vanished one is not_found.
 func (w *Workspace) GetAt(pl Place) (Doc, error) {
+	d, err := w.current(pl)
+	if err == nil && d.Open {
+		// The file under the buffer's name, as the disk has it now: the
+		// buffer will be saved to it.
+		d.Links = w.links(pl)
+	}
+	return d, err
+}
+
+// current is the document's text from the source that holds it: the
+// buffer, else the disk.
+func (w *Workspace) current(pl Place) (Doc, error) {
 	k := pl.Key
 	if d, ok := w.Known(k); ok && d.Open {
 		return d, nil // a buffer: no load to wait for
