@@ -198,23 +198,14 @@ func (e *Env) refuseRef(res *EditResult, c Caller, d workspace.Doc, index int, r
 		around = re.candidates
 		res.Candidates = re.candidates
 	}
-	var shown ledger.RangeSet
-	for _, l := range around {
-		r := ledger.Range{Start: max(1, l-windowContext), End: min(n, l+windowContext)}
+	rs := make([]ledger.Range, len(around))
+	for i, l := range around {
+		rs[i] = ledger.Range{Start: max(1, l-windowContext), End: min(n, l+windowContext)}
 		if l > n {
-			r = ledger.Range{Start: max(1, n-2*windowContext), End: n}
-		}
-		if r.Start <= r.End {
-			shown.Add(r)
+			rs[i] = ledger.Range{Start: max(1, n-2*windowContext), End: n}
 		}
 	}
-	bom, _ := hashline.StripBOM(firstContent(d.Snap))
-	for _, r := range shown.Ranges() {
-		for i := r.Start; i <= r.End; i++ {
-			res.FreshRefs = append(res.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
-		}
-		e.recordWindow(c.SessionOr(), c.Agent, d, r)
-	}
+	res.FreshRefs = e.freshRefs(c.SessionOr(), c.Agent, d, rs...)
 	if re.kind == result.AmbiguousRef {
 		return result.Errorf(result.AmbiguousRef,
 			"Ref %s of edit %d could mean lines %s: they hold the same content and the document changed since you saw line %d. Use the fresh refs to name one.", raw, index, joinInts(re.candidates), re.ref.Line)

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/pathlock"
 	"github.com/sightline-lsp/sightline/policy"
@@ -253,6 +254,26 @@ func (c Caller) SessionOr() string {
 func (e *Env) recordRead(session, agent string, d workspace.Doc, r ledger.Range) {
 	e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, r)
 	e.WS.Pin(d.Key, d.Rev)
+}
+
+// freshRefs hands the agent lines rs of d (merged, in order) as refs and
+// records them as read: the answer that carries them shows them.
+func (e *Env) freshRefs(session, agent string, d workspace.Doc, rs ...ledger.Range) []string {
+	var shown ledger.RangeSet
+	for _, r := range rs {
+		if r.Start <= r.End {
+			shown.Add(r)
+		}
+	}
+	bom, _ := hashline.StripBOM(firstContent(d.Snap))
+	var out []string
+	for _, r := range shown.Ranges() {
+		for i := r.Start; i <= r.End; i++ {
+			out = append(out, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
+		}
+		e.recordWindow(session, agent, d, r)
+	}
+	return out
 }
 
 // recordWindow records lines shown as part of an edit's answer (a window,

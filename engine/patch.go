@@ -256,19 +256,7 @@ func (e *Env) patchConflict(ctx context.Context, c Caller, f patch.File, k works
 		center = min(center, n)
 		rs = append(rs, ledger.Range{Start: max(1, center-windowContext), End: min(n, center+windowContext+len(h.Old))})
 	}
-	var shown ledger.RangeSet
-	for _, x := range rs {
-		if x.Start <= x.End {
-			shown.Add(x)
-		}
-	}
-	bom, _ := hashline.StripBOM(firstContent(s))
-	for _, x := range shown.Ranges() {
-		for i := x.Start; i <= x.End; i++ {
-			r.FreshRefs = append(r.FreshRefs, string(hashline.AppendLine(nil, i, shownContent(s, i, bom))))
-		}
-		e.recordWindow(c.SessionOr(), c.Agent, d, x)
-	}
+	r.FreshRefs = e.freshRefs(c.SessionOr(), c.Agent, d, rs...)
 	if fail != nil || len(merged) == 0 {
 		return
 	}

@@ -284,14 +284,7 @@ func (e *Env) nearest(session, agent string, d workspace.Doc, oldText string) []
 	if best < 0 || bestScore*2 < len(want) {
 		return nil
 	}
-	r := ledger.Range{Start: max(1, best-3), End: min(d.Snap.LineCount(), best+3)}
-	bom, _ := hashline.StripBOM(firstContent(d.Snap))
-	var out []string
-	for i := r.Start; i <= r.End; i++ {
-		out = append(out, string(hashline.AppendLine(nil, i, shownContent(d.Snap, i, bom))))
-	}
-	e.recordWindow(session, agent, d, r)
-	return out
+	return e.freshRefs(session, agent, d, ledger.Range{Start: max(1, best-3), End: min(d.Snap.LineCount(), best+3)})
 }
 
 // similarity is the length of the longest common prefix plus suffix of two
