@@ -26,3 +26,26 @@ func BenchmarkPlace(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetBuffer: an open buffer's text, as a call's admission step gets
+// it (with the link count of the file under its name).
+func BenchmarkGetBuffer(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "a", "b", "c", "ws")
+	p := filepath.Join(root, "src", "pkg", "f.go")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	w := newWS(b, []string{root}, Options{})
+	k := FromPath(p)
+	w.Open(string(k), "go", 1, "x\n")
+	pl := w.Place(k)
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := w.GetAt(pl); err != nil || !d.Open || d.Links != 1 {
+			b.Fatal(d.Links, err)
+		}
+	}
+}
