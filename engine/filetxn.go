@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -383,6 +384,20 @@ type stagedFile struct {
 	dirs   []string    // folders staging makes (innermost first)
 	staged *confine.Staged
 	hashed chan string // the new text's file hash, computed while it is written
+	// held is the old file, open from its check until the write is done
+	// (a write of one file): the rename or removal that drops its last name
+	// then leaves freeing its blocks to the close, behind the answer
+	// (release), instead of doing it inside the step (~3 ms for 6 MB).
+	held *os.File
+}
+
+// release closes the old file behind the answer, after the history's and
+// the audit's writes queued before it.
+func (e *Env) release(f *stagedFile) {
+	if held := f.held; held != nil {
+		f.held = nil
+		e.history.enqueue(func() { held.Close() })
+	}
 }
 
 // commitWrites runs a write. On error nothing was written, except where the
@@ -464,6 +479,9 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 			if f.staged != nil {
 				f.staged.Close()
 			}
+			if f.held != nil {
+				f.held.Close()
+			}
 		}
 	}()
 	for _, f := range files {
@@ -477,6 +495,16 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 	// removal) is atomic: it needs no journal, and its temp file is a
 	// locked one the cleaner removes if this process dies.
 	journaled := len(files) > 1 || len(files) == 1 && files[0].w.op == opRename
+	if len(files) > 1 {
+		// A write of many files holds one descriptor per file (its lock),
+		// not two.
+		for _, f := range files {
+			if f.held != nil {
+				f.held.Close()
+				f.held = nil
+			}
+		}
+	}
 	var id string
 	var ops []journalOp
 	if journaled {
@@ -547,6 +575,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 	}
 	e.dropJournal(ctx, id, journaled)
 	for _, f := range files {
+		e.release(f)
 		e.afterDisk(ctx, c, f)
 	}
 	for _, w := range open {
@@ -636,14 +665,15 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 func (e *Env) checkStaged(f *stagedFile) error {
 	w := f.w
 	if w.op != opCreate {
-		fi, err := f.root.Info(f.from.Rel)
+		held, fi, err := f.root.Open(f.from.Rel)
 		if err != nil {
 			return err
 		}
 		if !fi.Mode().IsRegular() {
+			held.Close()
 			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
 		}
-		f.old, f.like = confine.IDOf(fi), fi
+		f.held, f.old, f.like = held, confine.IDOf(fi), fi
 	}
 	if w.op == opDelete {
 		return f.sameBytes()
@@ -671,19 +701,32 @@ func (e *Env) checkStaged(f *stagedFile) error {
 }
 
 // sameBytes checks that the old file is still the one checked and holds
-// the text the write was planned against: read through one descriptor,
-// compared as it streams, neither copied.
+// the text the write was planned against: read through one descriptor
+// (the one held since the check, else one opened by name), compared as it
+// streams, neither copied. Its name still leading to it is checked before
+// each step (recheck, and the step itself).
 func (f *stagedFile) sameBytes() error {
 	w := f.w
-	rf, fi, err := f.root.OpenRead(f.from)
-	if err != nil {
-		return err
+	var r io.Reader
+	var fi fs.FileInfo
+	var err error
+	if f.held != nil {
+		if fi, err = confine.Stat(f.held); err != nil {
+			return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
+		}
+		r = io.NewSectionReader(f.held, 0, math.MaxInt64)
+	} else {
+		var rf *os.File
+		if rf, fi, err = f.root.OpenRead(f.from); err != nil {
+			return err
+		}
+		defer rf.Close()
+		r = rf
 	}
-	defer rf.Close()
 	if confine.IDOf(fi) != f.old {
 		return changedOnDisk(w.rel)
 	}
-	same, err := sameReader(rf, w.before.FileBytes(w.before.Snap))
+	same, err := sameReader(r, w.before.FileBytes(w.before.Snap))
 	if err != nil {
 		return result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be read: %v; nothing was written.", w.rel, err))
 	}
