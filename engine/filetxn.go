@@ -384,6 +384,9 @@ type stagedFile struct {
 	dirs   []string    // folders staging makes (innermost first)
 	staged *confine.Staged
 	hashed chan string // the new text's file hash, computed while it is written
+	// known: the stat cache vouches for the old file's bytes (knownBytes),
+	// so they are not read to be compared.
+	known bool
 	// held is the old file, open from its check until the write is done
 	// (a write of one file): the rename or removal that drops its last name
 	// then leaves freeing its blocks to the close, behind the answer
@@ -485,7 +488,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 		}
 	}()
 	for _, f := range files {
-		if err := e.checkStaged(f); err != nil {
+		if err := e.checkStaged(ctx, f); err != nil {
 			return nil, err
 		}
 	}
@@ -662,7 +665,7 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 // file that goes (delete) has its bytes compared here; one that gets a new
 // text has them compared while the text is staged. It names the temp file
 // and the folders staging will make.
-func (e *Env) checkStaged(f *stagedFile) error {
+func (e *Env) checkStaged(ctx context.Context, f *stagedFile) error {
 	w := f.w
 	if w.op != opCreate {
 		held, fi, err := f.root.Open(f.from.Rel)
@@ -674,8 +677,9 @@ func (e *Env) checkStaged(f *stagedFile) error {
 			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
 		}
 		f.held, f.old, f.like = held, confine.IDOf(fi), fi
+		f.known = e.knownBytes(ctx, w, fi)
 	}
-	if w.op == opDelete {
+	if w.op == opDelete && !f.known {
 		return f.sameBytes()
 	}
 	if w.op == opCreate {
@@ -698,6 +702,25 @@ func (e *Env) checkStaged(f *stagedFile) error {
 		}
 	}
 	return nil
+}
+
+// knownBytes reports whether the stat cache vouches for the old file (fi,
+// its state under the lock) holding the text the write was planned
+// against: fi is the stat a read hashed the file's bytes under (the cache
+// keeps only stats older than the file system's clock resolution, so a
+// change since would show in it), and that hash is the planned text's. A
+// read trusts the same row for the file's hash and line hashes.
+func (e *Env) knownBytes(ctx context.Context, w *fileWrite, fi fs.FileInfo) bool {
+	want := w.before.FileHashIfKnown()
+	if e.db == nil || want == "" {
+		return false
+	}
+	st, ok := fileStat(string(w.key), fi)
+	if !ok {
+		return false
+	}
+	cached, hit, err := e.db.FileStat(ctx, w.key)
+	return err == nil && hit && cached.Same(st) && cached.FileHash == want
 }
 
 // sameBytes checks that the old file is still the one checked and holds
@@ -763,9 +786,9 @@ func (e *Env) stage(f *stagedFile, journaled bool) error {
 		if mode == 0 {
 			mode = f.like.Mode().Perm()
 		}
-		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), nil, mode, f.sameBytes)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), nil, mode, f.check())
 	default:
-		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), f.like, w.mode, f.sameBytes)
+		f.staged, err = f.root.Stage(f.to, temp, snapWriter(w.before.FileBytes(w.next)), f.like, w.mode, f.check())
 	}
 	if err == nil && journaled {
 		// A write of many files holds one descriptor per file (its lock),
@@ -773,6 +796,16 @@ func (e *Env) stage(f *stagedFile, journaled bool) error {
 		f.staged.Release()
 	}
 	return err
+}
+
+// check is the comparison of the old file staging makes: none when the
+// stat cache vouches for its bytes (its state is checked again before each
+// step: recheck, and the step itself).
+func (f *stagedFile) check() func() error {
+	if f.known {
+		return nil
+	}
+	return f.sameBytes
 }
 
 func snapWriter(s io.WriterTo) func(io.Writer) error {

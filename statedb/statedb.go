@@ -210,8 +210,18 @@ func (s *Sync) SaveStat(f store.FileStat) {
 	s.mu.Unlock()
 }
 
-// FileStat returns the saved stat row of a document, if any.
+// FileStat returns the saved stat row of a document, if any: the last one
+// queued (SaveStat) when it is not written yet.
 func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, bool, error) {
+	s.mu.Lock()
+	for i := len(s.stats) - 1; i >= 0; i-- {
+		if f := s.stats[i]; f.Doc == string(k) {
+			s.mu.Unlock()
+			f.LineHashes = nil // as the database gives it (see store.FileStat)
+			return f, true, nil
+		}
+	}
+	s.mu.Unlock()
 	return s.db.FileStat(ctx, string(k))
 }
 
