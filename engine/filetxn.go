@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -390,7 +391,8 @@ type stagedFile struct {
 	// held is the old file, open from its check until the write is done
 	// (a write of one file): the rename or removal that drops its last name
 	// then leaves freeing its blocks to the close, behind the answer
-	// (release), instead of doing it inside the step (~3 ms for 6 MB).
+	// (release), instead of doing it inside the step (~3 ms for 6 MB). Not
+	// on Windows, where an open file may not be replaced.
 	held *os.File
 }
 
@@ -549,6 +551,16 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 				err = result.Errorf(result.KindOf(err), "%s But the editor had applied the edit of the open documents already: undo it there if it should not stay.", result.Message(err))
 			}
 			return nil, err
+		}
+	}
+	if runtime.GOOS == "windows" {
+		// Where the file system lacks POSIX rename semantics (FAT, older
+		// systems), a file open here cannot be replaced: let it go first.
+		for _, f := range files {
+			if f.held != nil {
+				f.held.Close()
+				f.held = nil
+			}
 		}
 	}
 	if journaled {
