@@ -21,13 +21,14 @@ import (
 
 // TestHistoryKeepsAWholeTextWithoutCopyingIt: a write the history keeps
 // whole (the first of a file, one in every few after it) compresses the
-// text as the document holds it; it copied all of it once more first: a
-// 4 MB text read from the disk allocated 7.4 MB, an edited one 11.8 MB.
+// text as the document holds it; it copied all of it once more first: an
+// 8 MB text read from the disk allocated 12.3 MB, an edited one 21.0 MB
+// (now 3.9 and 12.6 MB).
 func TestHistoryKeepsAWholeTextWithoutCopyingIt(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "big.go")
 	var b strings.Builder
-	for i := 0; b.Len() < 4<<20; i++ {
+	for i := 0; b.Len() < 8<<20; i++ {
 		fmt.Fprintf(&b, "\tx := compute(%d, y) // a line of typical length\n", i)
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
