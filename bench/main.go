@@ -48,7 +48,19 @@ func main() {
 	only := flag.Int("lines", 0, "measure only the file of this many lines (1000, 10000, 100000 or 200000)")
 	diag := flag.Int("diag", 0, "only this many alternating one-line reads of one document through `sightline serve`: server CPU and notification bytes per read as the session grows")
 	fixed := flag.Bool("fixed", false, "only the CLI's fixed cost: version, a range read, ledger, a one-line edit, a small patch, a whole read of 6.6 MB, each -runs times (default 20)")
+	disk := flag.String("disk", "", "only the floor of an atomic replace of a 6.6 MB file on the disk of this folder: write, fsync, rename, fsync of the folder, SHA-256, each -runs times (default 20)")
 	flag.Parse()
+	if *disk != "" {
+		n := *runs
+		if n == 0 {
+			n = 20
+		}
+		if err := diskFloor(*disk, n); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *fixed {
 		n := *runs
 		if n == 0 {

@@ -46,16 +46,29 @@ func IDOf(fi fs.FileInfo) FileID { return idFrom(statIDOf(fi)) }
 // Info describes the file at rel (checked), opened following no link: a
 // link there, or a folder on the way swapped for one, is an error.
 func (r *Root) Info(rel string) (fs.FileInfo, error) {
+	f, fi, err := r.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return fi, nil
+}
+
+// Open is Info that keeps the file open for reading (whatever it is: the
+// caller checks fi). A write keeps the file it replaces open through the
+// rename: the file's blocks are then freed when the caller closes it, not
+// inside the rename.
+func (r *Root) Open(rel string) (*os.File, fs.FileInfo, error) {
 	f, err := r.openFile(rel, openReadFlags)
 	if err != nil {
-		return nil, r.fault(err, filepath.ToSlash(rel))
+		return nil, nil, r.fault(err, filepath.ToSlash(rel))
 	}
-	defer f.Close()
 	fi, err := stat(f)
 	if err != nil {
-		return nil, r.fault(err, filepath.ToSlash(rel))
+		f.Close()
+		return nil, nil, r.fault(err, filepath.ToSlash(rel))
 	}
-	return fi, nil
+	return f, fi, nil
 }
 
 // ID returns the state of the entry at rel (a link itself, not its target).

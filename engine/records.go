@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"go.uber.org/zap"
 
@@ -309,7 +310,12 @@ func (e *Env) record(ctx context.Context, c Caller, rel string, w written) {
 	h.enqueue(func() {
 		ctx := context.WithoutCancel(ctx)
 		text := func(d workspace.Doc) store.Text {
-			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte { return []byte(d.Snap.Text()) }}
+			// The text as the snapshot holds it, not a copy: the store only
+			// reads it (compresses it).
+			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte {
+				t := d.Snap.Text()
+				return unsafe.Slice(unsafe.StringData(t), len(t))
+			}}
 		}
 		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: MethodOf(ctx)}}
 		if w.before.Snap != nil {

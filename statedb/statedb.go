@@ -45,9 +45,10 @@ type Sync struct {
 	// again, so a process that only looks (sightline ledger) writes nothing.
 	saved map[key]savedEntry
 	// views describe documents the ledger knows that the workspace does not
-	// hold (a CLI range read: see RestoreView); stats are file stats to save.
+	// hold (a CLI range read: see RestoreView); stats are the file stats to
+	// save, the last one of each document.
 	views    map[workspace.Key]View
-	stats    []store.FileStat
+	stats    map[string]store.FileStat
 	notice   string // the database was recovered at open ("" if not)
 	flushErr error  // the last write-behind's failure, nil once one succeeds
 	// replaced says the database file was deleted or replaced while open,
@@ -206,12 +207,23 @@ func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 // SaveStat queues a file stat row, written with the next flush.
 func (s *Sync) SaveStat(f store.FileStat) {
 	s.mu.Lock()
-	s.stats = append(s.stats, f)
+	if s.stats == nil {
+		s.stats = make(map[string]store.FileStat)
+	}
+	s.stats[f.Doc] = f
 	s.mu.Unlock()
 }
 
-// FileStat returns the saved stat row of a document, if any.
+// FileStat returns the saved stat row of a document, if any: the last one
+// queued (SaveStat) when it is not written yet.
 func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, bool, error) {
+	s.mu.Lock()
+	f, queued := s.stats[string(k)]
+	s.mu.Unlock()
+	if queued {
+		f.LineHashes = nil // as the database gives it (see store.FileStat)
+		return f, true, nil
+	}
 	return s.db.FileStat(ctx, string(k))
 }
 
@@ -433,14 +445,22 @@ func (s *Sync) flush(ctx context.Context) error {
 	s.stats = nil
 	l, ws := s.l, s.ws
 	s.mu.Unlock()
-	for i, f := range stats {
+	for doc, f := range stats {
 		if err := s.db.PutFileStat(ctx, f); err != nil {
 			s.mu.Lock()
-			s.stats = append(s.stats, stats[i:]...)
+			for doc, f := range stats { // those not written, unless a later one is queued
+				if _, later := s.stats[doc]; !later {
+					if s.stats == nil {
+						s.stats = make(map[string]store.FileStat)
+					}
+					s.stats[doc] = f
+				}
+			}
 			s.mu.Unlock()
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: %w", err)
 		}
+		delete(stats, doc)
 	}
 	if len(dirty) == 0 || l == nil {
 		return nil

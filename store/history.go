@@ -28,7 +28,8 @@ type Version struct {
 }
 
 // Text is a text to keep, known by its hash; its bytes are asked for only
-// when they are stored whole.
+// when they are stored whole, and only read: Bytes may give the caller's
+// own (immutable) text rather than a copy.
 type Text struct {
 	Hash  string
 	Size  int // len(Bytes())

@@ -256,14 +256,17 @@ func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
 		buf = buf[:0]
 		return ok
 	}
+	// The buffer grows with what is gathered (doubling from 4 KB, up to a
+	// chunk): after an edit, that is the changed leaves and the short runs
+	// beside them, not a chunk.
 	gather := func(b string) bool {
-		if len(buf)+len(b) > cap(buf) {
-			if !flush() {
-				return false
-			}
-			if buf == nil {
-				buf = make([]byte, 0, min(writeChunk, s.Len()))
-			}
+		if len(buf)+len(b) > writeChunk && !flush() {
+			return false
+		}
+		if need := len(buf) + len(b); need > cap(buf) {
+			grown := make([]byte, len(buf), max(min(max(2*cap(buf), 4<<10), writeChunk), need))
+			copy(grown, buf)
+			buf = grown
 		}
 		buf = append(buf, b...)
 		return true
