@@ -37,6 +37,14 @@ const DefaultWait = 3 * time.Second
 // killed server's: Dial removes it and says so with ErrStale. wait bounds
 // each liveness probe of the calls (0: DefaultWait).
 func Dial(ctx context.Context, path string, wait time.Duration) (*Client, error) {
+	// The bridge sends the caller no requests but a daemon's approval
+	// requests: any other would be a protocol mistake, answered as such.
+	return DialServing(ctx, path, wait, jsonrpc2.MethodNotFoundHandler)
+}
+
+// DialServing is Dial serving the server's requests to the caller with h
+// (a daemon's MethodApprove).
+func DialServing(ctx context.Context, path string, wait time.Duration, h jsonrpc2.Handler) (*Client, error) {
 	if wait <= 0 {
 		wait = DefaultWait
 	}
@@ -54,9 +62,7 @@ func Dial(ctx context.Context, path string, wait time.Duration) (*Client, error)
 		return nil, fmt.Errorf("bridge: dial %s: %w", path, err)
 	}
 	conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
-	// The bridge sends the caller no requests: any that came would be a
-	// protocol mistake, answered as such.
-	conn.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	conn.Go(context.Background(), h)
 	return &Client{Path: path, PID: pid, nc: nc, conn: conn, wait: wait}, nil
 }
 
