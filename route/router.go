@@ -42,6 +42,19 @@ type Options struct {
 	// interval (a long-lived caller such as `sightline mcp`), so a server
 	// started later, or a caller killed, loses little.
 	FlushEvery time.Duration
+	// Daemon, when set, lets the calls go to the workspace's daemon (package
+	// daemon): one found running is used when it serves this caller (Hello:
+	// its build, root and configuration), asked to exit when it does not or
+	// when an editor's server runs (whose buffers win); and StartDaemon, when
+	// set, is called at Close when the calls ran on disk with no server
+	// running, so that the next call finds one. Without it, daemons are not
+	// seen.
+	Daemon      *bridge.HelloParams
+	StartDaemon func()
+	// Approver answers a daemon's approval requests for this caller's calls:
+	// the approver the engines over the disk would be given (nil: nobody to
+	// ask, refused as there).
+	Approver engine.Approver
 }
 
 // Router routes calls. It is safe for concurrent use.
@@ -53,7 +66,13 @@ type Router struct {
 	sockDir string
 	sockErr error
 	clients map[string]*bridge.Client
+	// daemons are the daemons' connections that said they serve this
+	// caller (Hello), by socket.
+	daemons map[string]bool
 	bridged bool // the last call went to a server
+	// served: a server (or a daemon) was found running; no daemon is
+	// started then.
+	served  bool
 	env     *engine.Env
 	envErr  error
 	stop    context.CancelFunc // ends the flush loop
@@ -62,7 +81,7 @@ type Router struct {
 
 // New makes a Router; nothing is opened until the first call.
 func New(o Options) *Router {
-	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}}
+	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}, daemons: map[string]bool{}}
 }
 
 // Root is the workspace root.
@@ -118,12 +137,16 @@ func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
 	return b.env, b.envErr
 }
 
-// Close hangs up on the servers and flushes the local ledger, if any.
+// Close hangs up on the servers and flushes the local ledger, if any; then,
+// when the calls ran on disk with no server running, starts a daemon
+// (Options.StartDaemon) for the next calls. It starts after the ledger is
+// written, so that it finds this process's calls in the database.
 func (b *Router) Close(ctx context.Context) error {
 	defer b.ws.Close()
 	b.mu.Lock()
 	clients, env, stop := b.clients, b.env, b.stop
 	b.clients = map[string]*bridge.Client{}
+	start := b.o.StartDaemon != nil && b.o.Daemon != nil && env != nil && !b.served && b.sockDir != ""
 	b.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -131,10 +154,14 @@ func (b *Router) Close(ctx context.Context) error {
 	for _, c := range clients {
 		_ = c.Close()
 	}
+	var err error
 	if env != nil {
-		return env.Close(ctx)
+		err = env.Close(ctx)
 	}
-	return nil
+	if start && err == nil {
+		b.o.StartDaemon()
+	}
+	return err
 }
 
 // socketDir finds the folder of the workspace's sockets. "" with a nil
@@ -176,9 +203,12 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 			_ = c.Close()
 			c = nil
 		}
+		if bridge.IsDaemon(p) && b.o.Daemon == nil {
+			continue
+		}
 		if c == nil {
 			var err error
-			if c, err = bridge.Dial(ctx, p, b.o.Wait); err != nil {
+			if c, err = bridge.DialServing(ctx, p, b.o.Wait, b.approve); err != nil {
 				var na *bridge.NoAnswerError
 				if errors.As(err, &na) {
 					wedged = append(wedged, na)
@@ -192,10 +222,95 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 	for p, c := range b.clients {
 		if keep[p] == nil {
 			_ = c.Close()
+			delete(b.daemons, p)
 		}
 	}
 	b.clients = keep
+	live = b.withDaemon(ctx, live)
+	if len(live) > 0 || len(wedged) > 0 {
+		b.served = true
+	}
 	return live, wedged, nil
+}
+
+// withDaemon keeps the workspace's daemon among the live servers only when
+// no editor's server runs (an editor's buffers win, and the daemon's memory
+// of the sessions would fall behind the editor's server: it is asked to
+// exit) and when it serves this caller (else asked to exit too, and the
+// call runs on disk).
+func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client) []*bridge.Client {
+	editors := 0
+	for _, c := range live {
+		if !bridge.IsDaemon(c.Path) {
+			editors++
+		}
+	}
+	out := live[:0:0]
+	for _, c := range live {
+		if !bridge.IsDaemon(c.Path) {
+			out = append(out, c)
+			continue
+		}
+		if editors == 0 && b.hello(ctx, c) {
+			out = append(out, c)
+			continue
+		}
+		b.stopDaemon(ctx, c)
+	}
+	return out
+}
+
+// hello asks a daemon, once per connection, whether it serves this caller.
+func (b *Router) hello(ctx context.Context, c *bridge.Client) bool {
+	if b.daemons[c.Path] {
+		return true
+	}
+	p := *b.o.Daemon
+	p.Approves = b.o.Approver != nil
+	raw, err := c.Call(ctx, bridge.MethodHello, p)
+	var h bridge.Hello
+	if err != nil || json.Unmarshal(raw, &h) != nil || !h.Serves {
+		return false
+	}
+	b.daemons[c.Path] = true
+	return true
+}
+
+// stopDaemon asks a daemon to exit and waits, bounded, for it to have
+// written its ledger; then forgets it.
+func (b *Router) stopDaemon(ctx context.Context, c *bridge.Client) {
+	cctx, cancel := context.WithTimeout(ctx, daemonExitWait)
+	defer cancel()
+	_, _ = c.Call(cctx, bridge.MethodExit, nil)
+	_ = c.Close()
+	delete(b.clients, c.Path)
+	delete(b.daemons, c.Path)
+}
+
+// daemonExitWait bounds the wait for a daemon asked to exit: it writes its
+// ledger in milliseconds.
+const daemonExitWait = 5 * time.Second
+
+// approve answers a daemon's approval request with this caller's approver.
+func (b *Router) approve(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() != bridge.MethodApprove {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not a request the caller serves", req.Method())
+	}
+	if b.o.Approver == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "there is no one to ask here")
+	}
+	// The question may wait on the terminal: the connection's other
+	// messages (the answers to the probes) go on meanwhile.
+	jsonrpc2.Async(ctx)
+	var a engine.Approval
+	if err := json.Unmarshal(req.Params(), &a); err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	d, err := b.o.Approver.Approve(ctx, a)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%v", err)
+	}
+	return d, nil
 }
 
 // target is where a call goes: a live server (c), or none; wedged is a
@@ -332,6 +447,14 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		b.notice(silentRead(r.wedged))
 	}
 	for c := r.c; c != nil; c = nil {
+		b.mu.Lock()
+		env := b.env
+		b.mu.Unlock()
+		if env != nil {
+			// Calls ran here before: the server reads them from the
+			// database.
+			_ = env.Flush(ctx)
+		}
 		raw, err := c.Call(ctx, method, params)
 		if err == nil {
 			r, err := decode(raw)
