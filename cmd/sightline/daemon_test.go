@@ -444,3 +444,23 @@ func TestTableThroughTheDaemon(t *testing.T) {
 
 // normalize drops the workspace's path from an answer.
 func normalize(s, dir string) []byte { return []byte(strings.ReplaceAll(s, dir, "WS")) }
+
+// TestDaemonReadsAndEditsInTurn: a process that lives on (the daemon) reads
+// and edits one file in turn, each edit by refs of the read before, as an
+// agent does; each edit applies, as it does when every call is a process
+// of its own.
+func TestDaemonReadsAndEditsInTurn(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
+	startDaemon(t, c, sockDir)
+	cur := "b"
+	for _, next := range []string{"B", "b2", "b3"} {
+		if out, errOut, code := c.run("", "read", "f.txt:2-2"); code != 0 || !strings.Contains(out, "|"+cur) {
+			t.Fatalf("read: %d %s %s", code, out, errOut)
+		}
+		edits := `[{"type":"replace_line","ref":"` + ref(2, cur) + `","new_content":"` + next + `"}]`
+		if out, errOut, code := c.run(edits, "edit", "f.txt", "--edits", "-"); code != 0 {
+			t.Fatalf("edit %s -> %s through the daemon: %d\n%s%s", cur, next, code, out, errOut)
+		}
+		cur = next
+	}
+}
