@@ -63,7 +63,15 @@ func fixedCost(bin string, runs int) error {
 		return err
 	}
 	line := strings.TrimRight(src[99], "\n")
-	alt := []string{line, "// bench edit"}
+	// Each edit writes a new line: a line edited back to a text it had (A,
+	// B, A) is refused as stale by a process that keeps the file's earlier
+	// versions (a server, the daemon), as a ref that may name the old one.
+	content := func(i int) string {
+		if i == 0 {
+			return line
+		}
+		return fmt.Sprintf("// bench edit %d", i)
+	}
 	edits := filepath.Join(tmp, "edits.json")
 	patch := func(i int) []byte {
 		return []byte(fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -3 +3 @@\n-var x = %d\n+var x = %d\n", small, small, i, i+1))
@@ -105,7 +113,7 @@ func fixedCost(bin string, runs int) error {
 		case 2:
 			return []string{"ledger"}, nil
 		case 3:
-			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[edit%2])), "new_content": alt[(edit+1)%2]}})
+			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(content(edit))), "new_content": content(edit + 1)}})
 			os.WriteFile(edits, b, 0o644)
 			edit++
 			return []string{"edit", edited, "--edits", edits, "--session", "edit"}, nil
