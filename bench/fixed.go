@@ -62,16 +62,11 @@ func fixedCost(bin string, runs int) error {
 	if _, _, _, err := c.run(nil, "read", edited, "--budget", "100000000", "--session", "edit"); err != nil {
 		return err
 	}
-	line := strings.TrimRight(src[99], "\n")
-	// Each edit writes a new line: a line edited back to a text it had (A,
-	// B, A) is refused as stale by a process that keeps the file's earlier
-	// versions (a server, the daemon), as a ref that may name the old one.
-	content := func(i int) string {
-		if i == 0 {
-			return line
-		}
-		return fmt.Sprintf("// bench edit %d", i)
-	}
+	// Each edit replaces another line (100, 101, ...), by the ref of the
+	// whole read before: a process that keeps the file's versions (a
+	// server, the daemon) refuses as stale a ref to a line edited over and
+	// over once the oldest version the session saw it in is no longer kept.
+	line := func(i int) string { return strings.TrimRight(src[99+i], "\n") }
 	edits := filepath.Join(tmp, "edits.json")
 	patch := func(i int) []byte {
 		return []byte(fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -3 +3 @@\n-var x = %d\n+var x = %d\n", small, small, i, i+1))
@@ -113,7 +108,7 @@ func fixedCost(bin string, runs int) error {
 		case 2:
 			return []string{"ledger"}, nil
 		case 3:
-			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(content(edit))), "new_content": content(edit + 1)}})
+			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("%d:%s", 100+edit, hashline.Hash(line(edit))), "new_content": fmt.Sprintf("// bench edit %d", edit)}})
 			os.WriteFile(edits, b, 0o644)
 			edit++
 			return []string{"edit", edited, "--edits", edits, "--session", "edit"}, nil

@@ -226,7 +226,8 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 		}
 	}
 	b.clients = keep
-	live = b.withDaemon(ctx, live)
+	live, silent := b.withDaemon(ctx, live)
+	wedged = append(wedged, silent...)
 	if len(live) > 0 || len(wedged) > 0 {
 		b.served = true
 	}
@@ -238,42 +239,59 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 // of the sessions would fall behind the editor's server: it is asked to
 // exit) and when it serves this caller (else asked to exit too, and the
 // call runs on disk).
-func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client) []*bridge.Client {
+//
+// A daemon that does not answer its hello (stopped, wedged) is returned as
+// silent, as a server that does not answer: its memory of the sessions
+// would fall behind calls run on disk meanwhile.
+func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client) (out []*bridge.Client, silent []*bridge.NoAnswerError) {
 	editors := 0
 	for _, c := range live {
 		if !bridge.IsDaemon(c.Path) {
 			editors++
 		}
 	}
-	out := live[:0:0]
 	for _, c := range live {
 		if !bridge.IsDaemon(c.Path) {
 			out = append(out, c)
 			continue
 		}
-		if editors == 0 && b.hello(ctx, c) {
-			out = append(out, c)
+		if editors > 0 {
+			b.stopDaemon(ctx, c)
 			continue
 		}
-		b.stopDaemon(ctx, c)
+		switch serves, err := b.hello(ctx, c); {
+		case serves:
+			out = append(out, c)
+		case errors.As(err, new(*bridge.NoAnswerError)):
+			var na *bridge.NoAnswerError
+			errors.As(err, &na)
+			silent = append(silent, na)
+			_ = c.Close()
+			delete(b.clients, c.Path)
+		default:
+			b.stopDaemon(ctx, c)
+		}
 	}
-	return out
+	return out, silent
 }
 
 // hello asks a daemon, once per connection, whether it serves this caller.
-func (b *Router) hello(ctx context.Context, c *bridge.Client) bool {
+func (b *Router) hello(ctx context.Context, c *bridge.Client) (bool, error) {
 	if b.daemons[c.Path] {
-		return true
+		return true, nil
 	}
 	p := *b.o.Daemon
 	p.Approves = b.o.Approver != nil
-	raw, err := c.Call(ctx, bridge.MethodHello, p)
+	raw, err := c.Query(ctx, bridge.MethodHello, p)
+	if err != nil {
+		return false, err
+	}
 	var h bridge.Hello
-	if err != nil || json.Unmarshal(raw, &h) != nil || !h.Serves {
-		return false
+	if json.Unmarshal(raw, &h) != nil || !h.Serves {
+		return false, nil
 	}
 	b.daemons[c.Path] = true
-	return true
+	return true, nil
 }
 
 // stopDaemon asks a daemon to exit and waits, bounded, for it to have

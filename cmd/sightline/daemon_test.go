@@ -464,3 +464,31 @@ func TestDaemonReadsAndEditsInTurn(t *testing.T) {
 		cur = next
 	}
 }
+
+// TestStoppedDaemon: a daemon that does not answer (kill -STOP) is treated
+// as a server that does not answer: a read runs on disk with a warning, a
+// write is refused with nothing written (its memory of the sessions would
+// fall behind a write on disk).
+func TestStoppedDaemon(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\n"})
+	d, _ := startDaemon(t, c, sockDir)
+	if _, _, code := c.run("", "read", "f.txt"); code != 0 {
+		t.Fatal("read through the daemon")
+	}
+	if err := d.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer d.Process.Signal(syscall.SIGCONT)
+	out, errOut, code := c.run("", "read", "f.txt:1-1")
+	if code != 0 || !strings.Contains(out, "|a") || !strings.Contains(errOut, "did not answer") {
+		t.Fatalf("read beside a stopped daemon: %d %s %s", code, out, errOut)
+	}
+	edits := `[{"type":"replace_line","ref":"` + ref(2, "b") + `","new_content":"B"}]`
+	_, errOut, code = c.run(edits, "edit", "f.txt", "--edits", "-")
+	if code != 1 || !strings.Contains(errOut, "timeout") {
+		t.Fatalf("edit beside a stopped daemon: %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(c.dir, "f.txt")); string(b) != "a\nb\n" {
+		t.Fatalf("the file was written: %q", b)
+	}
+}

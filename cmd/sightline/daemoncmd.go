@@ -97,7 +97,7 @@ func stopDaemons(ctx context.Context, root string, stdout, stderr io.Writer) int
 		_, err = c.Call(cctx, bridge.MethodExit, nil)
 		cancel()
 		_ = c.Close()
-		if _, serr := os.Lstat(p); err != nil && serr == nil {
+		if err != nil && !socketGone(p) {
 			// Asked, it closes its socket once its ledger is written: a
 			// socket still there is a daemon that did not exit.
 			fmt.Fprintf(stderr, "sightline daemon stop: %s: %v\n", p, err)
@@ -106,4 +106,15 @@ func stopDaemons(ctx context.Context, root string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stdout, "stopped the daemon (pid %d)\n", c.PID)
 	}
 	return exitOK
+}
+
+// socketGone waits, bounded, for a daemon asked to exit to remove its
+// socket (its answer may be cut off by its exit).
+func socketGone(p string) bool {
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+	}
+	return false
 }
