@@ -294,7 +294,8 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 				res, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
 			}
 		}()
-		d.log.Debug("daemon: call", zap.String("method", method))
+		start := time.Now()
+		defer func() { d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start))) }()
 		d.reloadConfig()
 		var ap engine.Approver
 		if approves.Load() {
