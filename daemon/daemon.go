@@ -295,7 +295,9 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			}
 		}()
 		start := time.Now()
-		defer func() { d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start))) }()
+		defer func() {
+			d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start)))
+		}()
 		d.reloadConfig()
 		var ap engine.Approver
 		if approves.Load() {
