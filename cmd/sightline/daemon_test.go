@@ -492,3 +492,47 @@ func TestStoppedDaemon(t *testing.T) {
 		t.Fatalf("the file was written: %q", b)
 	}
 }
+
+// TestDaemonExitsWhenItsWorkspaceIsRemoved: a daemon whose workspace root
+// is removed exits.
+func TestDaemonExitsWhenItsWorkspaceIsRemoved(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the daemon is not started on Windows")
+	}
+	c := newCLI(t, nil)
+	ws := filepath.Join(t.TempDir(), "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(c.bin, "daemon", "--root", ws)
+	cmd.Dir, cmd.Env = ws, c.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-done
+	})
+	// Its socket appears once it serves.
+	d := *c
+	d.dir = ws
+	sockDir, err := bridge.Dir(stateDirOf(t, &d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDaemon(t, sockDir)
+	if err := os.RemoveAll(ws); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatal("the daemon did not exit when its workspace was removed")
+	}
+}
