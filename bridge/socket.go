@@ -31,10 +31,12 @@ const (
 	// MethodPing answers at once, whatever the server is doing: the
 	// caller's probe that the server is not stopped or wedged.
 	MethodPing = "sightline/bridge/ping"
-	// MethodHello is a caller's first call to a daemon (HelloParams): the
+	// MethodHello is a caller's first message to a daemon (HelloParams): the
 	// daemon answers whether it serves that caller (the same build, root
 	// and user configuration), and remembers whether the caller can answer
-	// approval requests.
+	// approval requests. Sent as a notification (no answer awaited), the
+	// daemon refuses the connection's calls with CodeNotServed when it does
+	// not serve the caller.
 	MethodHello = "sightline/bridge/hello"
 	// MethodExit asks a daemon to exit: it stops accepting, writes its
 	// ledger to the database, and answers when it no longer holds it.
@@ -44,6 +46,11 @@ const (
 	// would for the call run in its own process.
 	MethodApprove = "sightline/bridge/approve"
 )
+
+// CodeNotServed is a daemon's refusal of a call on a connection whose hello
+// it does not serve (another build, root or configuration): the caller runs
+// the call itself. The call was not run.
+const CodeNotServed = -32001
 
 // HelloParams identify a daemon's caller.
 type HelloParams struct {

@@ -244,8 +244,27 @@ func (d *daemon) reloadConfig() {
 func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 	runs := ops.NewBlockRuns()
 	var approves atomic.Bool
+	// refused is why this connection's caller is not served ("": served),
+	// as its hello said.
+	var refused atomic.Pointer[string]
+	hello := func(raw []byte) (bridge.Hello, error) {
+		var p bridge.HelloParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return bridge.Hello{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+		}
+		approves.Store(p.Approves)
+		h := d.hello(p)
+		refused.Store(&h.Why)
+		return h, nil
+	}
 	h := func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
 		if !req.IsCall() {
+			if req.Method() == bridge.MethodHello {
+				// Handled before the next message is read (no Async):
+				// the calls after it are judged by it.
+				d.touch()
+				_, _ = hello(req.Params())
+			}
 			return nil, nil
 		}
 		jsonrpc2.Async(ctx)
@@ -255,12 +274,11 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		case bridge.MethodPing:
 			return struct{}{}, nil
 		case bridge.MethodHello:
-			var p bridge.HelloParams
-			if err := json.Unmarshal(req.Params(), &p); err != nil {
-				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+			h, err := hello(req.Params())
+			if err != nil {
+				return nil, err
 			}
-			approves.Store(p.Approves)
-			return d.hello(p), nil
+			return h, nil
 		case bridge.MethodStatus:
 			return bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: []string{d.root}, Open: []string{}, Daemon: true}, nil
 		case bridge.MethodExit:
@@ -272,6 +290,9 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			default: // already exiting
 			}
 			return struct{}{}, nil
+		}
+		if why := refused.Load(); why != nil && *why != "" {
+			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: it is of %s", *why)
 		}
 		d.mu.Lock()
 		if d.closing {

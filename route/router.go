@@ -190,7 +190,7 @@ func (b *Router) socketDir() (string, error) {
 // servers connects to every live server of the workspace (keeping the
 // connections of earlier calls) and forgets the dead ones. A server that
 // does not accept within the dial's bound is returned as wedged.
-func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*bridge.NoAnswerError, err error) {
+func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Client, wedged []*bridge.NoAnswerError, err error) {
 	dir, err := b.socketDir()
 	if dir == "" {
 		return nil, nil, err
@@ -226,7 +226,7 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 		}
 	}
 	b.clients = keep
-	live, silent := b.withDaemon(ctx, live)
+	live, silent := b.withDaemon(ctx, live, writes)
 	wedged = append(wedged, silent...)
 	if len(live) > 0 || len(wedged) > 0 {
 		b.served = true
@@ -243,7 +243,12 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 // A daemon that does not answer its hello (stopped, wedged) is returned as
 // silent, as a server that does not answer: its memory of the sessions
 // would fall behind calls run on disk meanwhile.
-func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client) (out []*bridge.Client, silent []*bridge.NoAnswerError) {
+//
+// Before a call that may write, the hello is awaited (its answer is also
+// the proof that the daemon is not stopped); before a read, it is sent as
+// a notification ahead of the call, and a daemon that does not serve the
+// caller refuses the call (bridge.CodeNotServed): one round trip, not two.
+func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client, writes bool) (out []*bridge.Client, silent []*bridge.NoAnswerError) {
 	editors := 0
 	for _, c := range live {
 		if !bridge.IsDaemon(c.Path) {
@@ -259,7 +264,7 @@ func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client) (out []*
 			b.stopDaemon(ctx, c)
 			continue
 		}
-		switch serves, err := b.hello(ctx, c); {
+		switch serves, err := b.hello(ctx, c, writes); {
 		case serves:
 			out = append(out, c)
 		case errors.As(err, new(*bridge.NoAnswerError)):
@@ -275,13 +280,22 @@ func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client) (out []*
 	return out, silent
 }
 
-// hello asks a daemon, once per connection, whether it serves this caller.
-func (b *Router) hello(ctx context.Context, c *bridge.Client) (bool, error) {
+// hello asks a daemon, once per connection, whether it serves this caller;
+// unless wait, it sends the hello and takes the answer to be yes (the
+// call after it is refused if not).
+func (b *Router) hello(ctx context.Context, c *bridge.Client, wait bool) (bool, error) {
 	if b.daemons[c.Path] {
 		return true, nil
 	}
 	p := *b.o.Daemon
 	p.Approves = b.o.Approver != nil
+	if !wait {
+		if err := c.Notify(ctx, bridge.MethodHello, p); err != nil {
+			return false, err
+		}
+		b.daemons[c.Path] = true
+		return true, nil
+	}
 	raw, err := c.Query(ctx, bridge.MethodHello, p)
 	if err != nil {
 		return false, err
@@ -303,6 +317,16 @@ func (b *Router) stopDaemon(ctx context.Context, c *bridge.Client) {
 	_ = c.Close()
 	delete(b.clients, c.Path)
 	delete(b.daemons, c.Path)
+}
+
+// notServed asks a daemon that refused to serve this caller to exit and
+// forgets it: this caller's calls run on disk, and it starts its own daemon
+// as it closes unless another server runs.
+func (b *Router) notServed(ctx context.Context, c *bridge.Client) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopDaemon(ctx, c)
+	b.served = len(b.clients) > 0
 }
 
 // daemonExitWait bounds the wait for a daemon asked to exit: it writes its
@@ -343,9 +367,9 @@ type target struct {
 // pick chooses the server for a call about uris: the one whose editor has one
 // of them open, else any that answers. A server that does not answer is
 // skipped, and reported when no answering one has the documents open.
-func (b *Router) pick(ctx context.Context, uris []string) target {
+func (b *Router) pick(ctx context.Context, uris []string, writes bool) target {
 	b.mu.Lock()
-	live, wedged, dirErr := b.servers(ctx)
+	live, wedged, dirErr := b.servers(ctx, writes)
 	if len(live) == 0 && len(wedged) == 0 && b.bridged {
 		b.bridged = false
 		b.notices = append(b.notices, "The language server that answered earlier calls is gone: this answer and the next come from the files on disk (unsaved editor changes are not seen).")
@@ -453,7 +477,7 @@ const fixSockets = "The socket folder must be a folder of yours that only you ca
 func do[R any](ctx context.Context, b *Router, method string, params any, uris []string, writes bool,
 	decode func([]byte) (R, error), local func(*engine.Env) (R, error)) (R, error) {
 	var zero R
-	r := b.pick(ctx, uris)
+	r := b.pick(ctx, uris, writes)
 	switch {
 	case r.unusable != nil && writes:
 		return zero, unreachableWrite(r.unusable)
@@ -473,7 +497,11 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 			// database.
 			_ = env.Flush(ctx)
 		}
-		raw, err := c.Call(ctx, method, params)
+		call := c.Call
+		if bridge.IsDaemon(c.Path) && !writes {
+			call = c.CallUnprobed // a daemon has no editor: a read it gets late changes nothing
+		}
+		raw, err := call(ctx, method, params)
 		if err == nil {
 			r, err := decode(raw)
 			if err != nil {
@@ -487,6 +515,11 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		var re *jsonrpc2.Error
 		var na *bridge.NoAnswerError
 		switch {
+		case errors.As(err, &re) && re.Code == bridge.CodeNotServed:
+			// A daemon of another build (or root, or configuration): it
+			// did not run the call, which runs here; this caller starts
+			// its own daemon as it closes.
+			b.notServed(ctx, c)
 		case errors.As(err, &re) && re.Code == jsonrpc2.InvalidParams:
 			return zero, result.Errorf(result.InvalidParams, "%s", re.Message)
 		case errors.As(err, &re) && (re.Code == jsonrpc2.MethodNotFound || re.Code == jsonrpc2.InvalidRequest):
