@@ -536,3 +536,22 @@ func TestDaemonExitsWhenItsWorkspaceIsRemoved(t *testing.T) {
 		t.Fatal("the daemon did not exit when its workspace was removed")
 	}
 }
+
+// TestMCPUsesTheDaemon: sightline mcp hands its calls to a running daemon
+// (it starts none itself: it lives on), and what it read is the ledger the
+// CLI then sees through the daemon.
+func TestMCPUsesTheDaemon(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
+	_, log := startDaemon(t, c, sockDir)
+	s := mcpSession(t, c)
+	if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "f.txt", "session": "m"}); isErr || !strings.Contains(text, "|b") {
+		t.Fatalf("MCP read: %v %s", isErr, text)
+	}
+	if out, _, _ := c.run("", "ledger", "f.txt", "--session", "m"); !strings.Contains(out, "fully_read") {
+		t.Fatalf("the CLI's ledger of the MCP session:\n%s", out)
+	}
+	b, _ := os.ReadFile(log)
+	if !strings.Contains(string(b), `"method":"sightline/read"`) {
+		t.Fatalf("the daemon did not serve the MCP read:\n%s", b)
+	}
+}
