@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,8 +62,11 @@ func fixedCost(bin string, runs int) error {
 	if _, _, _, err := c.run(nil, "read", edited, "--budget", "100000000", "--session", "edit"); err != nil {
 		return err
 	}
-	line := strings.TrimRight(src[99], "\n")
-	alt := []string{line, "// bench edit"}
+	// Each edit replaces another line (100, 101, ...), by the ref of the
+	// whole read before: a process that keeps the file's versions (a
+	// server, the daemon) refuses as stale a ref to a line edited over and
+	// over once the oldest version the session saw it in is no longer kept.
+	line := func(i int) string { return strings.TrimRight(src[99+i], "\n") }
 	edits := filepath.Join(tmp, "edits.json")
 	patch := func(i int) []byte {
 		return []byte(fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ -3 +3 @@\n-var x = %d\n+var x = %d\n", small, small, i, i+1))
@@ -95,7 +99,7 @@ func fixedCost(bin string, runs int) error {
 	hookEdit := event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Edit",
 		"tool_input": map[string]any{"file_path": hooked, "old_string": old, "new_string": "// bench\n"}})
 	edit, patched := 0, 0
-	st, err := c.measureEach(runs*len(names), len(names), func(i int) ([]string, []byte) {
+	cmdOf := func(i int) ([]string, []byte) {
 		switch i % len(names) {
 		case 0:
 			return []string{"version"}, nil
@@ -104,7 +108,7 @@ func fixedCost(bin string, runs int) error {
 		case 2:
 			return []string{"ledger"}, nil
 		case 3:
-			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("100:%s", hashline.Hash(alt[edit%2])), "new_content": alt[(edit+1)%2]}})
+			b, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("%d:%s", 100+edit, hashline.Hash(line(edit))), "new_content": fmt.Sprintf("// bench edit %d", edit)}})
 			os.WriteFile(edits, b, 0o644)
 			edit++
 			return []string{"edit", edited, "--edits", edits, "--session", "edit"}, nil
@@ -118,7 +122,12 @@ func fixedCost(bin string, runs int) error {
 		default:
 			return []string{"hook", "claude"}, hookEdit
 		}
-	})
+	}
+	// In the CLI's own process (SIGHTLINE_DAEMON=0), then through the
+	// workspace's daemon, warm: started by a first call, every command run
+	// once through it before the measured runs.
+	local := cli{bin: bin, ws: ws, env: append(c.env, "SIGHTLINE_DAEMON=0")}
+	st, err := local.measureEach(runs*len(names), len(names), cmdOf)
 	if err != nil {
 		return err
 	}
@@ -126,10 +135,61 @@ func fixedCost(bin string, runs int) error {
 		return fmt.Errorf("sightline patch: %v", err)
 	}
 	fmt.Printf("the CLI's fixed cost, %d runs each, taking turns (%s)\n", runs, machine())
-	fmt.Printf("%-40s %10s %10s %13s %9s %13s %13s %9s\n", "command", "p50", "p99", "p50 - version", "× version", "CPU p50", "CPU - version", "peak RSS")
+	printFixed("in the CLI's process (SIGHTLINE_DAEMON=0)", names, st)
+
+	d := cli{bin: bin, ws: ws, env: append(c.env, "SIGHTLINE_DAEMON=1", "SIGHTLINE_DAEMON_IDLE=10m")}
+	defer d.run(nil, "daemon", "stop")
+	// The first call, which runs in its own process and starts the daemon
+	// as it ends, against the same call in process (the daemon stopped
+	// before each).
+	first, err := d.measure(runs, func(i int) ([]string, []byte) {
+		if _, _, _, err := d.run(nil, "daemon", "stop"); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		return []string{"read", big + ":100-109"}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := waitDaemon(d); err != nil {
+		return err
+	}
+	for i := range names {
+		a, in := cmdOf(i)
+		if _, _, _, err := d.run(in, a...); err != nil {
+			return err
+		}
+	}
+	st, err = d.measureEach(runs*len(names), len(names), cmdOf)
+	if err != nil {
+		return err
+	}
+	if err := lineIs(filepath.Join(ws, small), 3, fmt.Sprintf("var x = %d", patched)); err != nil {
+		return fmt.Errorf("sightline patch: %v", err)
+	}
+	printFixed("through the daemon, warm (SIGHTLINE_DAEMON=1; CPU is the CLI's, not the daemon's)", names, st)
+	fmt.Printf("%-40s %7.2f ms %7.2f ms (the daemon not running: the call runs in process, then starts it)\n", "first call: `read F:100-109`", first.p50, first.p99)
+	return nil
+}
+
+// printFixed prints a table of the fixed cost, against `version` (st[0]).
+func printFixed(title string, names []string, st []stats) {
+	fmt.Printf("\n%s\n%-40s %10s %10s %13s %9s %13s %13s %9s\n", title, "command", "p50", "p99", "p50 - version", "× version", "CPU p50", "CPU - version", "peak RSS")
 	v, vc := st[0].p50, st[0].cpuP50
 	for i, s := range st {
 		fmt.Printf("%-40s %7.2f ms %7.2f ms %10.2f ms %8.2f× %10.2f ms %10.2f ms %6d MB\n", names[i], s.p50, s.p99, s.p50-v, s.p50/v, s.cpuP50, s.cpuP50-vc, s.rssKB/1024)
 	}
-	return nil
+}
+
+// waitDaemon waits, bounded, for the workspace's daemon to listen.
+func waitDaemon(c cli) error {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cmd := exec.Command(c.bin, "bridge", "--json")
+		cmd.Dir, cmd.Env = c.ws, c.env
+		out, err := cmd.Output()
+		if err == nil && strings.Contains(string(out), `"daemon":true`) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the daemon did not start within 10 s")
 }

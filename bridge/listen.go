@@ -57,6 +57,29 @@ func Listen(dir string) (*Listener, error) {
 	return nil, fmt.Errorf("bridge: no free socket name in %s", dir)
 }
 
+// ListenDaemon opens the socket of the workspace's daemon in dir,
+// <pid>-daemon.sock. The caller holds the daemon's lock (DaemonLock), so no
+// other daemon listens in dir; sockets nobody listens on are removed.
+func ListenDaemon(dir string) (*Listener, error) {
+	p := filepath.Join(dir, fmt.Sprintf("%d%s", os.Getpid(), daemonSuffix))
+	if _, err := os.Lstat(p); err == nil {
+		if err := os.Remove(p); err != nil {
+			return nil, fmt.Errorf("bridge: remove stale socket: %w", err)
+		}
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("bridge: listen on %s: %w", p, err)
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := restrictSocket(p); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	RemoveStale(dir)
+	return &Listener{Path: p, ln: ln, conns: map[jsonrpc2.Conn]struct{}{}}, nil
+}
+
 func isAddrInUse(err error) bool {
 	var se *os.SyscallError
 	return errors.As(err, &se) && se.Syscall == "bind"
@@ -65,6 +88,16 @@ func isAddrInUse(err error) bool {
 // Handler serves one connection; done is called when the connection ends,
 // to release what the handler kept for it.
 type Handler func() (h jsonrpc2.Handler, done func())
+
+// peerKey is the context key of the connection a request came on.
+type peerKey struct{}
+
+// Peer is the connection a request served by Serve came on, to call the
+// caller back (MethodApprove); nil outside a request.
+func Peer(ctx context.Context) jsonrpc2.Conn {
+	c, _ := ctx.Value(peerKey{}).(jsonrpc2.Conn)
+	return c
+}
 
 // Serve accepts connections until Close, serving each with a fresh handler.
 func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
@@ -85,7 +118,7 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 		l.conns[conn] = struct{}{}
 		l.wg.Add(1)
 		l.mu.Unlock()
-		conn.Go(ctx, h)
+		conn.Go(context.WithValue(ctx, peerKey{}, conn), h)
 		go func() {
 			defer l.wg.Done()
 			<-conn.Done()

@@ -31,7 +31,52 @@ const (
 	// MethodPing answers at once, whatever the server is doing: the
 	// caller's probe that the server is not stopped or wedged.
 	MethodPing = "sightline/bridge/ping"
+	// MethodHello is a caller's first message to a daemon (HelloParams): the
+	// daemon answers whether it serves that caller (the same build, root
+	// and user configuration), and remembers whether the caller can answer
+	// approval requests. Sent as a notification (no answer awaited), the
+	// daemon refuses the connection's calls with CodeNotServed when it does
+	// not serve the caller.
+	MethodHello = "sightline/bridge/hello"
+	// MethodExit asks a daemon to exit: it stops accepting, writes its
+	// ledger to the database, and answers when it no longer holds it.
+	MethodExit = "sightline/bridge/exit"
+	// MethodApprove is a daemon's request to its caller (engine.Approval's
+	// fields): the caller's approver (--yes, its terminal) decides, as it
+	// would for the call run in its own process.
+	MethodApprove = "sightline/bridge/approve"
 )
+
+// CodeNotServed is a daemon's refusal of a call on a connection whose hello
+// it does not serve (another build, root or configuration): the caller runs
+// the call itself. The call was not run.
+const CodeNotServed = -32001
+
+// HelloParams identify a daemon's caller.
+type HelloParams struct {
+	Build string `json:"build"`
+	Root  string `json:"root"`
+	// Config names the user's configuration file the caller reads.
+	Config string `json:"config"`
+	// Approves: the caller answers approval requests (MethodApprove).
+	Approves bool `json:"approves"`
+}
+
+// Hello is a daemon's answer to MethodHello.
+type Hello struct {
+	PID int `json:"pid"`
+	// Serves: the daemon is of the caller's build, root and configuration;
+	// otherwise Why says how it differs, and the caller does not use it.
+	Serves bool   `json:"serves"`
+	Why    string `json:"why,omitempty"`
+}
+
+// daemonSuffix ends the socket name of a workspace's daemon, the headless
+// server the CLI starts on demand: <pid>-daemon.sock.
+const daemonSuffix = "-daemon.sock"
+
+// IsDaemon reports whether a socket is a daemon's, not an editor's server.
+func IsDaemon(path string) bool { return strings.HasSuffix(filepath.Base(path), daemonSuffix) }
 
 // BlocksParams feed one run of edit blocks: chunks of model output, in
 // order, then close. A run belongs to its connection and ends with it.
@@ -53,6 +98,8 @@ type Status struct {
 	Roots   []string `json:"roots"`
 	// Open lists the URIs of the documents open in the editor.
 	Open []string `json:"open"`
+	// Daemon: a headless server the CLI started, with no editor.
+	Daemon bool `json:"daemon,omitempty"`
 }
 
 // maxSocketPath bounds a socket's path: sockaddr_un holds 108 bytes on

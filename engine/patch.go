@@ -101,10 +101,11 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 		if !p.Merge || dry {
 			return proposeMerge(res, "Run it again with merge to apply it once the user approves; or read the fresh refs and send a new patch."), nil
 		}
-		if e.approver == nil {
+		ap := e.approverOf(ctx)
+		if ap == nil {
 			return proposeMerge(res, "Nobody can approve it here (no editor to ask, no terminal, no --yes); nothing was written."), nil
 		}
-		dec, err := e.approver.Approve(ctx, Approval{Session: p.SessionOr(), Agent: p.Agent, Path: mergePaths(res.Files), Op: "merge", Detail: diffs})
+		dec, err := ap.Approve(ctx, Approval{Session: p.SessionOr(), Agent: p.Agent, Path: mergePaths(res.Files), Op: "merge", Detail: diffs})
 		if err != nil || dec == Deny {
 			why := "The user refused the merge; nothing was written."
 			if err != nil {

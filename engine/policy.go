@@ -66,6 +66,25 @@ type Approver interface {
 	Approve(ctx context.Context, a Approval) (Decision, error)
 }
 
+// approverKey is the context key of a call's own approver.
+type approverKey struct{}
+
+// WithApprover gives a call its own approver, in place of the Env's: a
+// daemon serving a CLI's call asks that CLI (its --yes, its terminal); nil
+// is nobody to ask, as for the CLI run in its own process without either.
+func WithApprover(ctx context.Context, ap Approver) context.Context {
+	return context.WithValue(ctx, approverKey{}, &ap)
+}
+
+// approverOf is the approver of a call: its own (WithApprover), else the
+// Env's.
+func (e *Env) approverOf(ctx context.Context) Approver {
+	if ap, ok := ctx.Value(approverKey{}).(*Approver); ok {
+		return *ap
+	}
+	return e.approver
+}
+
 // compiledPolicy builds the effective policy of a configuration. The globs
 // were validated with the configuration; one that still fails is skipped
 // (Compile keeps the others) and logged.
@@ -319,11 +338,12 @@ func (e *Env) approve(ctx context.Context, c Caller, k workspace.Key, rel, why s
 	if write {
 		op = "write"
 	}
-	if e.approver == nil {
+	ap := e.approverOf(ctx)
+	if ap == nil {
 		return result.Errorf(result.ApprovalRefused,
 			"%s is sensitive (%s): it needs the user's approval to %s, and there is no one to ask here. The user can approve it on the command line with --yes or in an editor; do not look for a way around this.", rel, why, op)
 	}
-	d, err := e.approver.Approve(ctx, Approval{Session: session, Agent: c.Agent, Path: rel, Op: op, Rule: why})
+	d, err := ap.Approve(ctx, Approval{Session: session, Agent: c.Agent, Path: rel, Op: op, Rule: why})
 	if err != nil {
 		return result.Errorf(result.ApprovalRefused, "%s is sensitive (%s) and the user's approval to %s it was not given: %v.", rel, why, op, err)
 	}

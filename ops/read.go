@@ -19,7 +19,7 @@ var Read = define(spec[engine.ReadParams, engine.ReadResult]{
 		return one(p.TextDocument.URI)
 	},
 	run: func(ctx context.Context, c *Call, p engine.ReadParams) (engine.ReadResult, error) {
-		if c.Disk {
+		if c.Disk && !c.Kept {
 			// A range of a large file is read without building all of it.
 			return c.Env.ReadDisk(ctx, p)
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
+
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
@@ -21,7 +23,9 @@ import (
 // invalid params and faults stay errors.
 func (b *Router) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
 	res, err := do(ctx, b, op.Method, p, op.Docs(p, b.Resolve), op.Writes(p), op.Result,
-		func(e *engine.Env) (any, error) { return op.Run(ctx, &ops.Call{Env: e, Disk: true}, p) })
+		func(e *engine.Env) (any, error) {
+			return op.Run(ctx, &ops.Call{Env: e, Disk: true, Kept: b.o.FlushEvery > 0}, p)
+		})
 	if err != nil {
 		if k := result.KindOf(err); k != "" && k != result.InvalidParams {
 			return op.Refused(err), nil
@@ -66,7 +70,7 @@ func (b *Router) NewBlocks(ctx context.Context, c engine.Caller, dryRun, stage b
 	// as the envelope would.
 	ctx = engine.WithMethod(ctx, ops.ApplyBlocks.Method)
 	r := &BlockRun{b: b, ctx: ctx, caller: c, dryRun: dryRun, stage: stage, id: strconv.FormatInt(time.Now().UnixNano(), 36)}
-	rt := b.pick(ctx, nil)
+	rt := b.pick(ctx, nil, !dryRun)
 	r.remote = rt.c
 	switch {
 	case rt.unusable != nil && !dryRun:
@@ -152,6 +156,12 @@ func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
 			}
 			r.refusal = silentWrite(&bridge.NoAnswerError{Path: na.Path, PID: na.PID, Wait: na.Wait, Sent: na.Sent || r.sent})
 			return r.refusal
+		}
+		var re *jsonrpc2.Error
+		if errors.As(err, &re) && re.Code == bridge.CodeNotServed && !r.sent {
+			r.b.notServed(r.ctx, r.remote)
+			r.remote = nil
+			return err
 		}
 		if errors.Is(err, bridge.ErrGone) && !r.sent {
 			r.b.notice("The language server went away; the edit blocks were applied to the files on disk.")

@@ -42,6 +42,19 @@ type Options struct {
 	// interval (a long-lived caller such as `sightline mcp`), so a server
 	// started later, or a caller killed, loses little.
 	FlushEvery time.Duration
+	// Daemon, when set, lets the calls go to the workspace's daemon (package
+	// daemon): one found running is used when it serves this caller (Hello:
+	// its build, root and configuration), asked to exit when it does not or
+	// when an editor's server runs (whose buffers win); and StartDaemon, when
+	// set, is called at Close when the calls ran on disk with no server
+	// running, so that the next call finds one. Without it, daemons are not
+	// seen.
+	Daemon      *bridge.HelloParams
+	StartDaemon func()
+	// Approver answers a daemon's approval requests for this caller's calls:
+	// the approver the engines over the disk would be given (nil: nobody to
+	// ask, refused as there).
+	Approver engine.Approver
 }
 
 // Router routes calls. It is safe for concurrent use.
@@ -53,7 +66,13 @@ type Router struct {
 	sockDir string
 	sockErr error
 	clients map[string]*bridge.Client
+	// daemons are the daemons' connections that said they serve this
+	// caller (Hello), by socket.
+	daemons map[string]bool
 	bridged bool // the last call went to a server
+	// served: a server (or a daemon) was found running; no daemon is
+	// started then.
+	served  bool
 	env     *engine.Env
 	envErr  error
 	stop    context.CancelFunc // ends the flush loop
@@ -62,7 +81,7 @@ type Router struct {
 
 // New makes a Router; nothing is opened until the first call.
 func New(o Options) *Router {
-	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}}
+	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}, daemons: map[string]bool{}}
 }
 
 // Root is the workspace root.
@@ -118,12 +137,16 @@ func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
 	return b.env, b.envErr
 }
 
-// Close hangs up on the servers and flushes the local ledger, if any.
+// Close hangs up on the servers and flushes the local ledger, if any; then,
+// when the calls ran on disk with no server running, starts a daemon
+// (Options.StartDaemon) for the next calls. It starts after the ledger is
+// written, so that it finds this process's calls in the database.
 func (b *Router) Close(ctx context.Context) error {
 	defer b.ws.Close()
 	b.mu.Lock()
 	clients, env, stop := b.clients, b.env, b.stop
 	b.clients = map[string]*bridge.Client{}
+	start := b.o.StartDaemon != nil && b.o.Daemon != nil && env != nil && !b.served && b.sockDir != ""
 	b.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -131,10 +154,14 @@ func (b *Router) Close(ctx context.Context) error {
 	for _, c := range clients {
 		_ = c.Close()
 	}
+	var err error
 	if env != nil {
-		return env.Close(ctx)
+		err = env.Close(ctx)
 	}
-	return nil
+	if start && err == nil {
+		b.o.StartDaemon()
+	}
+	return err
 }
 
 // socketDir finds the folder of the workspace's sockets. "" with a nil
@@ -163,7 +190,7 @@ func (b *Router) socketDir() (string, error) {
 // servers connects to every live server of the workspace (keeping the
 // connections of earlier calls) and forgets the dead ones. A server that
 // does not accept within the dial's bound is returned as wedged.
-func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*bridge.NoAnswerError, err error) {
+func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Client, wedged []*bridge.NoAnswerError, err error) {
 	dir, err := b.socketDir()
 	if dir == "" {
 		return nil, nil, err
@@ -176,9 +203,12 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 			_ = c.Close()
 			c = nil
 		}
+		if bridge.IsDaemon(p) && b.o.Daemon == nil {
+			continue
+		}
 		if c == nil {
 			var err error
-			if c, err = bridge.Dial(ctx, p, b.o.Wait); err != nil {
+			if c, err = bridge.DialServing(ctx, p, b.o.Wait, b.approve); err != nil {
 				var na *bridge.NoAnswerError
 				if errors.As(err, &na) {
 					wedged = append(wedged, na)
@@ -192,10 +222,137 @@ func (b *Router) servers(ctx context.Context) (live []*bridge.Client, wedged []*
 	for p, c := range b.clients {
 		if keep[p] == nil {
 			_ = c.Close()
+			delete(b.daemons, p)
 		}
 	}
 	b.clients = keep
+	live, silent := b.withDaemon(ctx, live, writes)
+	wedged = append(wedged, silent...)
+	if len(live) > 0 || len(wedged) > 0 {
+		b.served = true
+	}
 	return live, wedged, nil
+}
+
+// withDaemon keeps the workspace's daemon among the live servers only when
+// no editor's server runs (an editor's buffers win, and the daemon's memory
+// of the sessions would fall behind the editor's server: it is asked to
+// exit) and when it serves this caller (else asked to exit too, and the
+// call runs on disk).
+//
+// A daemon that does not answer its hello (stopped, wedged) is returned as
+// silent, as a server that does not answer: its memory of the sessions
+// would fall behind calls run on disk meanwhile.
+//
+// Before a call that may write, the hello is awaited (its answer is also
+// the proof that the daemon is not stopped); before a read, it is sent as
+// a notification ahead of the call, and a daemon that does not serve the
+// caller refuses the call (bridge.CodeNotServed): one round trip, not two.
+func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client, writes bool) (out []*bridge.Client, silent []*bridge.NoAnswerError) {
+	editors := 0
+	for _, c := range live {
+		if !bridge.IsDaemon(c.Path) {
+			editors++
+		}
+	}
+	for _, c := range live {
+		if !bridge.IsDaemon(c.Path) {
+			out = append(out, c)
+			continue
+		}
+		if editors > 0 {
+			b.stopDaemon(ctx, c)
+			continue
+		}
+		switch serves, err := b.hello(ctx, c, writes); {
+		case serves:
+			out = append(out, c)
+		case errors.As(err, new(*bridge.NoAnswerError)):
+			var na *bridge.NoAnswerError
+			errors.As(err, &na)
+			silent = append(silent, na)
+			_ = c.Close()
+			delete(b.clients, c.Path)
+		default:
+			b.stopDaemon(ctx, c)
+		}
+	}
+	return out, silent
+}
+
+// hello asks a daemon, once per connection, whether it serves this caller;
+// unless wait, it sends the hello and takes the answer to be yes (the
+// call after it is refused if not).
+func (b *Router) hello(ctx context.Context, c *bridge.Client, wait bool) (bool, error) {
+	if b.daemons[c.Path] {
+		return true, nil
+	}
+	p := *b.o.Daemon
+	p.Approves = b.o.Approver != nil
+	if !wait {
+		if err := c.Notify(ctx, bridge.MethodHello, p); err != nil {
+			return false, err
+		}
+		b.daemons[c.Path] = true
+		return true, nil
+	}
+	raw, err := c.Query(ctx, bridge.MethodHello, p)
+	if err != nil {
+		return false, err
+	}
+	var h bridge.Hello
+	if json.Unmarshal(raw, &h) != nil || !h.Serves {
+		return false, nil
+	}
+	b.daemons[c.Path] = true
+	return true, nil
+}
+
+// stopDaemon asks a daemon to exit and waits, bounded, for it to have
+// written its ledger; then forgets it.
+func (b *Router) stopDaemon(ctx context.Context, c *bridge.Client) {
+	cctx, cancel := context.WithTimeout(ctx, daemonExitWait)
+	defer cancel()
+	_, _ = c.Call(cctx, bridge.MethodExit, nil)
+	_ = c.Close()
+	delete(b.clients, c.Path)
+	delete(b.daemons, c.Path)
+}
+
+// notServed asks a daemon that refused to serve this caller to exit and
+// forgets it: this caller's calls run on disk, and it starts its own daemon
+// as it closes unless another server runs.
+func (b *Router) notServed(ctx context.Context, c *bridge.Client) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.stopDaemon(ctx, c)
+	b.served = len(b.clients) > 0
+}
+
+// daemonExitWait bounds the wait for a daemon asked to exit: it writes its
+// ledger in milliseconds.
+const daemonExitWait = 5 * time.Second
+
+// approve answers a daemon's approval request with this caller's approver.
+func (b *Router) approve(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() != bridge.MethodApprove {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not a request the caller serves", req.Method())
+	}
+	if b.o.Approver == nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "there is no one to ask here")
+	}
+	// The question may wait on the terminal: the connection's other
+	// messages (the answers to the probes) go on meanwhile.
+	jsonrpc2.Async(ctx)
+	var a engine.Approval
+	if err := json.Unmarshal(req.Params(), &a); err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+	}
+	d, err := b.o.Approver.Approve(ctx, a)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%v", err)
+	}
+	return d, nil
 }
 
 // target is where a call goes: a live server (c), or none; wedged is a
@@ -210,9 +367,9 @@ type target struct {
 // pick chooses the server for a call about uris: the one whose editor has one
 // of them open, else any that answers. A server that does not answer is
 // skipped, and reported when no answering one has the documents open.
-func (b *Router) pick(ctx context.Context, uris []string) target {
+func (b *Router) pick(ctx context.Context, uris []string, writes bool) target {
 	b.mu.Lock()
-	live, wedged, dirErr := b.servers(ctx)
+	live, wedged, dirErr := b.servers(ctx, writes)
 	if len(live) == 0 && len(wedged) == 0 && b.bridged {
 		b.bridged = false
 		b.notices = append(b.notices, "The language server that answered earlier calls is gone: this answer and the next come from the files on disk (unsaved editor changes are not seen).")
@@ -320,7 +477,7 @@ const fixSockets = "The socket folder must be a folder of yours that only you ca
 func do[R any](ctx context.Context, b *Router, method string, params any, uris []string, writes bool,
 	decode func([]byte) (R, error), local func(*engine.Env) (R, error)) (R, error) {
 	var zero R
-	r := b.pick(ctx, uris)
+	r := b.pick(ctx, uris, writes)
 	switch {
 	case r.unusable != nil && writes:
 		return zero, unreachableWrite(r.unusable)
@@ -332,7 +489,19 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		b.notice(silentRead(r.wedged))
 	}
 	for c := r.c; c != nil; c = nil {
-		raw, err := c.Call(ctx, method, params)
+		b.mu.Lock()
+		env := b.env
+		b.mu.Unlock()
+		if env != nil {
+			// Calls ran here before: the server reads them from the
+			// database.
+			_ = env.Flush(ctx)
+		}
+		call := c.Call
+		if bridge.IsDaemon(c.Path) && !writes {
+			call = c.CallUnprobed // a daemon has no editor: a read it gets late changes nothing
+		}
+		raw, err := call(ctx, method, params)
 		if err == nil {
 			r, err := decode(raw)
 			if err != nil {
@@ -346,6 +515,11 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		var re *jsonrpc2.Error
 		var na *bridge.NoAnswerError
 		switch {
+		case errors.As(err, &re) && re.Code == bridge.CodeNotServed:
+			// A daemon of another build (or root, or configuration): it
+			// did not run the call, which runs here; this caller starts
+			// its own daemon as it closes.
+			b.notServed(ctx, c)
 		case errors.As(err, &re) && re.Code == jsonrpc2.InvalidParams:
 			return zero, result.Errorf(result.InvalidParams, "%s", re.Message)
 		case errors.As(err, &re) && (re.Code == jsonrpc2.MethodNotFound || re.Code == jsonrpc2.InvalidRequest):

@@ -7,14 +7,12 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/bridge"
-	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/version"
@@ -81,7 +79,7 @@ func (s *Server) stopBridge() {
 // editor alike), and the bridge's own. LSP lifecycle and document methods
 // are not served: the caller is not an editor.
 func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
-	runs := &blockRuns{m: map[string]*engine.Blocks{}}
+	runs := ops.NewBlockRuns()
 	h := func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
 		if !req.IsCall() {
 			return nil, nil
@@ -112,13 +110,13 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 			if err := json.Unmarshal(raw, &p); err != nil {
 				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 			}
-			return runs.feed(ctx, s.env, p)
+			return encoded(runs.Feed(ctx, s.env, p))
 		case strings.HasPrefix(method, "sightline/"):
 			return s.custom(ctx, method, raw, true)
 		}
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not served over the bridge (only sightline/* methods are)", method)
 	}
-	return h, runs.drop
+	return h, runs.Drop
 }
 
 func (s *Server) bridgeStatus() bridge.Status {
@@ -127,48 +125,4 @@ func (s *Server) bridgeStatus() bridge.Status {
 		st.Open = append(st.Open, string(d.Key))
 	}
 	return st
-}
-
-// blockRuns are the edit-block runs of one bridge connection.
-type blockRuns struct {
-	mu sync.Mutex
-	m  map[string]*engine.Blocks
-}
-
-// feed applies a chunk's completed blocks at once (one run's chunks arrive
-// in order, one call at a time) and answers them; close ends the run.
-func (r *blockRuns) feed(ctx context.Context, env *engine.Env, p bridge.BlocksParams) (any, error) {
-	// Streamed, so outside the operation's envelope: its audit names it
-	// as the envelope would.
-	ctx = engine.WithMethod(ctx, ops.ApplyBlocks.Method)
-	r.mu.Lock()
-	run := r.m[p.Run]
-	if run == nil {
-		run = env.NewBlocks(engine.Caller{Session: p.Session, Agent: p.Agent}, p.DryRun, p.Stage)
-		r.m[p.Run] = run
-	}
-	if p.Close {
-		delete(r.m, p.Run)
-	}
-	r.mu.Unlock()
-	var out []engine.BlockResult
-	if p.Chunk != "" {
-		out = run.Write(ctx, []byte(p.Chunk))
-	}
-	if p.Close {
-		res := run.Close(ctx)
-		return encoded(res)
-	}
-	if out == nil {
-		out = []engine.BlockResult{}
-	}
-	return encoded(struct {
-		Blocks []engine.BlockResult `json:"blocks"`
-	}{out})
-}
-
-func (r *blockRuns) drop() {
-	r.mu.Lock()
-	clear(r.m)
-	r.mu.Unlock()
 }

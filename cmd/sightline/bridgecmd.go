@@ -87,6 +87,10 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stdout, "warning: %s\n", rep.Warning)
 	}
 	for _, s := range rep.Servers {
+		if s.Daemon {
+			fmt.Fprintf(stdout, "daemon pid %d (sightline %s) on %s\n", s.PID, s.Version, s.Socket)
+			continue
+		}
 		fmt.Fprintf(stdout, "server pid %d (sightline %s) on %s, %d open documents\n", s.PID, s.Version, s.Socket, len(s.Open))
 	}
 	for _, s := range rep.Silent {

@@ -11,7 +11,9 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/daemon"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
@@ -99,14 +101,33 @@ func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv
 }
 
 // newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
-// names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk.
+// names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk. A
+// one-call command (flushEvery 0) that ran on disk with no server running
+// starts the workspace's daemon as it ends, with SIGHTLINE_DAEMON=1.
 func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
+	var start func()
+	if flushEvery == 0 && !daemon.Off(os.Getenv) {
+		start = func() {
+			exe, err := os.Executable()
+			if err == nil {
+				err = daemon.Start(exe, []string{"daemon", "--root", root}, root, os.Environ())
+			}
+			if err != nil {
+				// The next call runs in its own process again: nothing is
+				// lost but time.
+				fmt.Fprintf(stderr, "sightline: %v\n", err)
+			}
+		}
+	}
 	return route.New(route.Options{
-		Root:       root,
-		FlushEvery: flushEvery,
-		StateDir:   stateDir,
-		NoBridge:   os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
+		Root:        root,
+		FlushEvery:  flushEvery,
+		StateDir:    stateDir,
+		NoBridge:    os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
+		Daemon:      &bridge.HelloParams{Build: daemon.Build(), Root: root, Config: config.UserFile()},
+		StartDaemon: start,
+		Approver:    ap,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
 			cfg, err := config.Load(root)
 			if err != nil {

@@ -1,0 +1,399 @@
+// Package daemon is a workspace's headless server: the engines over the
+// files on disk behind the bridge's socket, with no editor. The CLI starts
+// one on demand (Start) and hands it its calls through package route, as
+// it would to an editor's server, so that a one-call command does not open
+// the state database and read its files again: the daemon holds them
+// between calls. The package owns the daemon's whole lifecycle: one per
+// state folder (a lock held for its life), exit when idle, when its folders
+// are removed, when asked (a caller of another build) or on SIGTERM and
+// SIGINT, always writing its ledger to the database first.
+package daemon
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/config"
+	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/pathlock"
+	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/version"
+)
+
+// DefaultIdle is how long a daemon waits for a call before it exits.
+const DefaultIdle = 10 * time.Minute
+
+// flushEvery is how often a daemon writes its ledger to the database
+// behind its answers (as sightline mcp does): a process that reads the
+// database meanwhile (an editor's server starting) misses little.
+const flushEvery = 500 * time.Millisecond
+
+// ErrRunning is a daemon of the same state folder already running.
+var ErrRunning = errors.New("a daemon of this workspace is already running")
+
+// Options configure a daemon.
+type Options struct {
+	// Root is the workspace root.
+	Root string
+	// StateDir is the state folder; "" means store.Dir(Root).
+	StateDir string
+	// Idle: exit after this long without a call (0: DefaultIdle).
+	Idle time.Duration
+	Log  *zap.Logger
+	// Ready, when set, is told the socket's path once the daemon listens.
+	Ready func(socket string)
+}
+
+// Build names this build: a daemon serves callers of its own build only
+// (the version, and the executable's path, size and time, which a rebuild
+// or an upgrade changes).
+func Build() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return version.Version
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return version.Version + " " + exe
+	}
+	return fmt.Sprintf("%s %s %d %d", version.Version, exe, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// Run serves the workspace until the daemon has a reason to exit (see the
+// package comment) or ctx ends; ErrRunning when another daemon holds the
+// state folder.
+func Run(ctx context.Context, o Options) error {
+	log := o.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return fmt.Errorf("daemon: workspace root: %w", err)
+	}
+	state := o.StateDir
+	if state == "" {
+		if state, err = store.Dir(root); err != nil {
+			return fmt.Errorf("daemon: state folder: %w", err)
+		}
+	}
+	sockDir, err := bridge.Dir(state)
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	// One daemon per socket folder: the lock is held for the daemon's life,
+	// and the kernel drops it with the process, however it ends.
+	release, err := pathlock.New(sockDir).Lock(ctx, "daemon "+sockDir, 0)
+	if errors.Is(err, pathlock.ErrTimeout) {
+		return ErrRunning
+	}
+	if err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
+	defer release()
+	idle := o.Idle
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), exit: make(chan chan struct{}, 1), answered: make(chan struct{})}
+	d.touch()
+	cfg := d.loadConfig()
+	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
+	l, err := bridge.ListenDaemon(sockDir)
+	if err != nil {
+		_ = d.env.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("daemon: %w", err)
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { d.env.RunPersistence(bg, flushEvery) })
+	go l.Serve(bg, d.handler)
+	log.Info("daemon: listening", zap.String("socket", l.Path), zap.String("root", root), zap.Duration("idle", idle))
+	if o.Ready != nil {
+		o.Ready(l.Path)
+	}
+
+	var asked chan struct{}
+	tick := time.NewTicker(min(idle/4, 2*time.Second))
+	defer tick.Stop()
+	why := ""
+	for why == "" {
+		select {
+		case <-ctx.Done():
+			why = "signal"
+		case asked = <-d.exit:
+			why = "asked"
+		case <-tick.C:
+			switch {
+			case d.inFlight.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= idle:
+				why = "idle"
+			case gone(root) || gone(state):
+				why = "folder removed"
+			case gone(l.Path):
+				why = "socket removed"
+			}
+		}
+	}
+	log.Info("daemon: exit", zap.String("why", why))
+	// No new call reaches the engines after this (a caller then runs it in
+	// its own process); those under way end before the ledger is written.
+	d.mu.Lock()
+	d.closing = true
+	d.mu.Unlock()
+	d.calls.Wait()
+	stop()
+	wg.Wait()
+	if cerr := d.env.Close(context.WithoutCancel(ctx)); cerr != nil {
+		log.Warn("daemon: saving the ledger", zap.Error(cerr))
+	}
+	if asked != nil {
+		// The caller that asked hears that the ledger is written before
+		// its connection is closed.
+		close(asked)
+		select {
+		case <-d.answered:
+		case <-time.After(time.Second):
+		}
+	}
+	// The lock is released (deferred) after the socket is gone: the next
+	// daemon's socket is then the only one.
+	return l.Close()
+}
+
+// gone reports whether a path no longer exists.
+func gone(p string) bool {
+	_, err := os.Lstat(p)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+type daemon struct {
+	root, build, userConfig string
+	log                     *zap.Logger
+	env                     *engine.Env
+
+	last     atomic.Int64 // the last call's time, Unix nanoseconds
+	inFlight atomic.Int64
+	exit     chan chan struct{}
+	answered chan struct{} // closed once the exit asked for is answered
+
+	// mu orders the calls' start with the exit: no call starts once
+	// closing is set, and the exit waits for those under way (calls).
+	mu      sync.Mutex
+	closing bool
+	calls   sync.WaitGroup
+
+	cfgMu  sync.Mutex
+	cfgKey string
+}
+
+func (d *daemon) touch() { d.last.Store(time.Now().UnixNano()) }
+
+// configKey is what says the configuration files changed: their stats.
+func (d *daemon) configKey() string {
+	var b strings.Builder
+	for _, p := range []string{filepath.Join(d.root, config.FileName), d.userConfig} {
+		if fi, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%d %d %d;", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// loadConfig reads the configuration as the CLI does for each call.
+func (d *daemon) loadConfig() config.Config {
+	d.cfgKey = d.configKey()
+	cfg, err := config.Load(d.root)
+	if err != nil {
+		d.log.Warn("workspace configuration ignored", zap.Error(err))
+		cfg = config.Default()
+	}
+	return cfg
+}
+
+// reloadConfig reads the configuration again when its files changed since
+// the last call: a call sees the files as they are, as in its own process.
+func (d *daemon) reloadConfig() {
+	d.cfgMu.Lock()
+	defer d.cfgMu.Unlock()
+	if d.configKey() != d.cfgKey {
+		d.env.SetConfig(d.loadConfig())
+	}
+}
+
+// handler serves one caller's connection.
+func (d *daemon) handler() (jsonrpc2.Handler, func()) {
+	runs := ops.NewBlockRuns()
+	var approves atomic.Bool
+	// refused is why this connection's caller is not served ("": served),
+	// as its hello said.
+	var refused atomic.Pointer[string]
+	hello := func(raw []byte) (bridge.Hello, error) {
+		var p bridge.HelloParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return bridge.Hello{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+		}
+		approves.Store(p.Approves)
+		h := d.hello(p)
+		refused.Store(&h.Why)
+		return h, nil
+	}
+	h := func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+		if !req.IsCall() {
+			if req.Method() == bridge.MethodHello {
+				// Handled before the next message is read (no Async):
+				// the calls after it are judged by it.
+				d.touch()
+				_, _ = hello(req.Params())
+			}
+			return nil, nil
+		}
+		jsonrpc2.Async(ctx)
+		d.touch()
+		method := req.Method()
+		switch method {
+		case bridge.MethodPing:
+			return struct{}{}, nil
+		case bridge.MethodHello:
+			h, err := hello(req.Params())
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		case bridge.MethodStatus:
+			return bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: []string{d.root}, Open: []string{}, Daemon: true}, nil
+		case bridge.MethodExit:
+			done := make(chan struct{})
+			select {
+			case d.exit <- done:
+				<-done
+				defer close(d.answered)
+			default: // already exiting
+			}
+			return struct{}{}, nil
+		}
+		if why := refused.Load(); why != nil && *why != "" {
+			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: it is of %s", *why)
+		}
+		d.mu.Lock()
+		if d.closing {
+			d.mu.Unlock()
+			// As an editor's server shutting down: the caller runs the
+			// call in its own process.
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the daemon is exiting")
+		}
+		d.calls.Add(1)
+		d.mu.Unlock()
+		d.inFlight.Add(1)
+		defer func() {
+			d.touch()
+			d.inFlight.Add(-1)
+			d.calls.Done()
+		}()
+		defer func() {
+			if r := recover(); r != nil {
+				d.log.Error("panic in daemon handler", zap.String("method", method), zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+				res, err = nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", method, r)
+			}
+		}()
+		start := time.Now()
+		defer func() {
+			d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start)))
+		}()
+		d.reloadConfig()
+		var ap engine.Approver
+		if approves.Load() {
+			ap = callerApprover{bridge.Peer(ctx)}
+		}
+		ctx = engine.WithApprover(ctx, ap)
+		if method == bridge.MethodBlocks {
+			var p bridge.BlocksParams
+			if err := json.Unmarshal(req.Params(), &p); err != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+			}
+			b, err := result.Marshal(runs.Feed(ctx, d.env, p))
+			if err != nil {
+				return nil, err
+			}
+			return jsonrpc2.RawMessage(b), nil
+		}
+		op := ops.Lookup(method)
+		if op == nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
+		}
+		// Disk: the daemon's memory is not all of the state (the database
+		// holds what other processes recorded), as for the CLI in its own
+		// process; it answers what that would. Kept: it holds the documents
+		// it read, re-read when their file changes.
+		b, err := op.Serve(ctx, &ops.Call{Env: d.env, Disk: true, Kept: true}, json.RawMessage(req.Params()))
+		switch {
+		case err == nil:
+			return jsonrpc2.RawMessage(b), nil
+		case result.KindOf(err) == result.InvalidParams:
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s", result.Message(err))
+		case errors.Is(err, context.Canceled):
+			return nil, err
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "%s: %v", method, err)
+	}
+	return h, runs.Drop
+}
+
+// hello says whether the daemon serves a caller: one of another build, root
+// or user configuration would get other answers than in its own process.
+func (d *daemon) hello(p bridge.HelloParams) bridge.Hello {
+	h := bridge.Hello{PID: os.Getpid(), Serves: true}
+	switch {
+	case p.Build != d.build:
+		h.Serves, h.Why = false, "another build ("+d.build+")"
+	case p.Root != d.root:
+		h.Serves, h.Why = false, "another workspace ("+d.root+")"
+	case p.Config != d.userConfig:
+		h.Serves, h.Why = false, "another user configuration ("+d.userConfig+")"
+	}
+	return h
+}
+
+// callerApprover asks the caller of a call (its --yes, its terminal),
+// through the call's connection.
+type callerApprover struct{ conn jsonrpc2.Conn }
+
+// approveWait bounds the caller's answer: its own question on the terminal
+// waits at most a minute.
+const approveWait = 2 * time.Minute
+
+func (a callerApprover) Approve(ctx context.Context, req engine.Approval) (engine.Decision, error) {
+	if a.conn == nil {
+		return engine.Deny, errors.New("the command that made the call cannot be asked")
+	}
+	cctx, cancel := context.WithTimeout(ctx, approveWait)
+	defer cancel()
+	var d engine.Decision
+	if _, err := a.conn.Call(cctx, bridge.MethodApprove, req, &d); err != nil {
+		var re *jsonrpc2.Error
+		if errors.As(err, &re) {
+			return engine.Deny, errors.New(re.Message)
+		}
+		return engine.Deny, fmt.Errorf("the command that made the call did not answer: %w", err)
+	}
+	return d, nil
+}

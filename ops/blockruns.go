@@ -1,0 +1,59 @@
+package ops
+
+import (
+	"context"
+	"sync"
+
+	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/engine"
+)
+
+// BlockRuns are the streamed edit-block runs of one bridge connection
+// (bridge.MethodBlocks): each server of the bridge, the editor's and the
+// daemon, serves them alike.
+type BlockRuns struct {
+	mu sync.Mutex
+	m  map[string]*engine.Blocks
+}
+
+// NewBlockRuns holds the runs of one connection.
+func NewBlockRuns() *BlockRuns { return &BlockRuns{m: map[string]*engine.Blocks{}} }
+
+// Feed applies a chunk's completed blocks at once (one run's chunks arrive
+// in order, one call at a time) and returns them; close ends the run and
+// returns its engine.BlocksResult.
+func (r *BlockRuns) Feed(ctx context.Context, env *engine.Env, p bridge.BlocksParams) any {
+	// Streamed, so outside the operation's envelope: its audit names it
+	// as the envelope would.
+	ctx = engine.WithMethod(ctx, ApplyBlocks.Method)
+	r.mu.Lock()
+	run := r.m[p.Run]
+	if run == nil {
+		run = env.NewBlocks(engine.Caller{Session: p.Session, Agent: p.Agent}, p.DryRun, p.Stage)
+		r.m[p.Run] = run
+	}
+	if p.Close {
+		delete(r.m, p.Run)
+	}
+	r.mu.Unlock()
+	var out []engine.BlockResult
+	if p.Chunk != "" {
+		out = run.Write(ctx, []byte(p.Chunk))
+	}
+	if p.Close {
+		return run.Close(ctx)
+	}
+	if out == nil {
+		out = []engine.BlockResult{}
+	}
+	return struct {
+		Blocks []engine.BlockResult `json:"blocks"`
+	}{out}
+}
+
+// Drop forgets the runs: their connection ended.
+func (r *BlockRuns) Drop() {
+	r.mu.Lock()
+	clear(r.m)
+	r.mu.Unlock()
+}
