@@ -118,7 +118,7 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 		l.conns[conn] = struct{}{}
 		l.wg.Add(1)
 		l.mu.Unlock()
-		conn.Go(context.WithValue(ctx, peerKey{}, conn), h)
+		conn.Go(context.WithValue(ctx, peerKey{}, conn), l.open(h))
 		go func() {
 			defer l.wg.Done()
 			<-conn.Done()
@@ -127,6 +127,21 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 			delete(l.conns, conn)
 			l.mu.Unlock()
 		}()
+	}
+}
+
+// open serves h's calls while the listener is open: a call that arrives
+// after Close is refused at once (as by a server shutting down: the caller
+// runs it elsewhere), although the connection it came on ends behind Close.
+func (l *Listener) open(h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		l.mu.Lock()
+		closed := l.closed
+		l.mu.Unlock()
+		if closed && req.IsCall() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is closing its socket")
+		}
+		return h(ctx, req)
 	}
 }
 
