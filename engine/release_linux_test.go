@@ -118,9 +118,13 @@ func TestEditOfAStatCachedFileDoesNotReadItAgain(t *testing.T) {
 	if res, err := env.ReadDisk(ctx, ReadParams{TextDocument: TextDocument{URI: uri}, Range: &ledger.Range{Start: 1, End: 3}}); err != nil || !res.OK {
 		t.Fatalf("read: %v %+v", err, res.Outcome)
 	}
-	if _, err := env.get(workspace.FromPath(path)); err != nil { // the document, as a process that holds it has it
+	d, err := env.get(workspace.FromPath(path)) // the document, as a process that holds it has it
+	if err != nil {
 		t.Fatal(err)
 	}
+	// Its hash is computed beside the load; a process that held it since
+	// has it (under load, the edit could come first and compare the bytes).
+	d.FileHash()
 	raw, _ := json.Marshal([]map[string]string{{"type": "replace_line", "ref": fmt.Sprintf("3:%s", hashline.Hash("var x = 1")), "new_content": "var x = 2"}})
 	before := readBytes(t)
 	res, err := env.Edit(ctx, EditParams{TextDocument: TextDocument{URI: uri}, Edits: raw})
