@@ -68,19 +68,24 @@ func (b blockingReader) Read(p []byte) (int, error) { return b.r.Read(p) }
 func TestExitIsPrompt(t *testing.T) {
 	in, inW := io.Pipe()
 	out, outW := net.Pipe()
-	// The answer to shutdown, before exit is sent: exit before it is
-	// answered is an exit without shutdown (code 1), whatever the load.
-	shut := make(chan struct{})
+	// As LSP says, the client sends nothing before initialize is answered,
+	// and exit once shutdown is: exit before shutdown's answer is an exit
+	// without shutdown (code 1), and a shutdown before initialize's answer
+	// is refused, whatever the load.
+	inited, shut := make(chan struct{}), make(chan struct{})
 	go func() {
 		var seen []byte
-		answered := false
+		waits := []struct {
+			id   string
+			done chan struct{}
+		}{{`"id":1`, inited}, {`"id":2`, shut}}
 		buf := make([]byte, 4096)
 		for {
 			n, err := out.Read(buf)
-			if !answered {
-				if seen = append(seen, buf[:n]...); bytes.Contains(seen, []byte(`"id":2`)) {
-					close(shut)
-					answered, seen = true, nil
+			if len(waits) > 0 {
+				if seen = append(seen, buf[:n]...); bytes.Contains(seen, []byte(waits[0].id)) {
+					close(waits[0].done)
+					waits, seen = waits[1:], nil
 				}
 			}
 			if err != nil {
@@ -93,14 +98,18 @@ func TestExitIsPrompt(t *testing.T) {
 	go func() { done <- srv.Serve(context.Background(), server.NewStream(blockingReader{in}, outW)) }()
 	t.Cleanup(func() { inW.Close(); out.Close() })
 	send := func(body string) { fmt.Fprintf(inW, "Content-Length: %d\r\n\r\n%s", len(body), body) }
+	answer := func(c chan struct{}, what string) {
+		select {
+		case <-c:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no answer to %s", what)
+		}
+	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
+	answer(inited, "initialize")
 	send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
-	select {
-	case <-shut:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no answer to shutdown")
-	}
+	answer(shut, "shutdown")
 	start := time.Now()
 	send(`{"jsonrpc":"2.0","method":"exit"}`)
 	select {
