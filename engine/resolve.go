@@ -88,14 +88,15 @@ func (r *resolver) resolve(raw string) (line int, remapped bool, err error) {
 			if !f.lines.Contains(l0) || known && (l0 > old.LineCount() || lineHash(old, l0) != H) {
 				continue
 			}
-			cur, alive, counts := follow(log[i0:], session, l0, L, frames[fi+1:])
+			cur, alive, rewritten, counts := follow(log[i0:], session, l0, L, frames[fi+1:])
 			switch {
 			case !counts:
-			case !alive:
+			case !alive || rewritten && lineHash(d.Snap, cur) != H:
 				// A counting frame's line changed or vanished (or, its text no
-				// longer kept, it may have counted).
+				// longer kept, it may have counted); or the session rewrote
+				// it and it holds another text now.
 				gone = true
-			case known || lineHash(d.Snap, cur) == H:
+			case known && !rewritten || lineHash(d.Snap, cur) == H:
 				// A surviving line kept its content: its hash then and now agree.
 				if !slices.Contains(named, cur) {
 					named = append(named, cur)
@@ -162,8 +163,13 @@ func framesOf(shown []ledger.Shown) []frame {
 }
 
 // follow carries line l0 of a shown revision through the changes since:
-// where it is now (alive false if it changed or vanished), and whether a
-// frame of the agent counts it as line L. The frames:
+// where it is now (alive false if it changed or vanished), whether the
+// session itself rewrote it in place since (an own change that replaced as
+// many lines as it wrote: the line is where it was, its text the
+// session's, so a ref to it holds if that text is the ref's: a line edited
+// A, B, then A again by the session is still the line its first read
+// showed), and whether a frame of the agent counts it as line L. The
+// frames:
 //   - the shown revision as shown (l0 == L). Agents keep editing by the
 //     numbers of a read whatever edit answers showed since, so only a newer
 //     read of the line retires this frame for it;
@@ -172,7 +178,7 @@ func framesOf(shown []ledger.Shown) []frame {
 //     in the text; other changes move it only in the text. An agent that
 //     renumbers takes a newer answer's numbers for the lines it shows, so
 //     once any later frame shows the line again this one no longer counts.
-func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cur int, alive, counts bool) {
+func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cur int, alive, rewritten, counts bool) {
 	p, v := l0, l0
 	alive = true
 	asShown, renumbered := true, true // the frames still speak for the line
@@ -180,6 +186,11 @@ func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cu
 	for i, le := range log {
 		ch := le.Change
 		np, ok := ch.MapLine(p)
+		if !ok && alive && le.Author == session && ch.Old == ch.New {
+			// Rewritten by the session in place: line for line, it is
+			// where it was.
+			np, ok, rewritten = p, true, true
+		}
 		if !ok {
 			// The line changed or vanished. The agent does not know and keeps
 			// numbering it by its own edits: follow where it was (the start of
@@ -214,9 +225,9 @@ func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cu
 	}
 	counts = asShown && l0 == L || renumbered && (v == L || edge && abs(v-L) <= 1)
 	if !alive {
-		return 0, false, counts
+		return 0, false, false, counts
 	}
-	return p, true, counts
+	return p, true, rewritten, counts
 }
 
 // readsGap reports whether a read showed the place before line p of a text
