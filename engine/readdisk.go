@@ -174,12 +174,21 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	}
 
 	session := p.SessionOr()
-	rev := e.WS.NextRev()
 	doc := ledger.DocKey(k)
+	rev := e.WS.NextRev()
 	e.Ledger.SetTotal(doc, rev, total)
 	e.db.RestoreView(k, rev, statedb.View{FileHash: st.FileHash, TotalLines: total, LineHashes: st.LineHashes})
 	got := ledger.Range{Start: want.Start, End: last}
-	e.Ledger.RecordRead(session, p.Agent, doc, rev, got)
+	// The hashes of the lines shown are kept with them: no text of this
+	// revision is (a process that lives on checks the refs of this read
+	// against them).
+	e.Ledger.RecordShown(ledger.KindRead, session, p.Agent, doc, rev, got, func(line int) uint32 {
+		c := sc.line(line - want.Start)
+		if line == 1 {
+			_, c = hashline.StripBOM(c)
+		}
+		return hashline.Sum(c)
+	})
 	res := ReadResult{
 		Outcome:    Outcome{OK: true},
 		URI:        string(k),

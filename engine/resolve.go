@@ -83,9 +83,19 @@ func (r *resolver) resolve(raw string) (line int, remapped bool, err error) {
 				reach += abs(le.Change.New - le.Change.Old)
 			}
 		}
-		old, known := e.WS.SnapshotAt(d.Key, f.rev)
+		old, kept := e.WS.SnapshotAt(d.Key, f.rev)
 		for l0 := max(1, L-reach); l0 <= L+reach; l0++ {
-			if !f.lines.Contains(l0) || known && (l0 > old.LineCount() || lineHash(old, l0) != H) {
+			if !f.lines.Contains(l0) {
+				continue
+			}
+			// What line l0 held when shown: the ledger kept its hash with
+			// what was shown, else the text is kept; if neither, it may
+			// have been H.
+			h, known := f.hash(l0)
+			if !known && kept && l0 <= old.LineCount() {
+				h, known = lineHash(old, l0), true
+			}
+			if known && h != H {
 				continue
 			}
 			cur, alive, rewritten, counts := follow(log[i0:], session, l0, L, frames[fi+1:])
@@ -143,6 +153,17 @@ type frame struct {
 	rev   ledger.Rev
 	lines ledger.RangeSet // everything shown at rev
 	reads ledger.RangeSet // what reads of their own showed at rev
+	shown []ledger.Shown  // the ranges shown, with the hashes of their lines when kept
+}
+
+// hash is the line hash line held when shown, if the ledger kept it.
+func (f *frame) hash(line int) (string, bool) {
+	for _, s := range f.shown {
+		if sum, ok := s.Sum(line); ok {
+			return hashline.HashOfSum(sum), true
+		}
+	}
+	return "", false
 }
 
 // framesOf groups shown ranges by revision.
@@ -155,6 +176,7 @@ func framesOf(shown []ledger.Shown) []frame {
 			i = len(out) - 1
 		}
 		out[i].lines.Add(s.Range)
+		out[i].shown = append(out[i].shown, s)
 		if s.Kind == ledger.KindRead {
 			out[i].reads.Add(s.Range)
 		}

@@ -158,6 +158,34 @@ func (c *calls) read(a, b int) string {
 	return r.Content
 }
 
+// TestRangeReadFromDiskThenEdits: a range read from the disk (the CLI's
+// streamed read), then edits, each by a ref of the answer before, and
+// range reads again between them: every edit applies, in one process as in
+// one process a call. (The refs of a read from the disk were taken for a
+// view whose text was unknown, which may have changed: stale.)
+func TestRangeReadFromDiskThenEdits(t *testing.T) {
+	statKeyed(t)
+	t.Run("rewrites", func(t *testing.T) {
+		both(t, func(t *testing.T, c *calls) {
+			c.write("a\nb\nc\n")
+			c.readDisk(1, 3)
+			w := c.mustEdit("replace_line", refAt(t, c.readDisk(2, 2), 2), "B")
+			w = c.mustEdit("replace_line", refAt(t, c.readDisk(2, 2), 2), "b2")
+			c.mustEdit("replace_line", refAt(t, w, 2), "b3")
+		})
+	})
+	t.Run("a deletion", func(t *testing.T) {
+		both(t, func(t *testing.T, c *calls) {
+			c.write("a\nb\nc\n")
+			c.readDisk(1, 3)
+			w := c.mustEdit("delete_line", "1:"+hashOf("a"), "")
+			// Line 1 is b now: the ref names it in the window, and in the read
+			// renumbered by the agent's own deletion.
+			c.mustEdit("replace_line", refAt(t, w, 1), "B")
+		})
+	})
+}
+
 // TestLineEditedBackToItsText: a line edited to another text and back (A,
 // B, A), each edit by the ref its answer before showed, then once more:
 // the last edit applies. The line the first read showed was changed by the
@@ -172,3 +200,42 @@ func TestLineEditedBackToItsText(t *testing.T) {
 	})
 }
 
+// TestManyEditsOfOneLine: one line of a 200,000-line file edited 40 times
+// (20 rewrites of the line, then 20 deletions of the line there)
+// in a row in one process, each edit by the ref the answer before showed,
+// the line read first in a process of its own (its reads restored from the
+// database into the process that edits) or in that process; the same
+// sequence in a process a call (on a smaller file: each call loads it).
+// Every edit applies. (The revision the reads were restored at was kept
+// for 16 revisions; then the ref counted as from a text that may have
+// changed.)
+func TestManyEditsOfOneLine(t *testing.T) {
+	statKeyed(t)
+	for _, readFirst := range []string{"in a process of its own", "in the process that edits"} {
+		t.Run("read "+readFirst, func(t *testing.T) {
+			both(t, func(t *testing.T, c *calls) {
+				lines := 200000
+				if c.env == nil {
+					lines = 2000
+				}
+				var b strings.Builder
+				for i := range lines {
+					fmt.Fprintf(&b, "line %d of a large file, with some text\n", i+1)
+				}
+				c.write(b.String())
+				n := lines / 2
+				long := c.env
+				if readFirst == "in a process of its own" {
+					c.env = nil
+				}
+				ref := refAt(t, c.readDisk(n, n), n)
+				c.env = long
+				for i := range 40 {
+					// Rewritten, or deleted: the next line is then line n.
+					op := []string{"replace_line", "delete_line"}[i/20]
+					ref = refAt(t, c.mustEdit(op, ref, fmt.Sprintf("edit %d", i)), n)
+				}
+			})
+		})
+	}
+}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -297,7 +298,7 @@ func TestMapLine(t *testing.T) {
 	// The author's records in one event are restated in the final text of the
 	// revision: lines 1-3 and 10-11 of rev 12.
 	sh := l.Shown("s", doc)
-	if !slices.Equal(sh, []Shown{{12, Range{1, 3}, KindAuthored}, {12, Range{10, 11}, KindAuthored}}) {
+	if !reflect.DeepEqual(sh, []Shown{{12, Range{1, 3}, KindAuthored, nil}, {12, Range{10, 11}, KindAuthored, nil}}) {
 		t.Errorf("Shown = %+v", sh)
 	}
 	if _, ok := l.MapLine("file:///x", 10, 1); ok {

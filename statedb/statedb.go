@@ -178,7 +178,15 @@ func (s *Sync) MarkDirty(session string, doc workspace.Key) {
 // changed lines stale, inserted ones unread). An entry without line hashes
 // (written by an older sightline) is dropped when the bytes changed.
 func (s *Sync) Restore(d workspace.Doc) {
-	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) })
+	// The records restated keep the hashes of the lines they show: refs
+	// are checked against them whether or not this text is kept.
+	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) }, func(line int) uint32 {
+		c := d.Snap.Line(line - 1).Content
+		if line == 1 {
+			_, c = hashline.StripBOM(c)
+		}
+		return hashline.Sum(c)
+	})
 }
 
 // RestoreView is Restore for a document the workspace does not hold, known
@@ -200,7 +208,20 @@ func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 		}
 		cur, _ := unpackHashes(b, v.TotalLines)
 		return cur
-	})
+	}, viewSum(v))
+}
+
+// viewSum gives the hashes of a view's lines when it holds them (a range
+// read that scanned the whole file), else nil: they are not looked up for
+// it (a range read of a file seen before reads only its lines).
+func viewSum(v View) ledger.SumFunc {
+	if len(v.LineHashes) != v.TotalLines*hashSize {
+		return nil
+	}
+	return func(line int) uint32 {
+		p := v.LineHashes[(line-1)*hashSize:]
+		return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
+	}
 }
 
 // SaveStat queues a file stat row, written with the next flush.
@@ -215,7 +236,7 @@ func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, b
 	return s.db.FileStat(ctx, string(k))
 }
 
-func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32) {
+func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32, sum ledger.SumFunc) {
 	s.mu.Lock()
 	flight, started := s.seen[k]
 	if !started {
@@ -254,7 +275,7 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 			continue
 		}
 		if e.FileHash == h {
-			l.Import(e.Session, ledger.DocKey(k), rev, le)
+			l.ImportShown(e.Session, ledger.DocKey(k), rev, le, sum)
 			s.noteSaved(l, key{e.Session, k}, rev, h)
 			continue
 		}
@@ -268,12 +289,13 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 			continue
 		}
 		if cur == nil {
-			if cur = lineHashes(); cur == nil {
-				continue // the view has none: the safe answer is unread
-			}
+			cur = lineHashes()
+		}
+		if len(cur) == 0 {
+			continue // the view has none: the safe answer is unread
 		}
 		le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
-		l.Import(e.Session, ledger.DocKey(k), rev, le)
+		l.ImportShown(e.Session, ledger.DocKey(k), rev, le, sum)
 	}
 }
 
