@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -30,6 +32,9 @@ func (f *follower) settle() {
 	steps := make([]ledger.Step, len(evs))
 	for i, ev := range evs {
 		steps[i] = step(ev)
+		if ev.First {
+			f.fromView(&steps[i], ev.Doc)
+		}
 	}
 	f.ws.Acknowledge(f.l.Follow(steps))
 	for _, ev := range evs {
@@ -52,6 +57,34 @@ func step(ev workspace.ChangeEvent) ledger.Step {
 		}
 	}
 	return s
+}
+
+// fromView makes the first sight of a document this process read from the
+// disk without building it (a range read: the ledger knows it at that
+// view's revision) a change from that view: none when the text is the same,
+// else the changes between their lines by someone else, as a process
+// restoring those reads from the database would move them (the text
+// replaced whole when the lines of the view are not known). Taken as a
+// document seen for the first time, every line read in the view would
+// count as read in whatever text the file holds now.
+func (f *follower) fromView(s *ledger.Step, d workspace.Doc) {
+	if f.db == nil {
+		return
+	}
+	_, at, shaped := f.l.DocInfo(s.Doc)
+	if !shaped || at >= s.ToRev {
+		return
+	}
+	had, same, chs, ok := f.db.Since(context.Background(), d.Key, d.FileHash(), func() []uint32 { return statedb.LineHashes(d.Snap) })
+	if !had || same {
+		return
+	}
+	s.First, s.FromRev = false, at
+	if ok {
+		s.Changes = chs
+	} else {
+		s.Replaced = true
+	}
 }
 
 // restore brings back the persisted reads of d once (statedb.Sync.Restore

@@ -239,3 +239,27 @@ func TestManyEditsOfOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLineChangedByOthersAfterRangeRead: a range read from the disk, then
+// another program changes a line the read showed: an edit of that line by
+// its new ref (one the session never saw) is refused, in one process as in
+// one process a call, whether or not the file is read again (another range)
+// in between.
+func TestLineChangedByOthersAfterRangeRead(t *testing.T) {
+	statKeyed(t)
+	for _, again := range []bool{false, true} {
+		t.Run(fmt.Sprintf("read again %v", again), func(t *testing.T) {
+			both(t, func(t *testing.T, c *calls) {
+				c.write("a\nb\nc\n")
+				c.readDisk(1, 3)
+				c.write("a\nX\nc\n")
+				if again {
+					c.readDisk(1, 1)
+				}
+				if _, refused := c.edit("replace_line", "2:"+hashOf("X"), "Y"); !strings.HasPrefix(refused, "stale_range") {
+					t.Fatalf("an edit of a line changed by another program since it was read: %q, want stale_range", refused)
+				}
+			})
+		})
+	}
+}

@@ -211,6 +211,58 @@ func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 	}, viewSum(v))
 }
 
+// Since compares a text of document k (file hash h; its line hashes, cur,
+// computed only when needed) with the view a range read in this process
+// left of it (RestoreView), as a process restoring that read from the
+// database compares them: had says there is such a view; same that it is
+// of the same text; else chs are the changes that take the view's lines to
+// these (ok false when the line hashes of either are not known: nothing
+// maps).
+func (s *Sync) Since(ctx context.Context, k workspace.Key, h string, cur func() []uint32) (had, same bool, chs []ledger.Change, ok bool) {
+	s.mu.Lock()
+	v, had := s.views[k]
+	s.mu.Unlock()
+	if !had || v.FileHash == h {
+		return had, had, nil, had
+	}
+	b := v.LineHashes
+	if b == nil {
+		var err error
+		if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
+			s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
+		}
+	}
+	old, ok := unpackHashes(b, v.TotalLines)
+	now := cur()
+	if !ok || now == nil {
+		return true, false, nil, false
+	}
+	return true, false, changes(linediff.Diff(old, now)), true
+}
+
+// StoredLineHashes returns the line hashes of a text of n lines seen
+// before (kept with entries or file stats, or computed from the history's
+// copy of it); nil when none are kept.
+func (s *Sync) StoredLineHashes(ctx context.Context, fileHash string, n int) []uint32 {
+	b, err := s.storedLineHashes(ctx, fileHash)
+	if err != nil {
+		s.log.Warn("line hashes unreadable", zap.String("file", fileHash), zap.Error(err))
+	}
+	out, _ := unpackHashes(b, n)
+	return out
+}
+
+// LineHashes returns the line hashes of a text, as views and entries keep
+// them.
+func LineHashes(snap *textdoc.Snapshot) []uint32 { return unpackHashesOf(snap) }
+
+// UnpackLineHashes reads the packed line hashes of a text of n lines (nil
+// unless they are exactly that).
+func UnpackLineHashes(b []byte, n int) []uint32 {
+	out, _ := unpackHashes(b, n)
+	return out
+}
+
 // viewSum gives the hashes of a view's lines when it holds them (a range
 // read that scanned the whole file), else nil: they are not looked up for
 // it (a range read of a file seen before reads only its lines).
