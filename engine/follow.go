@@ -14,9 +14,12 @@ import (
 // no lock of its own, and no lock is held while the ledger reports what
 // changed, the database is asked or the editor told.
 type follower struct {
-	ws     *workspace.Workspace
-	l      *ledger.Ledger
-	db     *statedb.Sync // nil: nothing persisted to restore
+	ws *workspace.Workspace
+	l  *ledger.Ledger
+	db *statedb.Sync // nil: nothing persisted to restore
+	// once: the process ends after this call; the reads restored need not
+	// keep the hashes of their lines (see statedb.Sync.Restore).
+	once   bool
 	notify func(workspace.Key)
 }
 
@@ -91,7 +94,11 @@ func (f *follower) fromView(s *ledger.Step, d workspace.Doc) {
 // is single-flight: a caller that finds it under way waits for it).
 func (f *follower) restore(d workspace.Doc) {
 	if f.db != nil {
-		f.db.Restore(d)
+		var sum ledger.SumFunc
+		if !f.once {
+			sum = sumOf(d.Snap)
+		}
+		f.db.Restore(d, sum)
 	}
 }
 

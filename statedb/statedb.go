@@ -176,17 +176,13 @@ func (s *Sync) MarkDirty(session string, doc workspace.Key) {
 // time. An entry of the same bytes is imported as it is; one of other bytes
 // is moved through the line diff between its text and the document's (its
 // changed lines stale, inserted ones unread). An entry without line hashes
-// (written by an older sightline) is dropped when the bytes changed.
-func (s *Sync) Restore(d workspace.Doc) {
-	// The records restated keep the hashes of the lines they show: refs
-	// are checked against them whether or not this text is kept.
-	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) }, func(line int) uint32 {
-		c := d.Snap.Line(line - 1).Content
-		if line == 1 {
-			_, c = hashline.StripBOM(c)
-		}
-		return hashline.Sum(c)
-	})
+// (written by an older sightline) is dropped when the bytes changed. sum,
+// when not nil, gives the hashes of the document's lines, kept with the
+// records restated (ledger.ImportShown): a process that lives on checks
+// refs against them once this text is no longer kept; a process of one
+// call need not compute them.
+func (s *Sync) Restore(d workspace.Doc, sum ledger.SumFunc) {
+	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) }, sum)
 }
 
 // RestoreView is Restore for a document the workspace does not hold, known
