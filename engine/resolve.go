@@ -92,7 +92,10 @@ func (r *resolver) resolve(raw string) (line int, remapped bool, err error) {
 			// what was shown, else the text is kept; if neither, it may
 			// have been H.
 			h, known := f.hash(l0)
-			if !known && kept && l0 <= old.LineCount() {
+			if !known && kept {
+				if l0 > old.LineCount() {
+					continue
+				}
 				h, known = lineHash(old, l0), true
 			}
 			if known && h != H {

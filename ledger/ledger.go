@@ -96,7 +96,7 @@ type Shown struct {
 
 // Sum is the hash of line of s (in the lines of revision s.Rev), if known.
 func (s Shown) Sum(line int) (uint32, bool) {
-	if s.Sums == nil || !s.Range.Contains(line) {
+	if len(s.Sums) != s.Range.Len() || !s.Range.Contains(line) {
 		return 0, false
 	}
 	return s.Sums[line-s.Range.Start], true
