@@ -342,9 +342,8 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		}
 		// Disk: the daemon's memory is not all of the state (the database
 		// holds what other processes recorded), as for the CLI in its own
-		// process; it answers what that would. Kept: it holds the documents
-		// it read, re-read when their file changes.
-		b, err := op.Serve(ctx, &ops.Call{Env: d.env, Disk: true, Kept: true}, json.RawMessage(req.Params()))
+		// process; it answers what that would.
+		b, err := op.Serve(ctx, &ops.Call{Env: d.env, Disk: true}, json.RawMessage(req.Params()))
 		switch {
 		case err == nil:
 			return jsonrpc2.RawMessage(b), nil

@@ -24,6 +24,7 @@ import (
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/store"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -252,7 +253,7 @@ func (c Caller) SessionOr() string {
 // recordRead records lines shown to an agent and keeps the revision they
 // were shown at, so refs copied from them can be checked against it.
 func (e *Env) recordRead(session, agent string, d workspace.Doc, r ledger.Range) {
-	e.Ledger.RecordRead(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.Ledger.RecordShown(ledger.KindRead, session, agent, ledger.DocKey(d.Key), d.Rev, r, sumOf(d.Snap))
 	e.WS.Pin(d.Key, d.Rev)
 }
 
@@ -276,10 +277,23 @@ func (e *Env) freshRefs(session, agent string, d workspace.Doc, rs ...ledger.Ran
 	return out
 }
 
+// sumOf gives the hashes of a text's lines the ledger keeps with what it
+// was shown: a ref is checked against the line as shown, whether or not the
+// workspace still keeps that text.
+func sumOf(s *textdoc.Snapshot) ledger.SumFunc {
+	return func(line int) uint32 {
+		c := s.Line(line - 1).Content
+		if line == 1 {
+			_, c = hashline.StripBOM(c)
+		}
+		return hashline.Sum(c)
+	}
+}
+
 // recordWindow records lines shown as part of an edit's answer (a window,
 // fresh refs, expanded or nearest lines): read, but not a read of their own.
 func (e *Env) recordWindow(session, agent string, d workspace.Doc, r ledger.Range) {
-	e.Ledger.RecordWindow(session, agent, ledger.DocKey(d.Key), d.Rev, r)
+	e.Ledger.RecordShown(ledger.KindWindow, session, agent, ledger.DocKey(d.Key), d.Rev, r, sumOf(d.Snap))
 	e.WS.Pin(d.Key, d.Rev)
 }
 

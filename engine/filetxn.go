@@ -1054,7 +1054,7 @@ func (e *Env) created(ctx context.Context, c Caller, k workspace.Key, text *text
 	doc := ledger.DocKey(k)
 	e.Ledger.MarkCreated(c.SessionOr(), doc)
 	if n := d.Snap.LineCount(); n > 0 {
-		e.Ledger.RecordAuthored(c.SessionOr(), c.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n})
+		e.Ledger.RecordShown(ledger.KindAuthored, c.SessionOr(), c.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n}, sumOf(d.Snap))
 		e.WS.Pin(d.Key, d.Rev)
 	}
 	return d

@@ -174,12 +174,20 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	}
 
 	session := p.SessionOr()
-	rev := e.WS.NextRev()
 	doc := ledger.DocKey(k)
-	e.Ledger.SetTotal(doc, rev, total)
+	rev := e.viewRev(ctx, k, st.FileHash, total, st.LineHashes)
 	e.db.RestoreView(k, rev, statedb.View{FileHash: st.FileHash, TotalLines: total, LineHashes: st.LineHashes})
 	got := ledger.Range{Start: want.Start, End: last}
-	e.Ledger.RecordRead(session, p.Agent, doc, rev, got)
+	// The hashes of the lines shown are kept with them: no text of this
+	// revision is (a process that lives on checks the refs of this read
+	// against them).
+	e.Ledger.RecordShown(ledger.KindRead, session, p.Agent, doc, rev, got, func(line int) uint32 {
+		c := sc.line(line - want.Start)
+		if line == 1 {
+			_, c = hashline.StripBOM(c)
+		}
+		return hashline.Sum(c)
+	})
 	res := ReadResult{
 		Outcome:    Outcome{OK: true},
 		URI:        string(k),
@@ -251,10 +259,58 @@ func (e *Env) restoreFromDisk(ctx context.Context, k workspace.Key) bool {
 			e.db.SaveStat(st)
 		}
 	}
-	rev := e.WS.NextRev()
-	e.Ledger.SetTotal(ledger.DocKey(k), rev, st.TotalLines)
+	rev := e.viewRev(ctx, k, st.FileHash, st.TotalLines, st.LineHashes)
 	e.db.RestoreView(k, rev, statedb.View{FileHash: st.FileHash, TotalLines: st.TotalLines, LineHashes: st.LineHashes})
 	return true
+}
+
+// viewRev is the revision a text of document k read from the disk without
+// building it (file hash h, total lines, its packed line hashes when the
+// read computed them) is shown at, its ledger moved there. A process of
+// one call sees the document for the first time: a new revision, and
+// what earlier processes recorded is restored onto it by its bytes. A
+// process that lives on may have had an earlier view of it: the same text
+// keeps that view's revision; another one is a new revision the ledger
+// reaches by the changes between their lines, made by someone else (as a
+// process restoring the earlier reads from the database would move them;
+// if the lines of either are not known, as a text replaced whole).
+func (e *Env) viewRev(ctx context.Context, k workspace.Key, h string, total int, packed []byte) int64 {
+	doc := ledger.DocKey(k)
+	_, at, shaped := e.Ledger.DocInfo(doc)
+	had, same, chs, ok := e.db.Since(ctx, k, h, func() []uint32 {
+		if packed != nil {
+			return statedb.UnpackLineHashes(packed, total)
+		}
+		return e.db.StoredLineHashes(ctx, h, total)
+	})
+	if shaped && had && same {
+		return at
+	}
+	rev := e.WS.NextRev()
+	switch {
+	case !shaped || !had || ok && len(chs) == 0:
+		e.Ledger.SetTotal(doc, rev, total)
+	case ok:
+		moveLedger(e.Ledger, doc, at, rev, chs, total)
+	default:
+		e.Ledger.Replace(doc, rev, total)
+	}
+	return rev
+}
+
+// moveLedger applies changes made by someone else, one after another, that
+// take doc from revision from to revision to, of total lines.
+func moveLedger(l *ledger.Ledger, doc ledger.DocKey, from, to ledger.Rev, chs []ledger.Change, total int) {
+	totals := make([]int, len(chs))
+	t := total
+	for i := len(chs) - 1; i >= 0; i-- {
+		totals[i] = t
+		t -= chs[i].New - chs[i].Old
+	}
+	for i, c := range chs {
+		l.ApplyChange(doc, from, to, c, "", totals[i])
+		from = to
+	}
 }
 
 // scan reads a file line by line (the LSP rule of package lines), taking

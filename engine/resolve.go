@@ -83,19 +83,33 @@ func (r *resolver) resolve(raw string) (line int, remapped bool, err error) {
 				reach += abs(le.Change.New - le.Change.Old)
 			}
 		}
-		old, known := e.WS.SnapshotAt(d.Key, f.rev)
+		old, kept := e.WS.SnapshotAt(d.Key, f.rev)
 		for l0 := max(1, L-reach); l0 <= L+reach; l0++ {
-			if !f.lines.Contains(l0) || known && (l0 > old.LineCount() || lineHash(old, l0) != H) {
+			if !f.lines.Contains(l0) {
 				continue
 			}
-			cur, alive, counts := follow(log[i0:], session, l0, L, frames[fi+1:])
+			// What line l0 held when shown: the ledger kept its hash with
+			// what was shown, else the text is kept; if neither, it may
+			// have been H.
+			h, known := f.hash(l0)
+			if !known && kept {
+				if l0 > old.LineCount() {
+					continue
+				}
+				h, known = lineHash(old, l0), true
+			}
+			if known && h != H {
+				continue
+			}
+			cur, alive, rewritten, counts := follow(log[i0:], session, l0, L, frames[fi+1:])
 			switch {
 			case !counts:
-			case !alive:
+			case !alive || rewritten && lineHash(d.Snap, cur) != H:
 				// A counting frame's line changed or vanished (or, its text no
-				// longer kept, it may have counted).
+				// longer kept, it may have counted); or the session rewrote
+				// it and it holds another text now.
 				gone = true
-			case known || lineHash(d.Snap, cur) == H:
+			case known && !rewritten || lineHash(d.Snap, cur) == H:
 				// A surviving line kept its content: its hash then and now agree.
 				if !slices.Contains(named, cur) {
 					named = append(named, cur)
@@ -142,6 +156,17 @@ type frame struct {
 	rev   ledger.Rev
 	lines ledger.RangeSet // everything shown at rev
 	reads ledger.RangeSet // what reads of their own showed at rev
+	shown []ledger.Shown  // the ranges shown, with the hashes of their lines when kept
+}
+
+// hash is the line hash line held when shown, if the ledger kept it.
+func (f *frame) hash(line int) (string, bool) {
+	for _, s := range f.shown {
+		if sum, ok := s.Sum(line); ok {
+			return hashline.HashOfSum(sum), true
+		}
+	}
+	return "", false
 }
 
 // framesOf groups shown ranges by revision.
@@ -154,6 +179,7 @@ func framesOf(shown []ledger.Shown) []frame {
 			i = len(out) - 1
 		}
 		out[i].lines.Add(s.Range)
+		out[i].shown = append(out[i].shown, s)
 		if s.Kind == ledger.KindRead {
 			out[i].reads.Add(s.Range)
 		}
@@ -162,8 +188,13 @@ func framesOf(shown []ledger.Shown) []frame {
 }
 
 // follow carries line l0 of a shown revision through the changes since:
-// where it is now (alive false if it changed or vanished), and whether a
-// frame of the agent counts it as line L. The frames:
+// where it is now (alive false if it changed or vanished), whether the
+// session itself rewrote it in place since (an own change that replaced as
+// many lines as it wrote: the line is where it was, its text the
+// session's, so a ref to it holds if that text is the ref's: a line edited
+// A, B, then A again by the session is still the line its first read
+// showed), and whether a frame of the agent counts it as line L. The
+// frames:
 //   - the shown revision as shown (l0 == L). Agents keep editing by the
 //     numbers of a read whatever edit answers showed since, so only a newer
 //     read of the line retires this frame for it;
@@ -172,7 +203,7 @@ func framesOf(shown []ledger.Shown) []frame {
 //     in the text; other changes move it only in the text. An agent that
 //     renumbers takes a newer answer's numbers for the lines it shows, so
 //     once any later frame shows the line again this one no longer counts.
-func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cur int, alive, counts bool) {
+func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cur int, alive, rewritten, counts bool) {
 	p, v := l0, l0
 	alive = true
 	asShown, renumbered := true, true // the frames still speak for the line
@@ -180,6 +211,11 @@ func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cu
 	for i, le := range log {
 		ch := le.Change
 		np, ok := ch.MapLine(p)
+		if !ok && alive && le.Author == session && ch.Old == ch.New {
+			// Rewritten by the session in place: line for line, it is
+			// where it was.
+			np, ok, rewritten = p, true, true
+		}
 		if !ok {
 			// The line changed or vanished. The agent does not know and keeps
 			// numbering it by its own edits: follow where it was (the start of
@@ -214,9 +250,9 @@ func follow(log []ledger.LogEntry, session string, l0, L int, newer []frame) (cu
 	}
 	counts = asShown && l0 == L || renumbered && (v == L || edge && abs(v-L) <= 1)
 	if !alive {
-		return 0, false, counts
+		return 0, false, false, counts
 	}
-	return p, true, counts
+	return p, true, rewritten, counts
 }
 
 // readsGap reports whether a read showed the place before line p of a text

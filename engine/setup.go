@@ -90,6 +90,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	}
 	env := newEnv(ws, l, sync, o.Editor, o.Config, log, lockDir)
 	env.follow.notify = notify
+	env.follow.once = o.Ephemeral
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
 	env.audits.onCall = o.OnSessionActive

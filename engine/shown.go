@@ -116,7 +116,7 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 	}
 	for _, r := range got.Ranges() {
 		if p.Authored {
-			e.Ledger.RecordAuthored(session, p.Agent, ledger.DocKey(d.Key), d.Rev, r)
+			e.Ledger.RecordShown(ledger.KindAuthored, session, p.Agent, ledger.DocKey(d.Key), d.Rev, r, sumOf(d.Snap))
 			e.WS.Pin(d.Key, d.Rev)
 		} else {
 			e.recordRead(session, p.Agent, d, r)

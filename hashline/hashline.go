@@ -40,6 +40,13 @@ func Hash(content string) string {
 // the way refs do, with a little more resolution.
 func Sum(content string) uint32 { return crc32.ChecksumIEEE(bytesOf(content)) & 0xFFFFFF }
 
+// HashOfSum is the line hash of a line whose Sum is sum: Hash(c) ==
+// HashOfSum(Sum(c)).
+func HashOfSum(sum uint32) string {
+	var b [HashLen]byte
+	return string(appendHashSum(b[:0], sum))
+}
+
 // appendHash appends the 4 hash characters of content to dst.
 func appendHash(dst []byte, content string) []byte {
 	return appendHashSum(dst, crc32.ChecksumIEEE(bytesOf(content)))

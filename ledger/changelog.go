@@ -127,7 +127,7 @@ func (l *Ledger) Shown(session string, doc DocKey) []Shown {
 	out := make([]Shown, 0, len(e.records))
 	for i := range e.records {
 		if r := &e.records[i]; r.rev >= d.base {
-			out = append(out, Shown{r.rev, r.shown, r.kind})
+			out = append(out, Shown{r.rev, r.shown, r.kind, r.sums})
 		}
 	}
 	return out

@@ -89,7 +89,24 @@ type Shown struct {
 	Rev   Rev   `json:"rev"`
 	Range Range `json:"range"`
 	Kind  Kind  `json:"kind"`
+	// Sums are the hashes (hashline.Sum) of the lines shown, Range.Start's
+	// first; nil when the ledger was not told them. Shared: read only.
+	Sums []uint32 `json:"-"`
 }
+
+// Sum is the hash of line of s (in the lines of revision s.Rev), if known.
+func (s Shown) Sum(line int) (uint32, bool) {
+	if len(s.Sums) != s.Range.Len() || !s.Range.Contains(line) {
+		return 0, false
+	}
+	return s.Sums[line-s.Range.Start], true
+}
+
+// SumFunc gives the hash (hashline.Sum) of a line (1-based) of the text a
+// record is made at: what the ledger keeps of the lines it is told were
+// shown, so that a ref copied from them is checked against what was shown
+// whether or not that text is kept anywhere.
+type SumFunc func(line int) uint32
 
 // DocView is a session's ledger of one document. Its slices are copies.
 type DocView struct {
@@ -195,6 +212,7 @@ type record struct {
 	kind  Kind
 	shown Range
 	lines RangeSet
+	sums  []uint32 // of the lines shown (Shown.Sums); nil when not told
 }
 
 // New returns an empty ledger.
@@ -403,6 +421,9 @@ func resplit(e *entry, rev Rev) {
 		}
 		switch n := r.lines.NumRanges(); {
 		case n == 1:
+			if r.lines.rs[0].Len() != r.shown.Len() {
+				r.sums = nil // which lines went is not kept
+			}
 			r.shown = r.lines.rs[0]
 		case n == 0:
 			e.records = slices.Delete(e.records, i, i+1)
@@ -412,6 +433,7 @@ func resplit(e *entry, rev Rev) {
 			for k, x := range r.lines.rs {
 				parts[k] = *r
 				parts[k].shown = x
+				parts[k].sums = nil
 				parts[k].lines = NewRangeSet(x)
 			}
 			e.records = slices.Replace(e.records, i, i+1, parts...)
@@ -470,23 +492,31 @@ func (l *Ledger) replace(d *docState, key DocKey, toRev Rev, newTotal int, dirty
 // `read` (authored lines stay authored) and leave `stale`. Reading an empty
 // document counts as reading all of it.
 func (l *Ledger) RecordRead(session, agent string, doc DocKey, rev Rev, r Range) {
-	l.record(KindRead, session, agent, doc, rev, r)
+	l.record(KindRead, session, agent, doc, rev, r, nil)
 }
 
 // RecordWindow records lines shown as part of another answer (KindWindow),
 // as RecordRead does.
 func (l *Ledger) RecordWindow(session, agent string, doc DocKey, rev Rev, r Range) {
-	l.record(KindWindow, session, agent, doc, rev, r)
+	l.record(KindWindow, session, agent, doc, rev, r, nil)
 }
 
 // RecordAuthored records that session wrote lines r of doc at revision rev
 // (as RecordRead for clamping and mapping). ApplyChange already marks the
 // author's lines; this adds the agent, or marks lines written some other way.
 func (l *Ledger) RecordAuthored(session, agent string, doc DocKey, rev Rev, r Range) {
-	l.record(KindAuthored, session, agent, doc, rev, r)
+	l.record(KindAuthored, session, agent, doc, rev, r, nil)
 }
 
-func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r Range) {
+// RecordShown records lines r of doc shown at revision rev as kind (read,
+// window or authored, as RecordRead, RecordWindow and RecordAuthored do),
+// and keeps the hashes sum gives of the lines shown (called for each, under
+// the ledger's lock: it must not call the ledger).
+func (l *Ledger) RecordShown(kind Kind, session, agent string, doc DocKey, rev Rev, r Range, sum SumFunc) {
+	l.record(kind, session, agent, doc, rev, r, sum)
+}
+
+func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r Range, sum SumFunc) {
 	l.mu.Lock()
 	var dirty dirtyList
 	defer func() { l.unlockAndNotify(dirty) }()
@@ -494,6 +524,9 @@ func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r
 	if !d.shaped {
 		// Never counted: the document has at least the lines shown.
 		l.shape(d, key, rev, max(r.End, 0), &dirty)
+	}
+	if rev > d.rev {
+		sum = nil // the hashes are of a text the ledger has not seen
 	}
 	rev = min(rev, d.rev)
 	totalAt, mappable := d.totalAt(rev)
@@ -526,14 +559,24 @@ func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r
 		}
 	}
 	dirty.add(session, key)
+	var sums []uint32
+	if sum != nil {
+		sums = make([]uint32, 0, shown.Len())
+		for i := shown.Start; i <= shown.End; i++ {
+			sums = append(sums, sum(i))
+		}
+	}
 	// ApplyChange already recorded the author's lines without an agent: name it.
 	if n := len(e.records); kind == KindAuthored && n > 0 {
 		if last := &e.records[n-1]; last.kind == KindAuthored && last.rev == rev && last.shown == shown && last.agent == "" {
 			last.agent = agent
+			if sums != nil {
+				last.sums = sums
+			}
 			return
 		}
 	}
-	l.addRecord(e, record{rev: rev, time: l.now(), agent: agent, kind: kind, shown: shown, lines: lines})
+	l.addRecord(e, record{rev: rev, time: l.now(), agent: agent, kind: kind, shown: shown, lines: lines, sums: sums})
 }
 
 // MarkCreated records that session created doc: it is model_authored for the

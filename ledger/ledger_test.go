@@ -3,6 +3,7 @@ package ledger
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -297,7 +298,7 @@ func TestMapLine(t *testing.T) {
 	// The author's records in one event are restated in the final text of the
 	// revision: lines 1-3 and 10-11 of rev 12.
 	sh := l.Shown("s", doc)
-	if !slices.Equal(sh, []Shown{{12, Range{1, 3}, KindAuthored}, {12, Range{10, 11}, KindAuthored}}) {
+	if !reflect.DeepEqual(sh, []Shown{{12, Range{1, 3}, KindAuthored, nil}, {12, Range{10, 11}, KindAuthored, nil}}) {
 		t.Errorf("Shown = %+v", sh)
 	}
 	if _, ok := l.MapLine("file:///x", 10, 1); ok {
@@ -649,5 +650,31 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if _, rev, _ := l.DocInfo(doc); rev != 200 {
 		t.Errorf("rev %d", rev)
+	}
+}
+
+// TestShownKeepsLineHashes: the hashes of the lines recorded as shown are
+// kept with them, at their revision, whatever changed since; lines recorded
+// without them have none.
+func TestShownKeepsLineHashes(t *testing.T) {
+	l := New(Options{})
+	l.SetTotal(doc, 1, 5)
+	l.RecordShown(KindRead, "s", "", doc, 1, Range{2, 4}, func(line int) uint32 { return uint32(100 + line) })
+	l.RecordRead("s", "", doc, 1, Range{5, 5})
+	l.ApplyChange(doc, 1, 2, Change{Start: 3, Old: 1, New: 2}, "", 6)
+	sh := l.Shown("s", doc)
+	if len(sh) != 2 {
+		t.Fatalf("Shown = %+v", sh)
+	}
+	for line, want := range map[int]uint32{2: 102, 3: 103, 4: 104} {
+		if got, ok := sh[0].Sum(line); !ok || got != want {
+			t.Errorf("line %d at rev 1: %d %v, want %d", line, got, ok, want)
+		}
+	}
+	if _, ok := sh[0].Sum(5); ok {
+		t.Error("line 5 was not shown by that record")
+	}
+	if _, ok := sh[1].Sum(5); ok {
+		t.Error("line 5 was recorded without its hash")
 	}
 }

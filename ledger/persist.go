@@ -49,6 +49,13 @@ func (l *Ledger) Export(session string, doc DocKey) (Entry, bool) {
 // seen are stale). When the log does not reach rev, or its line count there
 // is not the snapshot's, nothing is imported: unread is the safe answer.
 func (l *Ledger) Import(session string, doc DocKey, rev Rev, in Entry) {
+	l.ImportShown(session, doc, rev, in, nil)
+}
+
+// ImportShown is Import, with the hashes of the lines of the text at rev
+// (sum, called under the ledger's lock) kept with the records restated, as
+// RecordShown keeps them.
+func (l *Ledger) ImportShown(session string, doc DocKey, rev Rev, in Entry, sum SumFunc) {
 	l.mu.Lock()
 	var dirty dirtyList
 	d := l.docFor(doc)
@@ -56,6 +63,7 @@ func (l *Ledger) Import(session string, doc DocKey, rev Rev, in Entry) {
 		l.shape(d, doc, rev, in.TotalLines, &dirty)
 	}
 	if rev != d.rev {
+		sum = nil // the records are restated at d.rev, another text
 		total, ok := d.totalAt(rev)
 		if !ok || total != in.TotalLines {
 			l.mu.Unlock()
@@ -94,7 +102,14 @@ func (l *Ledger) Import(session string, doc DocKey, rev Rev, in Entry) {
 		}
 		lines := clamped(r.Lines)
 		for _, x := range lines.rs {
-			e.records = append(e.records, record{rev: d.rev, time: r.Time, agent: r.Agent, kind: kind, shown: x, lines: NewRangeSet(x)})
+			var sums []uint32
+			if sum != nil {
+				sums = make([]uint32, 0, x.Len())
+				for i := x.Start; i <= x.End; i++ {
+					sums = append(sums, sum(i))
+				}
+			}
+			e.records = append(e.records, record{rev: d.rev, time: r.Time, agent: r.Agent, kind: kind, shown: x, lines: NewRangeSet(x), sums: sums})
 		}
 	}
 	l.trimRecords(e)

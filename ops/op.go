@@ -31,11 +31,6 @@ type Call struct {
 	// Disk is a call run by a process of its own over the files (the CLI,
 	// sightline mcp) rather than by a language server, whose memory is live.
 	Disk bool
-	// Kept: the process keeps the documents it read between calls (the
-	// daemon, sightline mcp), so a range is read from its document, which
-	// its edits then find as they left it; a process of one call reads a
-	// range from the disk without building the document.
-	Kept bool
 	// Shower shows a document in the editor; nil: no editor to show it.
 	Shower engine.Shower
 	// Touched receives the documents whose ledger changed without a call

@@ -19,8 +19,9 @@ var Read = define(spec[engine.ReadParams, engine.ReadResult]{
 		return one(p.TextDocument.URI)
 	},
 	run: func(ctx context.Context, c *Call, p engine.ReadParams) (engine.ReadResult, error) {
-		if c.Disk && !c.Kept {
-			// A range of a large file is read without building all of it.
+		if c.Disk {
+			// A range of a large file is read without building all of it
+			// (a process that holds the document answers from it).
 			return c.Env.ReadDisk(ctx, p)
 		}
 		return c.Env.Read(ctx, p)

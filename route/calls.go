@@ -23,9 +23,7 @@ import (
 // invalid params and faults stay errors.
 func (b *Router) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
 	res, err := do(ctx, b, op.Method, p, op.Docs(p, b.Resolve), op.Writes(p), op.Result,
-		func(e *engine.Env) (any, error) {
-			return op.Run(ctx, &ops.Call{Env: e, Disk: true, Kept: b.o.FlushEvery > 0}, p)
-		})
+		func(e *engine.Env) (any, error) { return op.Run(ctx, &ops.Call{Env: e, Disk: true}, p) })
 	if err != nil {
 		if k := result.KindOf(err); k != "" && k != result.InvalidParams {
 			return op.Refused(err), nil

@@ -177,9 +177,13 @@ func (s *Sync) MarkDirty(session string, doc workspace.Key) {
 // time. An entry of the same bytes is imported as it is; one of other bytes
 // is moved through the line diff between its text and the document's (its
 // changed lines stale, inserted ones unread). An entry without line hashes
-// (written by an older sightline) is dropped when the bytes changed.
-func (s *Sync) Restore(d workspace.Doc) {
-	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) })
+// (written by an older sightline) is dropped when the bytes changed. sum,
+// when not nil, gives the hashes of the document's lines, kept with the
+// records restated (ledger.ImportShown): a process that lives on checks
+// refs against them once this text is no longer kept; a process of one
+// call need not compute them.
+func (s *Sync) Restore(d workspace.Doc, sum ledger.SumFunc) {
+	s.restore(d.Key, d.Rev, d.FileHash, func() []uint32 { return unpackHashesOf(d.Snap) }, sum)
 }
 
 // RestoreView is Restore for a document the workspace does not hold, known
@@ -201,7 +205,72 @@ func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 		}
 		cur, _ := unpackHashes(b, v.TotalLines)
 		return cur
-	})
+	}, viewSum(v))
+}
+
+// Since compares a text of document k (file hash h; its line hashes, cur,
+// computed only when needed) with the view a range read in this process
+// left of it (RestoreView), as a process restoring that read from the
+// database compares them: had says there is such a view; same that it is
+// of the same text; else chs are the changes that take the view's lines to
+// these (ok false when the line hashes of either are not known: nothing
+// maps).
+func (s *Sync) Since(ctx context.Context, k workspace.Key, h string, cur func() []uint32) (had, same bool, chs []ledger.Change, ok bool) {
+	s.mu.Lock()
+	v, had := s.views[k]
+	s.mu.Unlock()
+	if !had || v.FileHash == h {
+		return had, had, nil, had
+	}
+	b := v.LineHashes
+	if b == nil {
+		var err error
+		if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
+			s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
+		}
+	}
+	old, ok := unpackHashes(b, v.TotalLines)
+	now := cur()
+	if !ok || now == nil {
+		return true, false, nil, false
+	}
+	return true, false, changes(linediff.Diff(old, now)), true
+}
+
+// StoredLineHashes returns the line hashes of a text of n lines seen
+// before (kept with entries or file stats, or computed from the history's
+// copy of it); nil when none are kept.
+func (s *Sync) StoredLineHashes(ctx context.Context, fileHash string, n int) []uint32 {
+	b, err := s.storedLineHashes(ctx, fileHash)
+	if err != nil {
+		s.log.Warn("line hashes unreadable", zap.String("file", fileHash), zap.Error(err))
+	}
+	out, _ := unpackHashes(b, n)
+	return out
+}
+
+// LineHashes returns the line hashes of a text, as views and entries keep
+// them.
+func LineHashes(snap *textdoc.Snapshot) []uint32 { return unpackHashesOf(snap) }
+
+// UnpackLineHashes reads the packed line hashes of a text of n lines (nil
+// unless they are exactly that).
+func UnpackLineHashes(b []byte, n int) []uint32 {
+	out, _ := unpackHashes(b, n)
+	return out
+}
+
+// viewSum gives the hashes of a view's lines when it holds them (a range
+// read that scanned the whole file), else nil: they are not looked up for
+// it (a range read of a file seen before reads only its lines).
+func viewSum(v View) ledger.SumFunc {
+	if len(v.LineHashes) != v.TotalLines*hashSize {
+		return nil
+	}
+	return func(line int) uint32 {
+		p := v.LineHashes[(line-1)*hashSize:]
+		return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
+	}
 }
 
 // SaveStat queues a file stat row, written with the next flush.
@@ -227,7 +296,7 @@ func (s *Sync) FileStat(ctx context.Context, k workspace.Key) (store.FileStat, b
 	return s.db.FileStat(ctx, string(k))
 }
 
-func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32) {
+func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineHashes func() []uint32, sum ledger.SumFunc) {
 	s.mu.Lock()
 	flight, started := s.seen[k]
 	if !started {
@@ -266,7 +335,7 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 			continue
 		}
 		if e.FileHash == h {
-			l.Import(e.Session, ledger.DocKey(k), rev, le)
+			l.ImportShown(e.Session, ledger.DocKey(k), rev, le, sum)
 			s.noteSaved(l, key{e.Session, k}, rev, h)
 			continue
 		}
@@ -280,12 +349,13 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 			continue
 		}
 		if cur == nil {
-			if cur = lineHashes(); cur == nil {
-				continue // the view has none: the safe answer is unread
-			}
+			cur = lineHashes()
+		}
+		if len(cur) == 0 {
+			continue // the view has none: the safe answer is unread
 		}
 		le = le.Moved(changes(linediff.Diff(old, cur)), len(cur))
-		l.Import(e.Session, ledger.DocKey(k), rev, le)
+		l.ImportShown(e.Session, ledger.DocKey(k), rev, le, sum)
 	}
 }
 

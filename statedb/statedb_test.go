@@ -48,7 +48,7 @@ func (p *process) get(k workspace.Key) (workspace.Doc, error) {
 	for _, ev := range evs {
 		if ev.First {
 			p.l.SetTotal(ledger.DocKey(ev.Key), ev.ToRev, ev.NewTotal)
-			p.sync.Restore(ev.Doc)
+			p.sync.Restore(ev.Doc, nil)
 		} else {
 			p.l.Replace(ledger.DocKey(ev.Key), ev.ToRev, ev.NewTotal)
 		}
