@@ -396,3 +396,41 @@ func FuzzStreamRead(f *testing.F) {
 		t.Fatal("more frames than bytes")
 	})
 }
+
+// A server answers a large result with one copy of it, into the message
+// written whole with its header (no copy to make room for the header).
+func TestLargeAnswerWrittenOnce(t *testing.T) {
+	ctx := context.Background()
+	answer := bigAnswer(8 << 20)
+	l, err := Listen(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go l.Serve(ctx, func() (jsonrpc2.Handler, func()) {
+		return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+			return jsonrpc2.RawMessage(answer), nil
+		}, func() {}
+	})
+	nc, err := net.Dial("unix", l.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	in := bufio.NewReader(nc)
+	nc.Write([]byte(`{"jsonrpc":"2.0","method":"` + methodFrames + `"}` + "\n"))
+	var head string
+	n := allocated(func() {
+		nc.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}` + "\n"))
+		head, _ = in.ReadString('\n')
+		in.ReadString('\n')
+		size, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(head, "Content-Length:")))
+		io.CopyN(io.Discard, in, int64(size))
+	})
+	if !strings.HasPrefix(head, "Content-Length: ") {
+		t.Fatalf("answer framed %q, want headers after %s", head, methodFrames)
+	}
+	if per := float64(n) / float64(len(answer)); per > 1.3 {
+		t.Fatalf("the server allocated %.1f bytes per byte of an answer of %d bytes, want at most 1.3", per, len(answer))
+	}
+}
