@@ -75,10 +75,9 @@ func DialServing(ctx context.Context, path string, wait time.Duration, h jsonrpc
 	conn.Go(context.Background(), h)
 	// Ahead of any call, and not awaited: the server may answer in
 	// Content-Length frames (one allocation per answer, whatever its size).
-	if err := conn.Notify(ctx, methodFrames, nil); err != nil {
-		_ = conn.Close()
-		return nil, fmt.Errorf("bridge: write to %s: %w", path, err)
-	}
+	// A connection it cannot be written to is found by the first call
+	// (ErrGone), as before.
+	_ = conn.Notify(ctx, methodFrames, nil)
 	return &Client{Path: path, PID: pid, nc: nc, conn: conn, wait: wait}, nil
 }
 
