@@ -71,7 +71,7 @@ func DialServing(ctx context.Context, path string, wait time.Duration, h jsonrpc
 		}
 		return nil, fmt.Errorf("bridge: dial %s: %w", path, err)
 	}
-	conn := jsonrpc2.NewConn(newStream(nc, MaxMessage), jsonrpc2.WithCodec(ownedCodec{}))
+	conn := jsonrpc2.NewConn(callerStream{newStream(nc, MaxMessage)}, jsonrpc2.WithCodec(ownedCodec{}))
 	conn.Go(context.Background(), h)
 	// Ahead of any call, and not awaited: the server may answer in
 	// Content-Length frames (one allocation per answer, whatever its size).

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -277,6 +279,69 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// callerStream is a caller's side of a connection: the stream without
+// ReadFrame, so that jsonrpc2 takes each message from Read, which hands a
+// success answer's result on as it lies in its frame. jsonrpc2's reading of
+// frames scans an answer over 64 KB twice and copies its result.
+type callerStream struct{ s *stream }
+
+func (c callerStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	frame, n, err := c.s.ReadFrame(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if msg, ok := answer(frame); ok {
+		return msg, n, nil
+	}
+	msg, err := jsonrpc2.DecodeMessage(frame)
+	if err != nil {
+		return nil, 0, err
+	}
+	return msg, n, nil
+}
+
+func (c callerStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	return c.s.Write(ctx, msg)
+}
+
+func (c callerStream) Close() error { return c.s.Close() }
+
+// answer reads a success answer as jsonrpc2 writes one,
+// {"jsonrpc":"2.0","id":<integer>,"result":<JSON>}, its result left in
+// the frame (one scan, to check it is JSON). Any other message is left to
+// jsonrpc2.DecodeMessage.
+func answer(frame []byte) (jsonrpc2.Message, bool) {
+	rest, ok := bytes.CutPrefix(frame, []byte(`{"jsonrpc":"2.0","id":`))
+	if !ok {
+		return nil, false
+	}
+	i := 0
+	for i < len(rest) && i < 19 && '0' <= rest[i] && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || (rest[0] == '0' && i > 1) {
+		return nil, false
+	}
+	id, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"result":`))
+	if !ok || len(rest) < 2 || rest[len(rest)-1] != '}' {
+		return nil, false
+	}
+	result := rest[:len(rest)-1]
+	if space(result[0]) || space(result[len(result)-1]) {
+		return nil, false // not as jsonrpc2 writes it; its decoder trims it
+	}
+	if !jsontext.Value(result).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+		return nil, false
+	}
+	return jsonrpc2.NewResponse(jsonrpc2.NewNumberID(id), result, nil), true
+}
+
+func space(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // ownedCodec is jsonrpc2's codec but for a raw result, which it keeps
 // instead of copying: the frames of a stream are the caller's alone (see

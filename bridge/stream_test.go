@@ -145,8 +145,8 @@ func TestLargeAnswerCostsItsBytes(t *testing.T) {
 	if string(raw) != string(answer) {
 		t.Fatalf("answer of %d bytes, want the %d sent", len(raw), len(answer))
 	}
-	if per := float64(n) / float64(len(answer)); per > 2.5 {
-		t.Fatalf("the caller allocated %.1f bytes per byte of an answer of %d bytes, want at most 2.5", per, len(answer))
+	if per := float64(n) / float64(len(answer)); per > 1.3 {
+		t.Fatalf("the caller allocated %.1f bytes per byte of an answer of %d bytes, want at most 1.3", per, len(answer))
 	}
 }
 
@@ -433,4 +433,59 @@ func TestLargeAnswerWrittenOnce(t *testing.T) {
 	if per := float64(n) / float64(len(answer)); per > 1.3 {
 		t.Fatalf("the server allocated %.1f bytes per byte of an answer of %d bytes, want at most 1.3", per, len(answer))
 	}
+}
+
+// The answers read without jsonrpc2's decoder are exactly the success
+// answers it writes; anything else is left to it.
+func TestAnswerShapes(t *testing.T) {
+	for _, c := range []struct {
+		frame  string
+		ok     bool
+		id     int64
+		result string
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"a":[1,"}"]}}`, true, 7, `{"a":[1,"}"]}`},
+		{`{"jsonrpc":"2.0","id":0,"result":null}`, true, 0, `null`},
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":1},"error":{"code":1,"message":"x"}}`, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":1}} `, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":01,"result":1}`, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":"1","result":1}`, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":99999999999999999999,"result":1}`, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":}`, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}`, false, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":1}`, false, 0, ""},
+	} {
+		msg, ok := answer([]byte(c.frame))
+		if ok != c.ok {
+			t.Fatalf("%s: read %v, want %v", c.frame, ok, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		r := msg.(*jsonrpc2.Response)
+		if r.ID() != jsonrpc2.NewNumberID(c.id) || string(r.Result()) != c.result || r.Err() != nil {
+			t.Fatalf("%s: id %v result %s, want %d %s", c.frame, r.ID(), r.Result(), c.id, c.result)
+		}
+	}
+}
+
+// FuzzAnswer: an answer read without jsonrpc2's decoder is the one it reads.
+func FuzzAnswer(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"a":[1,"}"]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"a":1},"b":{"c":2}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":"\u00e9\ud800"}`))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		msg, ok := answer(frame)
+		if !ok {
+			return
+		}
+		want, err := jsonrpc2.DecodeMessage(frame)
+		if err != nil {
+			t.Fatalf("%q read as an answer, jsonrpc2 refuses it: %v", frame, err)
+		}
+		r, w := msg.(*jsonrpc2.Response), want.(*jsonrpc2.Response)
+		if r.ID() != w.ID() || string(r.Result()) != string(w.Result()) || w.Err() != nil {
+			t.Fatalf("%q: read %v %s, jsonrpc2 reads %v %s %v", frame, r.ID(), r.Result(), w.ID(), w.Result(), w.Err())
+		}
+	})
 }
