@@ -71,8 +71,13 @@ func DialServing(ctx context.Context, path string, wait time.Duration, h jsonrpc
 		}
 		return nil, fmt.Errorf("bridge: dial %s: %w", path, err)
 	}
-	conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
+	conn := jsonrpc2.NewConn(callerStream{newStream(nc, MaxMessage)}, jsonrpc2.WithCodec(ownedCodec{}))
 	conn.Go(context.Background(), h)
+	// Ahead of any call, and not awaited: the server may answer in
+	// Content-Length frames (one allocation per answer, whatever its size).
+	// A connection it cannot be written to is found by the first call
+	// (ErrGone), as before.
+	_ = conn.Notify(ctx, methodFrames, nil)
 	return &Client{Path: path, PID: pid, nc: nc, conn: conn, wait: wait}, nil
 }
 

@@ -107,7 +107,8 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 			return // closed
 		}
 		h, done := newHandler()
-		conn := jsonrpc2.NewConn(jsonrpc2.NewNDJSONStream(nc))
+		st := newStream(nc, MaxMessage)
+		conn := jsonrpc2.NewConn(st)
 		l.mu.Lock()
 		if l.closed {
 			l.mu.Unlock()
@@ -118,7 +119,7 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 		l.conns[conn] = struct{}{}
 		l.wg.Add(1)
 		l.mu.Unlock()
-		conn.Go(context.WithValue(ctx, peerKey{}, conn), l.open(h))
+		conn.Go(context.WithValue(ctx, peerKey{}, conn), l.open(framed(st, h)))
 		go func() {
 			defer l.wg.Done()
 			<-conn.Done()
@@ -140,6 +141,19 @@ func (l *Listener) open(h jsonrpc2.Handler) jsonrpc2.Handler {
 		l.mu.Unlock()
 		if closed && req.IsCall() {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is closing its socket")
+		}
+		return h(ctx, req)
+	}
+}
+
+// framed serves methodFrames itself, ahead of the handler (which sees the
+// caller's first message as it did before it): the answers that follow
+// are written in Content-Length frames.
+func framed(st *stream, h jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if !req.IsCall() && req.Method() == methodFrames {
+			st.headers.Store(true)
+			return nil, nil
 		}
 		return h(ctx, req)
 	}

@@ -45,6 +45,11 @@ const (
 	// fields): the caller's approver (--yes, its terminal) decides, as it
 	// would for the call run in its own process.
 	MethodApprove = "sightline/bridge/approve"
+	// methodFrames is a caller's first message, a notification: it reads
+	// messages framed with Content-Length headers, so the server may answer
+	// in them (a large answer is then read into one buffer of its length).
+	// A server that does not know it ignores it and writes lines.
+	methodFrames = "sightline/bridge/frames"
 )
 
 // CodeNotServed is a daemon's refusal of a call on a connection whose hello

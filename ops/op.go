@@ -138,7 +138,7 @@ func define[P, R any](s spec[P, R]) *Def[P, R] {
 		},
 		result: func(b []byte) (any, error) {
 			var r R
-			err := json.Unmarshal(b, &r)
+			err := result.Unmarshal(b, &r)
 			return r, err
 		},
 	}
