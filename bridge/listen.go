@@ -39,27 +39,18 @@ func Listen(dir string) (*Listener, error) {
 				return nil, fmt.Errorf("bridge: remove stale socket: %w", err)
 			}
 		}
-		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
-		if err != nil {
-			if errors.Is(err, os.ErrExist) || isAddrInUse(err) {
-				continue
-			}
-			return nil, fmt.Errorf("bridge: listen on %s: %w", p, err)
+		l, err := listenAt(dir, p)
+		if errors.Is(err, os.ErrExist) || isAddrInUse(err) {
+			continue
 		}
-		ln.SetUnlinkOnClose(true)
-		if err := restrictSocket(p); err != nil {
-			_ = ln.Close()
-			return nil, err
-		}
-		RemoveStale(dir)
-		return &Listener{Path: p, ln: ln, conns: map[jsonrpc2.Conn]struct{}{}}, nil
+		return l, err
 	}
 	return nil, fmt.Errorf("bridge: no free socket name in %s", dir)
 }
 
 // ListenDaemon opens the socket of the workspace's daemon in dir,
-// <pid>-daemon.sock. The caller holds the daemon's lock (DaemonLock), so no
-// other daemon listens in dir; sockets nobody listens on are removed.
+// <pid>-daemon.sock. The caller holds the daemon's lock (package daemon),
+// so no other daemon listens in dir; sockets nobody listens on are removed.
 func ListenDaemon(dir string) (*Listener, error) {
 	p := filepath.Join(dir, fmt.Sprintf("%d%s", os.Getpid(), daemonSuffix))
 	if _, err := os.Lstat(p); err == nil {
@@ -67,6 +58,13 @@ func ListenDaemon(dir string) (*Listener, error) {
 			return nil, fmt.Errorf("bridge: remove stale socket: %w", err)
 		}
 	}
+	return listenAt(dir, p)
+}
+
+// listenAt listens on the socket p in dir, only its owner let in, and
+// removes the sockets of dir nobody listens on. An error of the listen
+// itself is returned as it is (a name already taken: isAddrInUse).
+func listenAt(dir, p string) (*Listener, error) {
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("bridge: listen on %s: %w", p, err)
