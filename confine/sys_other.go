@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// ReplacesOpenFiles: a rename may replace a file that is open.
+const ReplacesOpenFiles = true
+
 const (
 	openReadFlags       = os.O_RDONLY
 	openWriteProbeFlags = os.O_WRONLY

@@ -13,6 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// ReplacesOpenFiles: a rename may replace a file that is open.
+const ReplacesOpenFiles = true
+
 // Reads never block on a FIFO; the write probe opens without truncating.
 const (
 	openReadFlags       = os.O_RDONLY | syscall.O_NONBLOCK

@@ -11,6 +11,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// ReplacesOpenFiles: a file open here cannot be renamed over where the file
+// system lacks POSIX rename semantics (FAT, older systems).
+const ReplacesOpenFiles = false
+
 const (
 	openReadFlags       = os.O_RDONLY
 	openWriteProbeFlags = os.O_WRONLY

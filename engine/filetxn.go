@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -396,6 +395,14 @@ type stagedFile struct {
 	held *os.File
 }
 
+// letGo closes the old file now, if it is held.
+func (f *stagedFile) letGo() {
+	if f.held != nil {
+		f.held.Close()
+		f.held = nil
+	}
+}
+
 // release closes the old file behind the answer, after the history's and
 // the audit's writes queued before it.
 func (e *Env) release(f *stagedFile) {
@@ -484,9 +491,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 			if f.staged != nil {
 				f.staged.Close()
 			}
-			if f.held != nil {
-				f.held.Close()
-			}
+			f.letGo()
 		}
 	}()
 	for _, f := range files {
@@ -504,10 +509,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 		// A write of many files holds one descriptor per file (its lock),
 		// not two.
 		for _, f := range files {
-			if f.held != nil {
-				f.held.Close()
-				f.held = nil
-			}
+			f.letGo()
 		}
 	}
 	var id string
@@ -553,14 +555,9 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 			return nil, err
 		}
 	}
-	if runtime.GOOS == "windows" {
-		// Where the file system lacks POSIX rename semantics (FAT, older
-		// systems), a file open here cannot be replaced: let it go first.
+	if !confine.ReplacesOpenFiles {
 		for _, f := range files {
-			if f.held != nil {
-				f.held.Close()
-				f.held = nil
-			}
+			f.letGo() // it could not be renamed over while open
 		}
 	}
 	if journaled {
