@@ -329,8 +329,8 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 	h := fileHash()
 	var cur []uint32 // the document's line hashes, computed once if needed
 	for _, e := range entries {
-		var le ledger.Entry
-		if err := json.Unmarshal(e.Data, &le); err != nil {
+		le, err := decodeEntry(e.Data)
+		if err != nil {
 			s.log.Warn("persisted ledger entry unreadable", zap.String("doc", e.Doc), zap.Error(err))
 			continue
 		}
@@ -375,7 +375,7 @@ func (s *Sync) noteSaved(l *ledger.Ledger, k key, rev int64, fileHash string) {
 	if _, at, ok := l.DocInfo(doc); !ok || at != rev {
 		return
 	}
-	data, err := json.Marshal(e)
+	data, err := e.MarshalBinary()
 	if err != nil {
 		return
 	}
@@ -549,7 +549,7 @@ func (s *Sync) flush(ctx context.Context) error {
 			dels = append(dels, k)
 			continue
 		}
-		data, err := json.Marshal(e)
+		data, err := e.MarshalBinary()
 		if err != nil {
 			return fmt.Errorf("statedb: encode entry: %w", err)
 		}
@@ -650,4 +650,17 @@ func (s *Sync) Close(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// decodeEntry decodes an entry as the database holds it: in the ledger's
+// binary form, or as JSON when an earlier sightline wrote it (it is written
+// back in the binary form once it changes).
+func decodeEntry(data []byte) (ledger.Entry, error) {
+	var e ledger.Entry
+	if len(data) > 0 && data[0] == '{' {
+		err := json.Unmarshal(data, &e)
+		return e, err
+	}
+	err := e.UnmarshalBinary(data)
+	return e, err
 }
