@@ -28,11 +28,15 @@ var options = json.JoinOptions(
 // Marshal encodes a result compactly, as the language server sends it.
 func Marshal(v any) ([]byte, error) {
 	if lt, ok := v.(LargeText); ok {
-		var b bytes.Buffer
-		if err := writeLarge(&b, lt, options, ""); err != nil {
+		before, text, after, err := splitLarge(lt, options)
+		if err != nil {
 			return nil, err
 		}
-		return b.Bytes(), nil
+		// One buffer of about the answer's size: escapes take an eighth more
+		// than the text in a source file with tabs; beyond, it grows once.
+		b := make([]byte, 0, len(before)+len(text)+len(text)/8+len(after)+2)
+		b = appendEscaped(append(append(b, before...), '"'), text)
+		return append(append(b, '"'), after...), nil
 	}
 	b, err := json.Marshal(v, options)
 	if err != nil {
@@ -95,16 +99,26 @@ type LargeText interface {
 // byte for byte: the encoding of the rest with the text quoted in place of
 // its empty member.
 func writeLarge(w io.Writer, v LargeText, opts json.Options, end string) error {
+	before, text, after, err := splitLarge(v, opts)
+	if err != nil {
+		return err
+	}
+	return writeQuoted(w, before, text, append(after, end...), quoteChunk)
+}
+
+// splitLarge encodes v with its text member left out: what comes before
+// the text's quoted value, the text, and what comes after it.
+func splitLarge(v LargeText, opts json.Options) (before []byte, text string, after []byte, err error) {
 	rest, name, text := v.SplitText()
 	b, err := json.Marshal(rest, opts)
 	if err != nil {
-		return fmt.Errorf("encode %T: %w", v, err)
+		return nil, "", nil, fmt.Errorf("encode %T: %w", v, err)
 	}
 	at, err := memberValue(b, name)
 	if err != nil {
-		return fmt.Errorf("encode %T: %w", v, err)
+		return nil, "", nil, fmt.Errorf("encode %T: %w", v, err)
 	}
-	return writeQuoted(w, b[:at], text, append(b[at+len(`""`):], end...), quoteChunk)
+	return b[:at], text, b[at+len(`""`):], nil
 }
 
 // memberValue returns the offset in the JSON object b of the value of its
