@@ -47,16 +47,32 @@ const DefaultWait = 3 * time.Second
 // killed server's: Dial removes it and says so with ErrStale. wait bounds
 // each liveness probe of the calls (0: DefaultWait).
 func Dial(ctx context.Context, path string, wait time.Duration) (*Client, error) {
-	// The bridge sends the caller no requests but a daemon's approval
-	// requests: any other would be a protocol mistake, answered as such.
-	return DialServing(ctx, path, wait, jsonrpc2.MethodNotFoundHandler)
+	return DialWith(ctx, path, CallerOptions{Wait: wait})
 }
 
-// DialServing is Dial serving the server's requests to the caller with h
-// (a daemon's MethodApprove).
-func DialServing(ctx context.Context, path string, wait time.Duration, h jsonrpc2.Handler) (*Client, error) {
+// CallerOptions say how a caller's connection behaves.
+type CallerOptions struct {
+	// Wait bounds each liveness probe of the calls (0: DefaultWait).
+	Wait time.Duration
+	// Serve answers the server's requests to the caller (a daemon's
+	// MethodApprove); nil answers that the method is not found: the bridge
+	// sends a caller no other request, any other would be a protocol
+	// mistake.
+	Serve jsonrpc2.Handler
+	// OneCall says the caller lives for one call and never gives memory
+	// back (the CLI): a large answer is read into huge pages (package
+	// hugepage), which a page fault at a time made a third of its cost.
+	OneCall bool
+}
+
+// DialWith is Dial with the caller's options.
+func DialWith(ctx context.Context, path string, o CallerOptions) (*Client, error) {
+	wait, h := o.Wait, o.Serve
 	if wait <= 0 {
 		wait = DefaultWait
+	}
+	if h == nil {
+		h = jsonrpc2.MethodNotFoundHandler
 	}
 	pid := pidOf(path)
 	nc, err := (&net.Dialer{Timeout: dialTimeout}).DialContext(ctx, "unix", path)
@@ -71,7 +87,9 @@ func DialServing(ctx context.Context, path string, wait time.Duration, h jsonrpc
 		}
 		return nil, fmt.Errorf("bridge: dial %s: %w", path, err)
 	}
-	conn := jsonrpc2.NewConn(callerStream{newStream(nc, MaxMessage)}, jsonrpc2.WithCodec(ownedCodec{}))
+	st := newStream(nc, MaxMessage)
+	st.huge = o.OneCall
+	conn := jsonrpc2.NewConn(callerStream{st}, jsonrpc2.WithCodec(ownedCodec{}))
 	conn.Go(context.Background(), h)
 	// Ahead of any call, and not awaited: the server may answer in
 	// Content-Length frames (one allocation per answer, whatever its size).

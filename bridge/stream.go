@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"io"
 	"net"
 	"strconv"
@@ -39,6 +40,7 @@ type stream struct {
 	conn io.ReadWriteCloser
 	in   *bufio.Reader
 	max  int
+	huge bool // a large frame in huge pages (CallerOptions.OneCall)
 
 	headers atomic.Bool // write Content-Length frames
 
@@ -134,7 +136,7 @@ func (s *stream) readHeaders() ([]byte, int64, error) {
 	}
 	// The peer writes headers, so it reads them.
 	s.headers.Store(true)
-	body := make([]byte, length)
+	body := hugepage.Bytes(length, s.huge)[:length]
 	if _, err := io.ReadFull(s.in, body); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF

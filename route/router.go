@@ -208,7 +208,7 @@ func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Clien
 		}
 		if c == nil {
 			var err error
-			if c, err = bridge.DialServing(ctx, p, b.o.Wait, b.approve); err != nil {
+			if c, err = bridge.DialWith(ctx, p, bridge.CallerOptions{Wait: b.o.Wait, Serve: b.approve, OneCall: b.o.FlushEvery == 0}); err != nil {
 				var na *bridge.NoAnswerError
 				if errors.As(err, &na) {
 					wedged = append(wedged, na)
