@@ -203,24 +203,16 @@ func (d *decoder) byte() byte {
 	return c
 }
 
-func (d *decoder) uint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("cut short")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *decoder) uint() uint64 { return next(d, binary.Uvarint) }
 
-func (d *decoder) varint() int64 {
+func (d *decoder) varint() int64 { return next(d, binary.Varint) }
+
+// next reads one number with read (binary.Uvarint, binary.Varint).
+func next[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail("cut short")
 		return 0

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -129,17 +130,7 @@ func sameEntry(t interface {
 	Fatalf(string, ...any)
 }, got, want Entry) {
 	t.Helper()
-	eq := func(a, b []Range) bool {
-		if len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if a[i] != b[i] {
-				return false
-			}
-		}
-		return true
-	}
+	eq := slices.Equal[[]Range]
 	if got.TotalLines != want.TotalLines || got.Created != want.Created || got.Seen != want.Seen ||
 		!eq(got.Read, want.Read) || !eq(got.Authored, want.Authored) || !eq(got.Stale, want.Stale) || len(got.Records) != len(want.Records) {
 		t.Fatalf("decoded %+v, want %+v", got, want)
