@@ -576,6 +576,18 @@ func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r
 			return
 		}
 	}
+	// The same lines of the same text shown again, as the same kind, to
+	// the same agent, are the record seen again: it moves to the end with
+	// its new time (and keeps its hashes), rather than pushing the
+	// session's other records out of the bounded history.
+	if i := slices.IndexFunc(e.records, func(o record) bool {
+		return o.rev == rev && o.kind == kind && o.agent == agent && o.shown == shown
+	}); i >= 0 {
+		if sums == nil {
+			sums = e.records[i].sums
+		}
+		e.records = slices.Delete(e.records, i, i+1)
+	}
 	l.addRecord(e, record{rev: rev, time: l.now(), agent: agent, kind: kind, shown: shown, lines: lines, sums: sums})
 }
 

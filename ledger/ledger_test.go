@@ -407,6 +407,31 @@ func TestRecordsBound(t *testing.T) {
 	eqRanges(t, "read", v.Read, rs(1, 5, 11, 15, 21, 25, 31, 35, 41, 45))
 }
 
+// Reading the same lines of the same text again is the same record seen
+// again: it moves to the end with its new time. Re-reads of one function
+// do not push out what the session read elsewhere (the ledger keeps a
+// bounded number of records, and with them the hashes refs are checked
+// against).
+func TestRereadIsOneRecord(t *testing.T) {
+	l := newTestLedger(Options{MaxRecords: 4})
+	l.SetTotal(doc, 1, 100)
+	l.RecordShown(KindRead, "s", "a", doc, 1, Range{11, 20}, func(i int) uint32 { return uint32(i) })
+	l.RecordRead("s", "a", doc, 1, Range{21, 30})
+	for range 5 {
+		l.RecordRead("s", "a", doc, 1, Range{1, 10})
+	}
+	l.RecordRead("s", "b", doc, 1, Range{21, 30}) // another agent's read is its own record
+	v := l.Doc("s", doc)
+	if len(v.Records) != 4 || v.Records[0].Range != (Range{11, 20}) || v.Records[1].Range != (Range{21, 30}) || v.Records[2].Range != (Range{1, 10}) || v.Records[3].Agent != "b" {
+		t.Fatalf("records %+v, want 11-20, 21-30, 1-10 (a), 21-30 (b)", v.Records)
+	}
+	l.RecordRead("s", "a", doc, 1, Range{11, 20}) // without hashes: those kept stay
+	shown := l.Shown("s", doc)
+	if last := shown[len(shown)-1]; last.Range != (Range{11, 20}) || len(last.Sums) != 10 {
+		t.Fatalf("the re-read of 11-20 is %+v, want its hashes kept", last)
+	}
+}
+
 func TestReplace(t *testing.T) {
 	l := newTestLedger(Options{})
 	l.SetTotal(doc, 1, 50)
