@@ -106,6 +106,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *statedb.Sync, ed Edit
 		history:   &historyLog{behind: dbw, db: db, log: log},
 		follow:    &follower{ws: ws, l: l, db: db, notify: func(workspace.Key) {}},
 	}
+	e.audits.retain, e.history.retain = e.retain, e.retain
 	ws.SetGate(e.gate)
 	ws.SetEncodings(cfg.Charsets())
 	return e

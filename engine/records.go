@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -135,6 +134,8 @@ type auditLog struct {
 	recent  []store.AuditEntry // oldest first
 	// onCall is told the session of each call recorded; nil: nobody.
 	onCall func(session string)
+	// retain is told the id of each row appended (Env.retain); nil: nobody.
+	retain func(ctx context.Context, id int64)
 }
 
 // audit records one call.
@@ -178,8 +179,14 @@ func (l *auditLog) add(ctx context.Context, a store.AuditEntry) {
 		return
 	}
 	l.enqueue(func() {
-		if err := l.db.DB().AppendAudit(context.WithoutCancel(ctx), a); err != nil {
+		ctx := context.WithoutCancel(ctx)
+		id, err := l.db.DB().AppendAudit(ctx, a)
+		if err != nil {
 			l.log.Warn("audit", zap.Error(err))
+			return
+		}
+		if l.retain != nil {
+			l.retain(ctx, id)
 		}
 	})
 }
@@ -277,18 +284,16 @@ func (b *behind) drain() {
 	}
 }
 
-// pruneEvery is how many recorded writes pass between two retention checks
-// of one process (each also runs at startup).
-const pruneEvery = 32
-
 // historyLog owns the history's write-behind: the database's one worker
 // (shared with the audit log) stores the writes in the order they were
 // committed, so versions are listed in the order they happened.
 type historyLog struct {
 	*behind
-	db    *statedb.Sync // nil: no history
-	log   *zap.Logger
-	count atomic.Int64
+	db  *statedb.Sync // nil: no history
+	log *zap.Logger
+	// retain is told the id of each version recorded (Env.retain); nil:
+	// nobody.
+	retain func(ctx context.Context, id int64)
 }
 
 // written is one write as the history keeps it. Hashes known already are
@@ -306,7 +311,6 @@ func (e *Env) record(ctx context.Context, c Caller, rel string, w written) {
 	if h.db == nil {
 		return
 	}
-	maxBytes := e.Config().History.MaxBytes
 	h.enqueue(func() {
 		ctx := context.WithoutCancel(ctx)
 		text := func(d workspace.Doc) store.Text {
@@ -335,20 +339,35 @@ func (e *Env) record(ctx context.Context, c Caller, rel string, w written) {
 				}
 			}
 		}
-		if err := h.db.DB().Record(ctx, rec); err != nil {
+		id, err := h.db.DB().Record(ctx, rec)
+		if err != nil {
 			h.log.Warn("history", zap.String("path", rel), zap.Error(err))
 			return
 		}
-		if h.count.Add(1)%pruneEvery == 0 {
-			if _, err := h.db.DB().PruneHistory(ctx, maxBytes); err != nil {
-				h.log.Warn("history retention", zap.Error(err))
-			}
+		if h.retain != nil {
+			h.retain(ctx, id)
 		}
 	})
 }
 
-// rotate applies the retention settings at startup: the audit log's
-// maxEntries and maxAgeDays, the history's maxBytes.
+// RetainEvery is how many rows of the audit log, or versions of the
+// history, are appended between two retention checks. The check runs as
+// they go, not at each process's start: a language server's or a daemon's
+// log stays within its bounds while it lives, and a CLI call, which appends
+// one row, pays for a check once in RetainEvery calls. The ids count the
+// rows of every process, so some process checks.
+const RetainEvery = 32
+
+// retain checks the retention settings when id, a row just appended to the
+// audit log or the history, is a multiple of RetainEvery.
+func (e *Env) retain(ctx context.Context, id int64) {
+	if id > 0 && id%RetainEvery == 0 {
+		e.rotate(ctx)
+	}
+}
+
+// rotate applies the retention settings: the audit log's maxEntries and
+// maxAgeDays, the history's maxBytes.
 func (e *Env) rotate(ctx context.Context) {
 	if e.db == nil {
 		return

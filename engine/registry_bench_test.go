@@ -106,7 +106,7 @@ func BenchmarkHistorySnapshot(b *testing.B) {
 	for b.Loop() {
 		i++
 		text := []byte(fmt.Sprintf("%08d", i) + base[8:])
-		if err := db.Record(ctx, store.Write{Path: "big.go", After: store.Text{Hash: hashline.FileHash(text), Size: len(text), Bytes: func() []byte { return text }}, Version: store.Version{Method: "bench"}}); err != nil {
+		if _, err := db.Record(ctx, store.Write{Path: "big.go", After: store.Text{Hash: hashline.FileHash(text), Size: len(text), Bytes: func() []byte { return text }}, Version: store.Version{Method: "bench"}}); err != nil {
 			b.Fatal(err)
 		}
 	}

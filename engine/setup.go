@@ -97,7 +97,6 @@ func Setup(ctx context.Context, o Options) *Env {
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.
 	env.recoverWrites(ctx)
-	env.rotate(ctx)
 	return env
 }
 

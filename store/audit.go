@@ -24,20 +24,25 @@ type AuditEntry struct {
 	Guard      string // "" (not asked or clear), "blocked", "expanded" (blocked, missing lines returned), "warned"
 }
 
-// AppendAudit adds an entry to the audit log.
-func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) error {
+// AppendAudit adds an entry to the audit log and returns its id (ids grow
+// as entries are appended, by any process).
+func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) (int64, error) {
 	if a.Time.IsZero() {
 		a.Time = time.Now()
 	}
-	_, err := db.pool().ExecContext(ctx, `INSERT INTO audit
+	res, err := db.pool().ExecContext(ctx, `INSERT INTO audit
 		(time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest, duration_us, guard)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest,
 		a.Duration.Microseconds(), a.Guard)
 	if err != nil {
-		return fmt.Errorf("store: append audit %s %s: %w", a.Method, a.Path, err)
+		return 0, fmt.Errorf("store: append audit %s %s: %w", a.Method, a.Path, err)
 	}
-	return nil
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("store: append audit %s %s: %w", a.Method, a.Path, err)
+	}
+	return id, nil
 }
 
 // Audit returns the latest limit entries of the audit log, newest first

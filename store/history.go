@@ -124,14 +124,15 @@ type blobRow struct {
 // a "found" version, unless it is the path's latest version already, or
 // there is none) and the text after it. Texts already stored are not stored
 // again; the text after is stored as the write's delta when the text before
-// is stored and its chain of deltas is short.
-func (db *DB) Record(ctx context.Context, w Write) error {
+// is stored and its chain of deltas is short. It returns the id of the
+// write's version (ids grow as versions are recorded, by any process).
+func (db *DB) Record(ctx context.Context, w Write) (int64, error) {
 	var rows []blobRow
 	baseDepth := -1 // the depth of the text before, -1 when not stored
 	if w.Before != nil {
 		d, ok, err := db.blobDepth(ctx, w.Before.Hash)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if ok {
 			baseDepth = d
@@ -139,18 +140,18 @@ func (db *DB) Record(ctx context.Context, w Write) error {
 			text := w.Before.Bytes()
 			packed, err := Compress(text)
 			if err != nil {
-				return fmt.Errorf("store: compress %s: %w", w.Path, err)
+				return 0, fmt.Errorf("store: compress %s: %w", w.Path, err)
 			}
 			rows = append(rows, blobRow{hash: w.Before.Hash, size: len(text), data: packed})
 			baseDepth = 0
 		}
 	}
 	if _, ok, err := db.blobDepth(ctx, w.After.Hash); err != nil {
-		return err
+		return 0, err
 	} else if !ok {
 		row, err := afterRow(w, baseDepth)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		rows = append(rows, row)
 	}
@@ -158,6 +159,7 @@ func (db *DB) Record(ctx context.Context, w Write) error {
 	if v.Time.IsZero() {
 		v.Time = time.Now()
 	}
+	var id int64
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, b := range rows {
 			res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO history_blobs (hash, size, stored, data) VALUES (?, ?, ?, x'')`,
@@ -189,14 +191,18 @@ func (db *DB) Record(ctx context.Context, w Write) error {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (?, ?, ?, ?, ?, ?)`,
+		res, err := tx.ExecContext(ctx, `INSERT INTO history_versions (time, path, hash, session, agent, method) VALUES (?, ?, ?, ?, ?, ?)`,
 			millis(v.Time), w.Path, w.After.Hash, v.Session, v.Agent, v.Method)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: record history of %s: %w", w.Path, err)
+		return 0, fmt.Errorf("store: record history of %s: %w", w.Path, err)
 	}
-	return nil
+	return id, nil
 }
 
 // afterRow is the stored form of the text after a write: its delta when

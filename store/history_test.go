@@ -51,7 +51,7 @@ func TestHistoryDeltas(t *testing.T) {
 		next, ss := editSome(r, text)
 		before, after := textOf(text), textOf(next)
 		w := Write{Path: "a.go", Before: &before, After: after, Delta: func() []Splice { return ss }, Version: Version{Method: fmt.Sprint(i)}}
-		if err := db.Record(ctx, w); err != nil {
+		if _, err := db.Record(ctx, w); err != nil {
 			t.Fatal(err)
 		}
 		texts = append(texts, next)
@@ -95,7 +95,7 @@ func TestHistoryDeltaThatDoesNotFit(t *testing.T) {
 	a, b := []byte("one\ntwo\n"), []byte("one\nTWO!\n")
 	before, after := textOf(a), textOf(b)
 	bad := func() []Splice { return []Splice{{Off: 4, Del: 3, Ins: []byte("TWO")}} } // one byte short
-	if err := db.Record(ctx, Write{Path: "x", Before: &before, After: after, Delta: bad}); err != nil {
+	if _, err := db.Record(ctx, Write{Path: "x", Before: &before, After: after, Delta: bad}); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := db.BlobText(ctx, after.Hash)
@@ -114,7 +114,7 @@ func TestPruneHistoryKeepsChainsReadable(t *testing.T) {
 	for range 100 {
 		next, ss := editSome(r, text)
 		before, after := textOf(text), textOf(next)
-		if err := db.Record(ctx, Write{Path: "p", Before: &before, After: after, Delta: func() []Splice { return ss }}); err != nil {
+		if _, err := db.Record(ctx, Write{Path: "p", Before: &before, After: after, Delta: func() []Splice { return ss }}); err != nil {
 			t.Fatal(err)
 		}
 		text = next
@@ -185,7 +185,7 @@ func TestUpgradeKeepsHistory(t *testing.T) {
 	}
 	next := []byte("old\ntext\nmore\n")
 	before, after := textOf(text), textOf(next)
-	if err := db.Record(ctx, Write{Path: "f", Before: &before, After: after, Delta: func() []Splice { return []Splice{{Off: 9, Ins: []byte("more\n")}} }}); err != nil {
+	if _, err := db.Record(ctx, Write{Path: "f", Before: &before, After: after, Delta: func() []Splice { return []Splice{{Off: 9, Ins: []byte("more\n")}} }}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, err := db.BlobText(ctx, after.Hash); err != nil || !bytes.Equal(got, next) {
@@ -213,7 +213,7 @@ func TestHistoryTotalFollowsBlobs(t *testing.T) {
 	for i := range 80 {
 		next, ss := editSome(r, text)
 		before, after := textOf(text), textOf(next)
-		if err := db.Record(ctx, Write{Path: fmt.Sprint("p", i%3), Before: &before, After: after, Delta: func() []Splice { return ss }}); err != nil {
+		if _, err := db.Record(ctx, Write{Path: fmt.Sprint("p", i%3), Before: &before, After: after, Delta: func() []Splice { return ss }}); err != nil {
 			t.Fatal(err)
 		}
 		text = next
@@ -235,7 +235,7 @@ func TestPruneAudit(t *testing.T) {
 	now := time.Now()
 	for i := range 300 {
 		a := AuditEntry{Time: now.Add(time.Duration(i-300) * time.Hour), Method: "m", Path: fmt.Sprint(i), Outcome: "ok"}
-		if err := db.AppendAudit(ctx, a); err != nil {
+		if _, err := db.AppendAudit(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,7 +15,7 @@ func TestRetainReadsWhenNothingIsDue(t *testing.T) {
 	dir := t.TempDir()
 	db := openTest(t, dir)
 	for i := range 5 {
-		if err := db.AppendAudit(ctx, AuditEntry{Time: time.Now().Add(time.Duration(i-10) * time.Hour), Session: "s", Method: "sightline/read", Path: "f.go", Outcome: "ok"}); err != nil {
+		if _, err := db.AppendAudit(ctx, AuditEntry{Time: time.Now().Add(time.Duration(i-10) * time.Hour), Session: "s", Method: "sightline/read", Path: "f.go", Outcome: "ok"}); err != nil {
 			t.Fatal(err)
 		}
 	}

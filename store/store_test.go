@@ -297,7 +297,7 @@ func TestMigrationIdempotent(t *testing.T) {
 	if err := db.PutEntries(ctx, []Entry{entry("s", "a", 1)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendAudit(ctx, AuditEntry{Method: "sightline/read"}); err != nil {
+	if _, err := db.AppendAudit(ctx, AuditEntry{Method: "sightline/read"}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -437,8 +437,9 @@ func TestTwoProcesses(t *testing.T) {
 					es[i] = entry(fmt.Sprintf("p%d", p), fmt.Sprintf("doc%d", i), r)
 				}
 				errs <- db.PutEntries(ctx, es)
-				errs <- db.AppendAudit(ctx, AuditEntry{Session: fmt.Sprintf("p%d", p), Method: "edit", Outcome: "ok"})
-				_, err := db.AllEntries(ctx) // readers beside the writers
+				_, err := db.AppendAudit(ctx, AuditEntry{Session: fmt.Sprintf("p%d", p), Method: "edit", Outcome: "ok"})
+				errs <- err
+				_, err = db.AllEntries(ctx) // readers beside the writers
 				errs <- err
 			}
 		})
@@ -477,7 +478,7 @@ func TestAudit(t *testing.T) {
 	first := AuditEntry{Time: at, Session: "s", Agent: "coder", Method: "sightline/edit", Path: "a.go",
 		Outcome: "refused", Error: "stale_ref", BeforeHash: "sha256:aa", AfterHash: "sha256:bb", ArgsDigest: "sha256:cc"}
 	for _, a := range []AuditEntry{first, {Method: "m2"}, {Method: "m3"}} {
-		if err := db.AppendAudit(ctx, a); err != nil {
+		if _, err := db.AppendAudit(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 	}
