@@ -11,8 +11,6 @@ package daemon
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -205,7 +203,8 @@ type daemon struct {
 
 func (d *daemon) touch() { d.last.Store(time.Now().UnixNano()) }
 
-// configKey is what says the configuration files changed: their stats.
+// configKey is what says the configuration files changed: their stats,
+// compared as they are.
 func (d *daemon) configKey() string {
 	var b strings.Builder
 	for _, p := range []string{filepath.Join(d.root, config.FileName), d.userConfig} {
@@ -215,8 +214,7 @@ func (d *daemon) configKey() string {
 			b.WriteString("-;")
 		}
 	}
-	sum := sha256.Sum256([]byte(b.String()))
-	return hex.EncodeToString(sum[:8])
+	return b.String()
 }
 
 // loadConfig reads the configuration as the CLI does for each call.
