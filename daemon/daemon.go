@@ -323,25 +323,19 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			ap = callerApprover{bridge.Peer(ctx)}
 		}
 		ctx = engine.WithApprover(ctx, ap)
+		var b []byte
 		if method == bridge.MethodBlocks {
-			var p bridge.BlocksParams
-			if err := json.Unmarshal(req.Params(), &p); err != nil {
-				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+			b, err = runs.Serve(ctx, d.env, json.RawMessage(req.Params()))
+		} else {
+			op := ops.Lookup(method)
+			if op == nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
 			}
-			b, err := result.Marshal(runs.Feed(ctx, d.env, p))
-			if err != nil {
-				return nil, err
-			}
-			return jsonrpc2.RawMessage(b), nil
+			// Disk: the daemon's memory is not all of the state (the
+			// database holds what other processes recorded), as for the CLI
+			// in its own process; it answers what that would.
+			b, err = op.Serve(ctx, &ops.Call{Env: d.env, Disk: true}, json.RawMessage(req.Params()))
 		}
-		op := ops.Lookup(method)
-		if op == nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
-		}
-		// Disk: the daemon's memory is not all of the state (the database
-		// holds what other processes recorded), as for the CLI in its own
-		// process; it answers what that would.
-		b, err := op.Serve(ctx, &ops.Call{Env: d.env, Disk: true}, json.RawMessage(req.Params()))
 		switch {
 		case err == nil:
 			return jsonrpc2.RawMessage(b), nil

@@ -2,10 +2,12 @@ package ops
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // BlockRuns are the streamed edit-block runs of one bridge connection
@@ -49,6 +51,17 @@ func (r *BlockRuns) Feed(ctx context.Context, env *engine.Env, p bridge.BlocksPa
 	return struct {
 		Blocks []engine.BlockResult `json:"blocks"`
 	}{out}
+}
+
+// Serve is Feed of a call's raw params, answered in the encoding of every
+// answer (result.Marshal); params that do not decode are an invalid-params
+// error (result.InvalidParams), as an operation's are.
+func (r *BlockRuns) Serve(ctx context.Context, env *engine.Env, raw json.RawMessage) ([]byte, error) {
+	var p bridge.BlocksParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, result.Errorf(result.InvalidParams, "invalid params: %v", err)
+	}
+	return result.Marshal(r.Feed(ctx, env, p))
 }
 
 // Drop forgets the runs: their connection ended.

@@ -106,11 +106,11 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		case method == bridge.MethodStatus:
 			return s.bridgeStatus(), nil
 		case method == bridge.MethodBlocks:
-			var p bridge.BlocksParams
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+			b, err := runs.Serve(ctx, s.env, raw)
+			if err != nil {
+				return answerError(err)
 			}
-			return encoded(runs.Feed(ctx, s.env, p))
+			return jsonrpc2.RawMessage(b), nil
 		case strings.HasPrefix(method, "sightline/"):
 			return s.custom(ctx, method, raw, true)
 		}
