@@ -282,13 +282,7 @@ func (e *Env) freshRefs(session, agent string, d workspace.Doc, rs ...ledger.Ran
 // was shown: a ref is checked against the line as shown, whether or not the
 // workspace still keeps that text.
 func sumOf(s *textdoc.Snapshot) ledger.SumFunc {
-	return func(line int) uint32 {
-		c := s.Line(line - 1).Content
-		if line == 1 {
-			_, c = hashline.StripBOM(c)
-		}
-		return hashline.Sum(c)
-	}
+	return func(line int) uint32 { return hashline.LineSum(line, s.Line(line-1).Content) }
 }
 
 // recordWindow records lines shown as part of an edit's answer (a window,

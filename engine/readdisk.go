@@ -182,11 +182,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	// revision is (a process that lives on checks the refs of this read
 	// against them).
 	e.Ledger.RecordShown(ledger.KindRead, session, p.Agent, doc, rev, got, func(line int) uint32 {
-		c := sc.line(line - want.Start)
-		if line == 1 {
-			_, c = hashline.StripBOM(c)
-		}
-		return hashline.Sum(c)
+		return hashline.LineSum(line, sc.line(line-want.Start))
 	})
 	res := ReadResult{
 		Outcome:    Outcome{OK: true},

@@ -40,6 +40,15 @@ func Hash(content string) string {
 // the way refs do, with a little more resolution.
 func Sum(content string) uint32 { return crc32.ChecksumIEEE(bytesOf(content)) & 0xFFFFFF }
 
+// LineSum is the Sum of a document's 1-based line as an agent is shown it:
+// a byte-order mark at the start of the first line is not content.
+func LineSum(line int, content string) uint32 {
+	if line == 1 {
+		_, content = StripBOM(content)
+	}
+	return Sum(content)
+}
+
 // HashOfSum is the line hash of a line whose Sum is sum: Hash(c) ==
 // HashOfSum(Sum(c)).
 func HashOfSum(sum uint32) string {

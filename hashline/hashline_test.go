@@ -353,3 +353,10 @@ func HashBytes(content []byte) string {
 	var b [HashLen]byte
 	return string(appendHashSum(b[:0], crc32.ChecksumIEEE(content)))
 }
+
+// A byte-order mark is not content of the first line, and is of any other.
+func TestLineSumLeavesOutTheFirstLinesBOM(t *testing.T) {
+	if LineSum(1, "\ufeffpackage x") != Sum("package x") || LineSum(2, "\ufeffx") != Sum("\ufeffx") || LineSum(1, "x") != Sum("x") {
+		t.Fatal("LineSum does not sum a line as it is shown")
+	}
+}

@@ -194,18 +194,24 @@ func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 	s.views[k] = v
 	s.mu.Unlock()
 	s.restore(k, rev, func() string { return v.FileHash }, func() []uint32 {
-		b := v.LineHashes
-		if b == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
-			defer cancel()
-			var err error
-			if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
-				s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
-			}
-		}
-		cur, _ := unpackHashes(b, v.TotalLines)
+		ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+		defer cancel()
+		cur, _ := s.viewHashes(ctx, k, v)
 		return cur
 	}, viewSum(v))
+}
+
+// viewHashes are the line hashes of a view's text: those it holds, else
+// those kept of its text; ok is false when neither are its lines'.
+func (s *Sync) viewHashes(ctx context.Context, k workspace.Key, v View) ([]uint32, bool) {
+	b := v.LineHashes
+	if b == nil {
+		var err error
+		if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
+			s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
+		}
+	}
+	return unpackHashes(b, v.TotalLines)
 }
 
 // Since compares a text of document k (file hash h; its line hashes, cur,
@@ -222,14 +228,7 @@ func (s *Sync) Since(ctx context.Context, k workspace.Key, h string, cur func() 
 	if !had || v.FileHash == h {
 		return had, had, nil, had
 	}
-	b := v.LineHashes
-	if b == nil {
-		var err error
-		if b, err = s.storedLineHashes(ctx, v.FileHash); err != nil {
-			s.log.Warn("line hashes unreadable", zap.String("doc", string(k)), zap.Error(err))
-		}
-	}
-	old, ok := unpackHashes(b, v.TotalLines)
+	old, ok := s.viewHashes(ctx, k, v)
 	now := cur()
 	if !ok || now == nil {
 		return true, false, nil, false
@@ -267,10 +266,7 @@ func viewSum(v View) ledger.SumFunc {
 	if len(v.LineHashes) != v.TotalLines*hashSize {
 		return nil
 	}
-	return func(line int) uint32 {
-		p := v.LineHashes[(line-1)*hashSize:]
-		return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
-	}
+	return func(line int) uint32 { return packedHash(v.LineHashes, line-1) }
 }
 
 // SaveStat queues a file stat row, written with the next flush.
@@ -445,10 +441,7 @@ func lineHashes(s *textdoc.Snapshot) []byte {
 // AppendLineHash appends the packed hash of 0-based line i with content c:
 // how a View's LineHashes are built by a reader that streams the text.
 func AppendLineHash(dst []byte, i int, c string) []byte {
-	if i == 0 {
-		_, c = hashline.StripBOM(c) // not content (PROTOCOL section 5)
-	}
-	v := hashline.Sum(c)
+	v := hashline.LineSum(i+1, c)
 	return append(dst, byte(v), byte(v>>8), byte(v>>16))
 }
 
@@ -460,14 +453,24 @@ func unpackHashes(b []byte, n int) ([]uint32, bool) {
 	}
 	out := make([]uint32, n)
 	for i := range out {
-		p := b[i*hashSize:]
-		out[i] = uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
+		out[i] = packedHash(b, i)
 	}
 	return out, true
 }
 
+// packedHash is the hash of 0-based line i in a blob of lineHashes.
+func packedHash(b []byte, i int) uint32 {
+	p := b[i*hashSize:]
+	return uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16
+}
+
+// unpackHashesOf is the line hashes of a text, as unpackHashes reads them
+// from its lineHashes (computed as they are, not packed first).
 func unpackHashesOf(s *textdoc.Snapshot) []uint32 {
-	out, _ := unpackHashes(lineHashes(s), s.LineCount())
+	out := make([]uint32, 0, s.LineCount())
+	for i, l := range s.Lines(0, s.LineCount()) {
+		out = append(out, hashline.LineSum(i+1, l.Content))
+	}
 	return out
 }
 
