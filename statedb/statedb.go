@@ -272,11 +272,16 @@ func viewSum(v View) ledger.SumFunc {
 // SaveStat queues a file stat row, written with the next flush.
 func (s *Sync) SaveStat(f store.FileStat) {
 	s.mu.Lock()
+	s.queueStat(f)
+	s.mu.Unlock()
+}
+
+// queueStat queues f as its document's row; s.mu is held.
+func (s *Sync) queueStat(f store.FileStat) {
 	if s.stats == nil {
 		s.stats = make(map[string]store.FileStat)
 	}
 	s.stats[f.Doc] = f
-	s.mu.Unlock()
 }
 
 // FileStat returns the saved stat row of a document, if any: the last one
@@ -523,10 +528,7 @@ func (s *Sync) flush(ctx context.Context) error {
 			s.mu.Lock()
 			for doc, f := range stats { // those not written, unless a later one is queued
 				if _, later := s.stats[doc]; !later {
-					if s.stats == nil {
-						s.stats = make(map[string]store.FileStat)
-					}
-					s.stats[doc] = f
+					s.queueStat(f)
 				}
 			}
 			s.mu.Unlock()
