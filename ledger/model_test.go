@@ -136,6 +136,13 @@ func (m *model) record(kind Kind, s, agent string, rev Rev, r Range) {
 			return
 		}
 	}
+	// The same lines of the same revision shown again, as the same kind to
+	// the same agent, are the record seen again: it moves to the end.
+	if i := slices.IndexFunc(e.records, func(o mRecord) bool {
+		return o.rev == rev && o.kind == kind && o.agent == agent && o.shown == shown
+	}); i >= 0 {
+		e.records = slices.Delete(slices.Clone(e.records), i, i+1)
+	}
 	e.records = append(e.records, mRecord{rev, agent, kind, shown, ids})
 	m.trim(e)
 }
