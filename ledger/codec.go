@@ -133,8 +133,8 @@ func (e *Entry) UnmarshalBinary(data []byte) error {
 		}
 		return table[i]
 	}
-	// A record takes at least 9 bytes.
-	if n := d.count(9); n > 0 {
+	// A record takes at least 8 bytes: 7 numbers and its count of lines.
+	if n := d.count(8); n > 0 {
 		out.Records = make([]Record, n)
 	}
 	var rev, sec int64

@@ -88,6 +88,22 @@ func TestEntryBinaryRoundTrip(t *testing.T) {
 	})
 }
 
+// The smallest record (every number zero: the revision and second of the
+// record before it, no nanoseconds, no lines) decodes: a bound on the
+// records a count of bytes can hold refused it (a random case found it).
+func TestEntryOfZeroesRoundTrips(t *testing.T) {
+	e := Entry{Records: []Record{{Time: time.Unix(0, 0), Kind: KindRead}, {Time: time.Unix(0, 0), Kind: KindRead}}}
+	b, err := e.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Entry
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatalf("decode %x: %v", b, err)
+	}
+	sameEntry(t, got, e)
+}
+
 // An entry that is not one (cut short, another format, garbage) is refused
 // with an error, never decoded into something else.
 func TestEntryBinaryRefusesWhatIsNotOne(t *testing.T) {
