@@ -37,6 +37,7 @@ type Env struct {
 	Log    *zap.Logger
 
 	db       *statedb.Sync // the ledger's database; nil when it lives in memory only
+	exits    bool          // the process exits at Close: the database is left to it
 	editor   Editor        // the editor connection; nil in the CLI
 	settings *settings
 	syms     *symbols

@@ -43,6 +43,10 @@ type Options struct {
 	// Ephemeral says the process ends after this call (the CLI): without a
 	// database, nothing it records reaches the agent's next call.
 	Ephemeral bool
+	// Exits says the process exits when Close returns (the CLI's own
+	// process, not a test calling it): Close leaves the database to the
+	// exit (store.DB.Leave), sparing the closing checkpoint's syncs.
+	Exits bool
 }
 
 // Setup assembles the workspace, the ledger and its database. A database that
@@ -93,6 +97,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	env.follow.once = o.Ephemeral
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
+	env.exits = o.Exits
 	env.audits.onCall = o.OnSessionActive
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.
@@ -125,6 +130,9 @@ func (e *Env) Close(ctx context.Context) error {
 		return nil
 	}
 	e.audits.drain() // the audit's and the history's writes: one writer
+	if e.exits {
+		return e.db.Leave(ctx)
+	}
 	return e.db.Close(ctx)
 }
 

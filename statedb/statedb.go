@@ -657,6 +657,16 @@ func (s *Sync) Close(ctx context.Context) error {
 	return err
 }
 
+// Leave flushes and leaves the database to the process's exit, which
+// follows (store.DB.Leave).
+func (s *Sync) Leave(ctx context.Context) error {
+	err := s.Flush(ctx)
+	if lerr := s.db.Leave(); err == nil {
+		err = lerr
+	}
+	return err
+}
+
 // decodeEntry decodes an entry as the database holds it: in the ledger's
 // binary form, or as JSON when an earlier sightline wrote it (it is written
 // back in the binary form once it changes).

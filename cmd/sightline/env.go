@@ -136,7 +136,7 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			}
 			// A command's memory ends with it; a long-lived caller (mcp)
 			// flushes behind.
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Approver: ap}), nil
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap}), nil
 		},
 	})
 }

@@ -30,7 +30,22 @@ func main() {
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(cliMemoryLimit(os.Args[2:], os.Stdin))
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runIn(exiting(context.Background()), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exitingKey marks the context of a command whose process exits when it
+// returns (main's, not a test's calling run).
+type exitingKey struct{}
+
+func exiting(ctx context.Context) context.Context {
+	return context.WithValue(ctx, exitingKey{}, true)
+}
+
+// exits reports whether the process exits when ctx's command returns: then
+// what the command leaves open (its state database) is the exit's to drop.
+func exits(ctx context.Context) bool {
+	v, _ := ctx.Value(exitingKey{}).(bool)
+	return v
 }
 
 // cliMemoryBase is the memory a CLI command may use before it collects,
@@ -112,6 +127,11 @@ func commands() []command {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runIn(context.Background(), args, stdin, stdout, stderr)
+}
+
+// runIn runs the command args names in ctx.
+func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
 		return runVersion(context.Background(), nil, stdin, stdout, stderr)
 	}
@@ -122,7 +142,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, c := range commands() {
 		if c.name == args[0] {
