@@ -16,7 +16,8 @@ type symbols struct {
 	log *zap.Logger
 
 	mu      sync.Mutex
-	x       extract.Extractor
+	name    string            // the configured extractor
+	x       extract.Extractor // made on first use: most calls extract nothing
 	cache   map[workspace.Key]symCache
 	warming map[workspace.Key]int64 // revision being extracted in the background
 }
@@ -27,9 +28,7 @@ type symCache struct {
 }
 
 func newSymbols(engine string, log *zap.Logger) *symbols {
-	s := &symbols{log: log, cache: map[workspace.Key]symCache{}, warming: map[workspace.Key]int64{}}
-	s.x = s.engine(engine)
-	return s
+	return &symbols{log: log, name: engine, cache: map[workspace.Key]symCache{}, warming: map[workspace.Key]int64{}}
 }
 
 // engine returns the signature extractor for a configured name, falling back
@@ -46,9 +45,8 @@ func (s *symbols) engine(name string) extract.Extractor {
 
 // setEngine switches extractors; what the old one extracted is dropped.
 func (s *symbols) setEngine(name string) {
-	x := s.engine(name)
 	s.mu.Lock()
-	s.x = x
+	s.name, s.x = name, nil
 	s.cache = map[workspace.Key]symCache{}
 	s.mu.Unlock()
 }
@@ -56,6 +54,9 @@ func (s *symbols) setEngine(name string) {
 func (s *symbols) extractor() extract.Extractor {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.x == nil {
+		s.x = s.engine(s.name)
+	}
 	return s.x
 }
 

@@ -192,8 +192,9 @@ const walSizeLimit = 4 << 20
 
 // connector opens connections that keep the write-ahead log and its index
 // when the last one closes (SQLite's persistent WAL). Every CLI call opens
-// the database and closes it: without this, each created the two files
-// (and synced the folder for the new log) and removed them at its close.
+// the database, and one that finds the log large closes it (see Leave):
+// without this, each created the two files (and synced the folder for the
+// new log) and removed them at its close.
 type connector struct{ driver.Connector }
 
 func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
