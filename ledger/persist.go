@@ -1,10 +1,8 @@
 package ledger
 
-// Snapshots of one (session, document) for write-behind persistence.
+import "slices"
 
-func (r *record) export() Record {
-	return Record{Rev: r.rev, Time: r.time, Agent: r.agent, Kind: r.kind, Range: r.shown, Lines: r.lines.Ranges()}
-}
+// Snapshots of one (session, document) for write-behind persistence.
 
 // Export snapshots session's ledger of doc; false if there is none.
 func (l *Ledger) Export(session string, doc DocKey) (Entry, bool) {
@@ -26,12 +24,24 @@ func (l *Ledger) Export(session string, doc DocKey) (Entry, bool) {
 		Authored:   e.authored.Ranges(),
 		Stale:      e.stale.Ranges(),
 	}
+	// Every call of a session that reads a document exports its records
+	// (a CLI call's one write): their lines are copied into one slice.
+	n := 0
 	for i := range e.records {
+		n += e.records[i].lines.NumRanges()
+	}
+	out.Records = make([]Record, 0, len(e.records))
+	lines := make([]Range, 0, n)
+	for i := range e.records {
+		r := &e.records[i]
 		// Records with no current lines help neither hover nor refs after a
 		// restart (their revisions will be unmappable).
-		if !e.records[i].lines.IsEmpty() {
-			out.Records = append(out.Records, e.records[i].export())
+		if r.lines.IsEmpty() {
+			continue
 		}
+		at := len(lines)
+		lines = append(lines, r.lines.rs...)
+		out.Records = append(out.Records, Record{Rev: r.rev, Time: r.time, Agent: r.agent, Kind: r.kind, Range: r.shown, Lines: lines[at:len(lines):len(lines)]})
 	}
 	return out, true
 }
@@ -95,12 +105,23 @@ func (l *Ledger) ImportShown(session string, doc DocKey, rev Rev, in Entry, sum 
 	e.read.RemoveAll(e.authored.rs)
 	e.read.RemoveAll(e.stale.rs)
 	e.seen = in.Seen || in.Created || !e.read.IsEmpty() || !e.authored.IsEmpty() || !e.stale.IsEmpty()
+	// Every call of a session that reads a document imports its records
+	// (a CLI call's restore): they are appended to room made once (with
+	// the record of the call that restores them), and a record's line set
+	// (one run) is cut from one slice, its capacity its length, so that
+	// growing it copies it out.
+	e.records = slices.Grow(e.records, len(in.Records)+1)
+	runs := make([]Range, 0, len(in.Records))
+	var lines RangeSet
 	for _, r := range in.Records {
 		kind := r.Kind
 		if kind != KindAuthored {
 			kind = KindRead
 		}
-		lines := clamped(r.Lines)
+		lines.rs, lines.n = lines.rs[:0], 0
+		for _, x := range r.Lines {
+			lines.Add(x.Clamp(d.total))
+		}
 		for _, x := range lines.rs {
 			var sums []uint32
 			if sum != nil {
@@ -109,7 +130,9 @@ func (l *Ledger) ImportShown(session string, doc DocKey, rev Rev, in Entry, sum 
 					sums = append(sums, sum(i))
 				}
 			}
-			e.records = append(e.records, record{rev: d.rev, time: r.Time, agent: r.Agent, kind: kind, shown: x, lines: NewRangeSet(x), sums: sums})
+			runs = append(runs, x)
+			one := RangeSet{rs: runs[len(runs)-1 : len(runs) : len(runs)], n: x.Len()}
+			e.records = append(e.records, record{rev: d.rev, time: r.Time, agent: r.Agent, kind: kind, shown: x, lines: one, sums: sums})
 		}
 	}
 	l.trimRecords(e)
