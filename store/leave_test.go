@@ -78,7 +78,7 @@ func TestLeaveSkipsTheCheckpointAndLosesNothing(t *testing.T) {
 func TestLogStaysBoundedWhenProcessesLeave(t *testing.T) {
 	dir := t.TempDir()
 	openTest(t, dir).Close()
-	const procs, size = 24, 40 << 10 // each about 10 pages of log
+	const procs, size = 10, 96 << 10 // each about 25 pages of log: twice past the bound
 	for i := range procs {
 		leaveProcess(t, dir, fmt.Sprintf("file:///%d", i), i+1, size)
 	}
