@@ -76,6 +76,11 @@ func Setup(ctx context.Context, o Options) *Env {
 			problem = unavailable(dir, err, o.Ephemeral)
 		} else {
 			notice = sync.Notice()
+			if o.Ephemeral {
+				// One call: its session's entries are restored, not every
+				// session's that ever read a document (see engine.serve).
+				sync.OnlyServed()
+			}
 		}
 	}
 	l := ledger.New(ledger.Options{OnDirty: func(session string, doc ledger.DocKey) {
@@ -103,6 +108,17 @@ func Setup(ctx context.Context, o Options) *Env {
 	// finished or undone.
 	env.recoverWrites(ctx)
 	return env
+}
+
+// serve tells the database the session a call is about to work for, before
+// the call looks at or records anything of it: a process of one call
+// restores that session's entries only (statedb.Sync.OnlyServed). Every
+// call that has a caller begins with it: each feature's entry, a run of
+// edit blocks, the loading of a session's documents.
+func (e *Env) serve(session string) {
+	if e.db != nil {
+		e.db.Serve(session)
+	}
 }
 
 // unavailable says why the ledger database cannot be used, where, and what
@@ -146,6 +162,7 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 	if e.db == nil {
 		return
 	}
+	e.serve(session)
 	pending, err := e.db.Pending(ctx, session)
 	if err != nil {
 		e.Log.Warn("listing a session's persisted documents", zap.Error(err))

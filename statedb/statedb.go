@@ -55,6 +55,57 @@ type Sync struct {
 	// and when that was noticed: said in answers for replacedTold.
 	replaced   string
 	replacedAt time.Time
+	// served, when not nil, are the sessions whose entries restores import
+	// (OnlyServed); restored keeps how each document was restored, so a
+	// session served later is restored then, and loaded the (session,
+	// document) pairs whose entries were imported or found absent.
+	served   map[string]bool
+	restored map[workspace.Key]restoreArgs
+	loaded   map[key]bool
+}
+
+// restoreArgs is what a document's restore was given.
+type restoreArgs struct {
+	rev        int64
+	fileHash   func() string
+	lineHashes func() []uint32
+	sum        ledger.SumFunc
+}
+
+// OnlyServed makes restores import the entries of the sessions served
+// (Serve), not those of every session that ever read the document: a
+// process of one call needs its own session's, and entries do not expire,
+// so every other one would cost each command that reads the file. The
+// others stay as the database holds them, and follow the changes made
+// meanwhile when a process of their session restores them, by the line
+// hashes of both texts (as after a change made while no sightline ran).
+func (s *Sync) OnlyServed() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.served == nil {
+		s.served, s.restored, s.loaded = map[string]bool{}, map[workspace.Key]restoreArgs{}, map[key]bool{}
+	}
+}
+
+// Serve restores session's entries from now on (OnlyServed), and those of
+// the documents restored before, at once: a call serves its session before
+// it records anything. It does nothing when every session is restored.
+func (s *Sync) Serve(session string) {
+	s.mu.Lock()
+	if s.served == nil || s.served[session] {
+		s.mu.Unlock()
+		return
+	}
+	s.served[session] = true
+	docs := make(map[workspace.Key]restoreArgs, len(s.restored))
+	for k, a := range s.restored {
+		docs[k] = a
+		s.loaded[key{session, k}] = true
+	}
+	s.mu.Unlock()
+	for k, a := range docs {
+		s.importEntries(k, a, []string{session})
+	}
 }
 
 // replacedTold is how long answers say that the database was replaced.
@@ -317,9 +368,39 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 	if l == nil {
 		return
 	}
+	a := restoreArgs{rev, fileHash, lineHashes, sum}
+	var sessions []string // nil: every session's
+	s.mu.Lock()
+	if s.served != nil {
+		s.restored[k] = a
+		sessions = make([]string, 0, len(s.served))
+		for ses := range s.served {
+			sessions = append(sessions, ses)
+			s.loaded[key{ses, k}] = true
+		}
+	}
+	s.mu.Unlock()
+	if sessions == nil || len(sessions) > 0 {
+		s.importEntries(k, a, sessions)
+	}
+}
+
+// importEntries imports the entries of document k the database holds, of
+// sessions (nil: all), restated at a.rev.
+func (s *Sync) importEntries(k workspace.Key, a restoreArgs, sessions []string) {
+	s.mu.Lock()
+	l := s.l
+	s.mu.Unlock()
+	rev, fileHash, lineHashes, sum := a.rev, a.fileHash, a.lineHashes, a.sum
 	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()
-	entries, err := s.db.DocEntries(ctx, string(k))
+	var entries []store.Entry
+	var err error
+	if sessions == nil {
+		entries, err = s.db.DocEntries(ctx, string(k))
+	} else {
+		entries, err = s.db.SessionEntries(ctx, string(k), sessions)
+	}
 	if err != nil {
 		s.log.Warn("persisted ledger entries unreadable; the document starts unread", zap.String("doc", string(k)), zap.Error(err))
 		return
@@ -522,6 +603,15 @@ func (s *Sync) flush(ctx context.Context) error {
 	stats := s.stats
 	s.stats = nil
 	l, ws := s.l, s.ws
+	for k := range dirty {
+		// A session's entry of a document restored without it (not
+		// served: see Serve) is not known here; writing what this process
+		// recorded would replace it. Unread is the safe answer.
+		if _, restored := s.restored[k.doc]; restored && !s.loaded[k] {
+			delete(dirty, k)
+			s.log.Error("a session's ledger entry was changed without being restored; not written", zap.String("session", k.session), zap.String("doc", string(k.doc)))
+		}
+	}
 	s.mu.Unlock()
 	for doc, f := range stats {
 		if err := s.db.PutFileStat(ctx, f); err != nil {
