@@ -13,7 +13,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -57,11 +59,10 @@ type Sync struct {
 	replacedAt time.Time
 	// served, when not nil, are the sessions whose entries restores import
 	// (OnlyServed); restored keeps how each document was restored, so a
-	// session served later is restored then, and loaded the (session,
-	// document) pairs whose entries were imported or found absent.
+	// session served later is restored then. A session's entry of a
+	// document is known here when both are.
 	served   map[string]bool
 	restored map[workspace.Key]restoreArgs
-	loaded   map[key]bool
 }
 
 // restoreArgs is what a document's restore was given.
@@ -83,7 +84,7 @@ func (s *Sync) OnlyServed() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.served == nil {
-		s.served, s.restored, s.loaded = map[string]bool{}, map[workspace.Key]restoreArgs{}, map[key]bool{}
+		s.served, s.restored = map[string]bool{}, map[workspace.Key]restoreArgs{}
 	}
 }
 
@@ -97,14 +98,10 @@ func (s *Sync) Serve(session string) {
 		return
 	}
 	s.served[session] = true
-	docs := make(map[workspace.Key]restoreArgs, len(s.restored))
-	for k, a := range s.restored {
-		docs[k] = a
-		s.loaded[key{session, k}] = true
-	}
+	docs := maps.Clone(s.restored)
 	s.mu.Unlock()
 	for k, a := range docs {
-		s.importEntries(k, a, []string{session})
+		s.importEntries(k, a, session)
 	}
 }
 
@@ -369,38 +366,29 @@ func (s *Sync) restore(k workspace.Key, rev int64, fileHash func() string, lineH
 		return
 	}
 	a := restoreArgs{rev, fileHash, lineHashes, sum}
-	var sessions []string // nil: every session's
 	s.mu.Lock()
-	if s.served != nil {
+	only := s.served != nil
+	var sessions []string // none: every session's
+	if only {
 		s.restored[k] = a
-		sessions = make([]string, 0, len(s.served))
-		for ses := range s.served {
-			sessions = append(sessions, ses)
-			s.loaded[key{ses, k}] = true
-		}
+		sessions = slices.Collect(maps.Keys(s.served))
 	}
 	s.mu.Unlock()
-	if sessions == nil || len(sessions) > 0 {
-		s.importEntries(k, a, sessions)
+	if !only || len(sessions) > 0 {
+		s.importEntries(k, a, sessions...)
 	}
 }
 
 // importEntries imports the entries of document k the database holds, of
-// sessions (nil: all), restated at a.rev.
-func (s *Sync) importEntries(k workspace.Key, a restoreArgs, sessions []string) {
+// sessions (none: every session's), restated at a.rev.
+func (s *Sync) importEntries(k workspace.Key, a restoreArgs, sessions ...string) {
 	s.mu.Lock()
 	l := s.l
 	s.mu.Unlock()
 	rev, fileHash, lineHashes, sum := a.rev, a.fileHash, a.lineHashes, a.sum
 	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
 	defer cancel()
-	var entries []store.Entry
-	var err error
-	if sessions == nil {
-		entries, err = s.db.DocEntries(ctx, string(k))
-	} else {
-		entries, err = s.db.SessionEntries(ctx, string(k), sessions)
-	}
+	entries, err := s.db.DocEntries(ctx, string(k), sessions...)
 	if err != nil {
 		s.log.Warn("persisted ledger entries unreadable; the document starts unread", zap.String("doc", string(k)), zap.Error(err))
 		return
@@ -607,7 +595,7 @@ func (s *Sync) flush(ctx context.Context) error {
 		// A session's entry of a document restored without it (not
 		// served: see Serve) is not known here; writing what this process
 		// recorded would replace it. Unread is the safe answer.
-		if _, restored := s.restored[k.doc]; restored && !s.loaded[k] {
+		if _, restored := s.restored[k.doc]; restored && !s.served[k.session] {
 			delete(dirty, k)
 			s.log.Error("a session's ledger entry was changed without being restored; not written", zap.String("session", k.session), zap.String("doc", string(k.doc)))
 		}
@@ -739,20 +727,18 @@ func (s *Sync) requeue(dirty map[key]struct{}) {
 }
 
 // Close flushes and closes the database.
-func (s *Sync) Close(ctx context.Context) error {
-	err := s.Flush(ctx)
-	if cerr := s.db.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (s *Sync) Close(ctx context.Context) error { return s.end(ctx, s.db.Close) }
 
 // Leave flushes and leaves the database to the process's exit, which
 // follows (store.DB.Leave).
-func (s *Sync) Leave(ctx context.Context) error {
+func (s *Sync) Leave(ctx context.Context) error { return s.end(ctx, s.db.Leave) }
+
+// end flushes, then ends the process's use of the database by done; the
+// flush's error first.
+func (s *Sync) end(ctx context.Context, done func() error) error {
 	err := s.Flush(ctx)
-	if lerr := s.db.Leave(); err == nil {
-		err = lerr
+	if derr := done(); err == nil {
+		err = derr
 	}
 	return err
 }

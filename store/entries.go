@@ -86,32 +86,18 @@ func (db *DB) Entries(ctx context.Context, session string) ([]Entry, error) {
 	return es, nil
 }
 
-// DocEntries returns every session's entry of one document: what a process
-// restores when it first sees the document, without loading the rest. It
-// leaves LineHashes out (LineHashes has them): they are needed only for an
-// entry of other bytes than the document's now.
-func (db *DB) DocEntries(ctx context.Context, doc string) ([]Entry, error) {
-	es, err := db.queryEntriesNoHashes(ctx, `WHERE doc = ? ORDER BY session`, doc)
-	if err != nil {
-		return nil, fmt.Errorf("store: entries of doc %q: %w", doc, err)
+// DocEntries returns the entries of doc: of the given sessions, or of
+// every session when none is given (a process of one call restores its
+// session's, not every session's that ever read the document).
+func (db *DB) DocEntries(ctx context.Context, doc string, sessions ...string) ([]Entry, error) {
+	where, args := `WHERE doc = ?`, []any{doc}
+	if len(sessions) > 0 {
+		where += ` AND session IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(sessions)), ", ") + `)`
+		for _, s := range sessions {
+			args = append(args, s)
+		}
 	}
-	return es, nil
-}
-
-// SessionEntries returns the entries of doc of the given sessions (a
-// process of one call restores its session's, not every session's that
-// ever read the document).
-func (db *DB) SessionEntries(ctx context.Context, doc string, sessions []string) ([]Entry, error) {
-	if len(sessions) == 0 {
-		return nil, nil
-	}
-	args := make([]any, 0, len(sessions)+1)
-	args = append(args, doc)
-	for _, s := range sessions {
-		args = append(args, s)
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(sessions)), ", ")
-	es, err := db.queryEntriesNoHashes(ctx, `WHERE doc = ? AND session IN (`+marks+`) ORDER BY session`, args...)
+	es, err := db.queryEntriesNoHashes(ctx, where+` ORDER BY session`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: entries of doc %q: %w", doc, err)
 	}
