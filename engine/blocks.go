@@ -82,7 +82,7 @@ const MaxBlockBuffer = 3 * MaxWriteSize
 
 // NewBlocks starts a run.
 func (e *Env) NewBlocks(c Caller, dryRun, stage bool) *Blocks {
-	e.serve(c.SessionOr())
+	e.Serve(c.SessionOr())
 	b := &Blocks{e: e, caller: c, dryRun: dryRun, stage: stage, parser: editblock.NewParser(), scratch: map[workspace.Key]*textdoc.Snapshot{}, files: map[workspace.Key]*blockFile{}}
 	b.parser.Exists = b.exists
 	return b

@@ -65,7 +65,6 @@ const windowContext = 5
 // or none. Refusals are results with ok=false; the error return is for
 // invalid params only.
 func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	ctx = withGrants(ctx)
 	session := p.SessionOr()

@@ -82,7 +82,6 @@ type walked struct {
 
 // Files lists the workspace's files.
 func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	defer func() {
 		if err == nil {

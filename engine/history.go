@@ -55,7 +55,6 @@ func (e *Env) versions(ctx context.Context, rel string) ([]store.Version, error)
 
 // History lists the versions sightline kept of a document.
 func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	res.Versions = []VersionInfo{}
 	if p.TextDocument.URI == "" {
@@ -120,7 +119,6 @@ type DiffResult struct {
 // Diff answers the unified diff between two versions of a document. Its
 // lines do not count as read: they are not hashline-annotated.
 func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
@@ -261,7 +259,6 @@ type RollbackResult struct {
 // guard and the write transaction like any write (an open document receives
 // a workspace edit). The lines it changes must have been read.
 func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")

@@ -82,7 +82,6 @@ func (r LedgerResult) WriteText(w io.Writer) {
 // LedgerReport answers sightline/ledger: one document, or every document the
 // session has touched.
 func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResult, err error) {
-	e.serve(p.SessionOr())
 	session := p.SessionOr()
 	res = LedgerResult{Outcome: Outcome{OK: true}, Session: session, Documents: []DocLedger{}}
 	if p.TextDocument != nil {
@@ -123,7 +122,6 @@ type ResetParams struct {
 
 // Reset forgets everything a session has read and written.
 func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Key) {
-	e.serve(p.SessionOr())
 	session := p.SessionOr()
 	var touched []workspace.Key
 	for _, v := range e.Ledger.Docs(session) {

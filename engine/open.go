@@ -30,7 +30,6 @@ type Shower interface {
 // Open asks the editor to show a document: only a language server connected
 // to an editor that can show documents has one to ask.
 func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	defer func() {
 		if err == nil {

@@ -68,7 +68,6 @@ type PatchResult struct {
 // is written, and then all of them are written in one multi-file write
 // transaction (commitWrites).
 func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	res, warnings := e.applyPatch(withGrants(ctx), p)
 	for _, w := range warnings {

@@ -56,7 +56,6 @@ const maxHints = 8
 // returned. A refusal is a result with ok=false, not an error; the error
 // return is for invalid params only.
 func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error) {
-	e.serve(p.SessionOr())
 	var d workspace.Doc
 	defer func() { e.annotate(&res, d) }()
 	budget, annotate, err := e.readOptions(p)

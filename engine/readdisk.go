@@ -60,7 +60,6 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	if e.db == nil {
 		return no()
 	}
-	e.serve(p.SessionOr())
 	budget, annotate, err := e.readOptions(p)
 	if err != nil {
 		return no()

@@ -78,7 +78,7 @@ func Setup(ctx context.Context, o Options) *Env {
 			notice = sync.Notice()
 			if o.Ephemeral {
 				// One call: its session's entries are restored, not every
-				// session's that ever read a document (see engine.serve).
+				// session's that ever read a document (see Env.Serve).
 				sync.OnlyServed()
 			}
 		}
@@ -110,12 +110,12 @@ func Setup(ctx context.Context, o Options) *Env {
 	return env
 }
 
-// serve tells the database the session a call is about to work for, before
+// Serve tells the database the session a call is about to work for, before
 // the call looks at or records anything of it: a process of one call
 // restores that session's entries only (statedb.Sync.OnlyServed). Every
-// call that has a caller begins with it: each feature's entry, a run of
-// edit blocks, the loading of a session's documents.
-func (e *Env) serve(session string) {
+// operation serves its caller's session before it runs (ops.Def.Run), and
+// a run of edit blocks at its start (NewBlocks).
+func (e *Env) Serve(session string) {
 	if e.db != nil {
 		e.db.Serve(session)
 	}
@@ -162,7 +162,6 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 	if e.db == nil {
 		return
 	}
-	e.serve(session)
 	pending, err := e.db.Pending(ctx, session)
 	if err != nil {
 		e.Log.Warn("listing a session's persisted documents", zap.Error(err))

@@ -65,7 +65,6 @@ type ShownResult struct {
 // those whose text is the document's current line, whole; a line the tool
 // cut short, or that changed since, does not count.
 func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err error) {
-	e.serve(p.SessionOr())
 	defer func() { e.annotate(&res) }()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
@@ -246,7 +245,6 @@ type CheckResult struct {
 // sightline's own would (unread_range, stale_range) and, with auto-expand,
 // hands over the missing lines, which now count as read.
 func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err error) {
-	e.serve(p.SessionOr())
 	defer func() { e.annotate(&res) }()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")

@@ -42,7 +42,6 @@ const defaultExcerpt = 2000
 // Summary answers sightline/summary. The excerpt lines were shown, so they
 // count as read.
 func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, err error) {
-	e.serve(p.SessionOr())
 	start := time.Now()
 	res = SummaryResult{Symbols: []extract.Symbol{}}
 	if p.TextDocument.URI == "" {

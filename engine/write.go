@@ -53,7 +53,6 @@ type WriteResult struct {
 // overwrite. Each goes through the same guard and apply path as hashline
 // edits; refusals are results with ok=false.
 func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err error) {
-	e.serve(p.SessionOr())
 	defer func() { e.annotate(&res) }()
 	start := time.Now()
 	ctx = withGrants(ctx)

@@ -159,6 +159,10 @@ type enveloped interface{ Envelope() *engine.Outcome }
 func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	start := time.Now()
 	ctx = engine.WithMethod(ctx, d.Method) // the engine's audit and history name the operation
+	if caller, ok := any(p).(interface{ SessionOr() string }); ok {
+		// Before the call looks at its session's ledger (Env.Serve).
+		c.Env.Serve(caller.SessionOr())
+	}
 	r, err := d.spec.run(ctx, c, p)
 	if err != nil {
 		if k := result.KindOf(err); k == "" || k == result.InvalidParams || errors.Is(err, context.Canceled) {
