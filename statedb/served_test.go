@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // readAs starts a process that reads lines start-end of f.txt as session
@@ -38,14 +39,7 @@ func TestOneCallProcessRestoresTheSessionItServes(t *testing.T) {
 	for i := 1; i <= 8; i++ {
 		readAs(t, root, state, fmt.Sprintf("s%d", i), i, i)
 	}
-	p := start(t, root, state)
-	p.sync.OnlyServed()
-	p.sync.Serve("s3")
-	k, _ := p.ws.Resolve("f.txt")
-	d, err := p.get(k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, k, d := oneCall(t, root, state, "s3")
 	if got := p.l.Sessions(ledger.DocKey(k)); !slices.Equal(got, []string{"s3"}) {
 		t.Fatalf("a process serving s3 restored the entries of %v", got)
 	}
@@ -73,14 +67,7 @@ func TestSessionServedLaterIsRestoredThen(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(40, same)), 0o644)
 	readAs(t, root, state, "a", 1, 2)
 	readAs(t, root, state, "b", 5, 9)
-	p := start(t, root, state)
-	p.sync.OnlyServed()
-	p.sync.Serve("a")
-	k, _ := p.ws.Resolve("f.txt")
-	d, err := p.get(k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, k, d := oneCall(t, root, state, "a")
 	p.sync.Serve("b")
 	if v := p.l.Doc("b", ledger.DocKey(k)); !slices.Equal(v.Read, rs(5, 9)) {
 		t.Fatalf("b served after the restore: read %v", v.Read)
@@ -102,14 +89,7 @@ func TestAnEntryNeverRestoredIsNotOverwritten(t *testing.T) {
 	root, state := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(40, same)), 0o644)
 	readAs(t, root, state, "other", 10, 19)
-	p := start(t, root, state)
-	p.sync.OnlyServed()
-	p.sync.Serve("mine")
-	k, _ := p.ws.Resolve("f.txt")
-	d, err := p.get(k)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, k, d := oneCall(t, root, state, "mine")
 	p.l.RecordRead("other", "", ledger.DocKey(k), d.Rev, ledger.Range{Start: 1, End: 1})
 	p.sync.Close(context.Background())
 	if v := start(t, root, state).viewAs(t, "other", "f.txt"); !slices.Equal(v.Read, rs(10, 19)) {
@@ -127,13 +107,7 @@ func TestOtherSessionsFollowAWriteAtTheirRestore(t *testing.T) {
 	os.WriteFile(file, []byte(numbered(40, same)), 0o644)
 	readAll(t, root, state) // session "s": every line
 	readAs(t, root, state, "w", 1, 40)
-	p := start(t, root, state)
-	p.sync.OnlyServed()
-	p.sync.Serve("w")
-	k, _ := p.ws.Resolve("f.txt")
-	if _, err := p.get(k); err != nil {
-		t.Fatal(err)
-	}
+	p, k, _ := oneCall(t, root, state, "w")
 	// The writer changes line 20 and inserts a line after 30.
 	os.WriteFile(file, []byte(numbered(40, func(i int) string {
 		switch i {
@@ -154,6 +128,22 @@ func TestOtherSessionsFollowAWriteAtTheirRestore(t *testing.T) {
 	}
 }
 
+// oneCall starts a process of one call serving session (OnlyServed), and
+// has it see f.txt.
+func oneCall(t *testing.T, root, state, session string) (*process, workspace.Key, workspace.Doc) {
+	t.Helper()
+	p := start(t, root, state)
+	p.sync.OnlyServed()
+	p.sync.Serve(session)
+	k, _ := p.ws.Resolve("f.txt")
+	d, err := p.get(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, k, d
+}
+
+// viewAs is the ledger of path for session, after the process sees it.
 func (p *process) viewAs(t *testing.T, session, path string) ledger.DocView {
 	t.Helper()
 	k, err := p.ws.Resolve(path)

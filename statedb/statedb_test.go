@@ -23,7 +23,7 @@ type process struct {
 	ws   *workspace.Workspace
 }
 
-func start(t *testing.T, root, state string) *process {
+func start(t testing.TB, root, state string) *process {
 	t.Helper()
 	s, err := Open(context.Background(), state, zap.NewNop())
 	if err != nil {
@@ -58,14 +58,7 @@ func (p *process) get(k workspace.Key) (workspace.Doc, error) {
 
 func (p *process) view(t *testing.T, path string) ledger.DocView {
 	t.Helper()
-	k, err := p.ws.Resolve(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.get(k); err != nil {
-		t.Fatal(err)
-	}
-	return p.l.Doc("s", ledger.DocKey(k))
+	return p.viewAs(t, "s", path)
 }
 
 func numbered(n int, edit func(i int) string) string {
