@@ -210,3 +210,17 @@ func TestRestoreAndExportOfALongSessionAllocateInBulk(t *testing.T) {
 		t.Errorf("restoring and exporting %d records made %.0f allocations, want at most 40", len(e.Records), allocs)
 	}
 }
+
+// BenchmarkRestoreAndExport: what every call of a long session pays in the
+// ledger for the document it reads, its entry imported and exported again.
+func BenchmarkRestoreAndExport(b *testing.B) {
+	e := longSession()
+	b.ReportAllocs()
+	for b.Loop() {
+		l := New(Options{})
+		l.ImportShown("s", "d", 1, e, nil)
+		if _, ok := l.Export("s", "d"); !ok {
+			b.Fatal("nothing to export")
+		}
+	}
+}
