@@ -13,7 +13,7 @@ import (
 )
 
 // readAs starts a process that reads lines start-end of f.txt as session
-// and exits.
+// (end 0: to the last line) and exits.
 func readAs(t *testing.T, root, state, session string, start_, end int) {
 	t.Helper()
 	p := start(t, root, state)
@@ -21,6 +21,9 @@ func readAs(t *testing.T, root, state, session string, start_, end int) {
 	d, err := p.get(k)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if end == 0 {
+		end = d.Snap.LineCount()
 	}
 	p.l.RecordRead(session, "", ledger.DocKey(k), d.Rev, ledger.Range{Start: start_, End: end})
 	if err := p.sync.Close(context.Background()); err != nil {

@@ -80,20 +80,8 @@ func rs(bounds ...int) []ledger.Range {
 
 func same(line int) string { return fmt.Sprintf("line %d\n", line) }
 
-// readAll starts a process that reads f.txt whole and exits.
-func readAll(t *testing.T, root, state string) {
-	t.Helper()
-	p := start(t, root, state)
-	k, _ := p.ws.Resolve("f.txt")
-	d, err := p.get(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.l.RecordRead("s", "", ledger.DocKey(k), d.Rev, ledger.Range{Start: 1, End: d.Snap.LineCount()})
-	if err := p.sync.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
+// readAll starts a process that reads f.txt whole as session "s" and exits.
+func readAll(t *testing.T, root, state string) { readAs(t, root, state, "s", 1, 0) }
 
 func TestRestoreAcrossChange(t *testing.T) {
 	root, state := t.TempDir(), t.TempDir()
