@@ -7,6 +7,6 @@ import "os"
 // Without flock(2) the lock file's existence is not a lock; writers of one
 // process are still serialised by the caller. sightline's cross-process
 // guarantee is for Unix.
-func tryLock(f *os.File) (bool, error) { return true, nil }
+func tryLock(f *os.File, shared bool) (bool, error) { return true, nil }
 
 func unlock(f *os.File) {}

@@ -9,10 +9,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes an exclusive flock without waiting.
-func tryLock(f *os.File) (bool, error) {
+// tryLock takes an exclusive (or shared) flock without waiting.
+func tryLock(f *os.File, shared bool) (bool, error) {
+	how := unix.LOCK_EX
+	if shared {
+		how = unix.LOCK_SH
+	}
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
 		switch {
 		case err == nil:
 			return true, nil

@@ -7,14 +7,17 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// tryLock takes an exclusive LockFileEx lock of the lock file's first byte
-// without waiting. Like flock(2), the lock belongs to the open handle: two
+// tryLock takes an exclusive (or shared) LockFileEx lock of the lock file's
+// first byte without waiting. Like flock(2), the lock belongs to the open handle: two
 // handles conflict even within one process, and the system releases it
 // when the process dies.
-func tryLock(f *os.File) (bool, error) {
+func tryLock(f *os.File, shared bool) (bool, error) {
+	var how uint32 = windows.LOCKFILE_EXCLUSIVE_LOCK
+	if shared {
+		how = 0
+	}
 	var ol windows.Overlapped
-	err := windows.LockFileEx(windows.Handle(f.Fd()),
-		windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
+	err := windows.LockFileEx(windows.Handle(f.Fd()), how|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
 	switch {
 	case err == nil:
 		return true, nil

@@ -43,6 +43,18 @@ func (l *Locks) File(realPath string) string {
 // open file description), so goroutines are serialised too. The returned
 // release must be called once.
 func (l *Locks) Lock(ctx context.Context, realPath string, wait time.Duration) (release func(), err error) {
+	return l.lock(ctx, realPath, wait, false)
+}
+
+// LockShared takes the shared lock of name: holders of it do not wait for
+// each other, and exclude (and wait for) a holder of Lock. A gate: many
+// doers share it, and one that must see none of them under way takes it
+// exclusively.
+func (l *Locks) LockShared(ctx context.Context, name string, wait time.Duration) (release func(), err error) {
+	return l.lock(ctx, name, wait, true)
+}
+
+func (l *Locks) lock(ctx context.Context, realPath string, wait time.Duration, shared bool) (release func(), err error) {
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("lock folder: %w", err)
 	}
@@ -54,7 +66,7 @@ func (l *Locks) Lock(ctx context.Context, realPath string, wait time.Duration) (
 	deadline := time.Now().Add(wait)
 	pause := time.Millisecond
 	for {
-		ok, err := tryLock(f)
+		ok, err := tryLock(f, shared)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", name, err)

@@ -77,3 +77,40 @@ func TestLockSerialises(t *testing.T) {
 		t.Fatalf("%d holders at once", most)
 	}
 }
+
+// TestSharedLocksShareAndExcludeTheExclusive: holders of the shared lock do
+// not wait for each other; the exclusive lock waits for all of them, and
+// the shared lock for the exclusive one.
+func TestSharedLocksShareAndExcludeTheExclusive(t *testing.T) {
+	l := New(t.TempDir())
+	ctx := context.Background()
+	a, err := l.LockShared(ctx, "gate", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.LockShared(ctx, "gate", 0)
+	if err != nil {
+		t.Fatalf("a second shared holder: %v", err)
+	}
+	if _, err := l.Lock(ctx, "gate", 30*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("exclusive beside shared holders: %v", err)
+	}
+	a()
+	if _, err := l.Lock(ctx, "gate", 30*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("exclusive beside one shared holder: %v", err)
+	}
+	b()
+	x, err := l.Lock(ctx, "gate", 0)
+	if err != nil {
+		t.Fatalf("exclusive once the shared holders left: %v", err)
+	}
+	if _, err := l.LockShared(ctx, "gate", 30*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("shared beside the exclusive holder: %v", err)
+	}
+	x()
+	s, err := l.LockShared(ctx, "gate", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s()
+}
