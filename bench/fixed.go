@@ -54,7 +54,10 @@ func fixedCost(bin string, runs int) error {
 		return err
 	}
 	time.Sleep(2100 * time.Millisecond) // past the stat cache's window (see run)
-	c := cli{bin: bin, ws: ws, env: append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))}
+	// No daemon until its half: one running would take the calls of the
+	// in-process half too (SIGHTLINE_DAEMON=0 only keeps a command from
+	// starting one).
+	c := cli{bin: bin, ws: ws, env: append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "SIGHTLINE_DAEMON=0")}
 	for _, f := range []string{big, small} { // first sight: a whole scan
 		if _, _, _, err := c.run(nil, "read", f, "--budget", "100000000"); err != nil {
 			return err
@@ -137,7 +140,7 @@ func fixedCost(bin string, runs int) error {
 	// In the CLI's own process (SIGHTLINE_DAEMON=0), then through the
 	// workspace's daemon, warm: started by a first call, every command run
 	// once through it before the measured runs.
-	local := cli{bin: bin, ws: ws, env: append(c.env, "SIGHTLINE_DAEMON=0")}
+	local := c
 	st, err := local.measureEach(runs*len(names), len(names), cmdOf)
 	if err != nil {
 		return err

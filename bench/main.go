@@ -141,7 +141,8 @@ func run(short, readOnly bool, bin, write string, runs, only int) error {
 	// A file changed in the last 2 s is not stat-cached (a write in the
 	// same clock tick would not show); let the fresh files age past that.
 	time.Sleep(2100 * time.Millisecond)
-	c := cli{bin: bin, ws: ws, env: append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"))}
+	// In the CLI's own process: the daemon's numbers are -fixed's.
+	c := cli{bin: bin, ws: ws, env: append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(tmp, "state"), "SIGHTLINE_DAEMON=0")}
 
 	var rows []row
 	add := func(r row) {

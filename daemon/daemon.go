@@ -38,6 +38,11 @@ import (
 // DefaultIdle is how long a daemon waits for a call before it exits.
 const DefaultIdle = 10 * time.Minute
 
+// gateWait bounds a daemon's wait for the commands under way in their own
+// process when it starts (see bridge.PassGate): one that takes longer (a
+// patch of thousands of files) is not waited for.
+const gateWait = 10 * time.Second
+
 // flushEvery is how often a daemon writes its ledger to the database
 // behind its answers (as sightline mcp does): a process that reads the
 // database meanwhile (an editor's server starting) misses little.
@@ -45,6 +50,37 @@ const flushEvery = 500 * time.Millisecond
 
 // ErrRunning is a daemon of the same state folder already running.
 var ErrRunning = errors.New("a daemon of this workspace is already running")
+
+// DefaultMax is how many daemons of one user may run at once (Options.Max):
+// a test suite that runs the CLI in hundreds of folders does not leave
+// hundreds of daemons behind it.
+const DefaultMax = 8
+
+// ErrTooMany is a daemon that found Max daemons of the user running.
+var ErrTooMany = errors.New("the most daemons of this user already run; this workspace's calls run in their own process")
+
+// youngSignal: a daemon ended by a signal within this long of its start did
+// not last (see startedFile).
+const youngSignal = time.Minute
+
+// takeSlot holds one of the user's max daemon slots for the daemon's life;
+// ErrTooMany when all are held.
+func takeSlot(ctx context.Context, max int) (release func(), err error) {
+	if max <= 0 {
+		max = DefaultMax
+	}
+	locks := pathlock.New(store.LockDir())
+	for i := range max {
+		release, err := locks.Lock(ctx, fmt.Sprintf("daemon slot %d", i), 0)
+		if err == nil {
+			return release, nil
+		}
+		if !errors.Is(err, pathlock.ErrTimeout) {
+			return nil, fmt.Errorf("daemon: %w", err)
+		}
+	}
+	return nil, fmt.Errorf("%w (%d)", ErrTooMany, max)
+}
 
 // Options configure a daemon.
 type Options struct {
@@ -54,7 +90,9 @@ type Options struct {
 	StateDir string
 	// Idle: exit after this long without a call (0: DefaultIdle).
 	Idle time.Duration
-	Log  *zap.Logger
+	// Max: at most this many daemons of the user at once (0: DefaultMax).
+	Max int
+	Log *zap.Logger
 	// Ready, when set, is told the socket's path once the daemon listens.
 	Ready func(socket string)
 }
@@ -86,6 +124,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("daemon: workspace root: %w", err)
 	}
+	started := time.Now()
 	state := o.StateDir
 	if state == "" {
 		if state, err = store.Dir(root); err != nil {
@@ -106,11 +145,18 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("daemon: %w", err)
 	}
 	defer release()
+	// At most Max daemons of the user at once: slots of the user's lock
+	// folder, each held for a daemon's life like the lock above.
+	free, err := takeSlot(ctx, o.Max)
+	if err != nil {
+		return err
+	}
+	defer free()
 	idle := o.Idle
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), exit: make(chan chan struct{}, 1), answered: make(chan struct{})}
+	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{})}
 	d.touch()
 	cfg := d.loadConfig()
 	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
@@ -124,6 +170,14 @@ func Run(ctx context.Context, o Options) error {
 	wg.Go(func() { d.env.RunPersistence(bg, flushEvery) })
 	go l.Serve(bg, d.handler)
 	log.Info("daemon: listening", zap.String("socket", l.Path), zap.String("root", root), zap.Duration("idle", idle))
+	// Calls are served once the commands that looked for a daemon before
+	// it listened have written their reads (bridge.PassGate); pings and
+	// hellos are answered meanwhile, so a caller does not take it for
+	// wedged.
+	if err := bridge.PassGate(ctx, sockDir, gateWait); err != nil {
+		log.Warn("daemon: serving before the commands under way are done", zap.Error(err))
+	}
+	close(d.ready)
 	if o.Ready != nil {
 		o.Ready(l.Path)
 	}
@@ -150,6 +204,12 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	log.Info("daemon: exit", zap.String("why", why))
+	if why != "signal" || time.Since(started) >= youngSignal {
+		// It lasted: the next caller may start another. Killed by a
+		// signal soon after its start (a sandbox ending what a command
+		// left running), the mark stays, as if killed outright.
+		_ = os.Remove(filepath.Join(sockDir, startedFile))
+	}
 	// No new call reaches the engines after this (a caller then runs it in
 	// its own process); those under way end before the ledger is written.
 	d.mu.Lock()
@@ -190,6 +250,7 @@ type daemon struct {
 	inFlight atomic.Int64
 	exit     chan chan struct{}
 	answered chan struct{} // closed once the exit asked for is answered
+	ready    chan struct{} // closed once calls may be served (the gate passed)
 
 	// mu orders the calls' start with the exit: no call starts once
 	// closing is set, and the exit waits for those under way (calls).
@@ -291,6 +352,11 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		}
 		if why := refused.Load(); why != nil && *why != "" {
 			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: it is of %s", *why)
+		}
+		select {
+		case <-d.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		d.mu.Lock()
 		if d.closing {

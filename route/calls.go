@@ -81,6 +81,7 @@ func (b *Router) NewBlocks(ctx context.Context, c engine.Caller, dryRun, stage b
 		b.notice(silentRead(rt.wedged))
 	}
 	if r.remote != nil {
+		b.handOver(ctx)
 		b.mu.Lock()
 		b.bridged = true
 		b.mu.Unlock()

@@ -50,7 +50,7 @@ type Options struct {
 	// running, so that the next call finds one. Without it, daemons are not
 	// seen.
 	Daemon      *bridge.HelloParams
-	StartDaemon func()
+	StartDaemon func(sockDir string)
 	// Approver answers a daemon's approval requests for this caller's calls:
 	// the approver the engines over the disk would be given (nil: nobody to
 	// ask, refused as there).
@@ -72,7 +72,11 @@ type Router struct {
 	bridged bool // the last call went to a server
 	// served: a server (or a daemon) was found running; no daemon is
 	// started then.
-	served  bool
+	served bool
+	// gate releases the daemon's gate (bridge.EnterGate), held by a
+	// one-call caller from its first look for servers until its calls on
+	// disk are written or handed over to a server.
+	gate    func()
 	env     *engine.Env
 	envErr  error
 	stop    context.CancelFunc // ends the flush loop
@@ -144,9 +148,9 @@ func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
 func (b *Router) Close(ctx context.Context) error {
 	defer b.ws.Close()
 	b.mu.Lock()
-	clients, env, stop := b.clients, b.env, b.stop
+	clients, env, stop, sockDir := b.clients, b.env, b.stop, b.sockDir
 	b.clients = map[string]*bridge.Client{}
-	start := b.o.StartDaemon != nil && b.o.Daemon != nil && env != nil && !b.served && b.sockDir != ""
+	start := b.o.StartDaemon != nil && b.o.Daemon != nil && env != nil && !b.served && sockDir != ""
 	b.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -158,10 +162,35 @@ func (b *Router) Close(ctx context.Context) error {
 	if env != nil {
 		err = env.Close(ctx)
 	}
+	b.leaveGate()
 	if start && err == nil {
-		b.o.StartDaemon()
+		b.o.StartDaemon(sockDir)
 	}
 	return err
+}
+
+// leaveGate releases the daemon's gate if this caller holds it.
+func (b *Router) leaveGate() {
+	b.mu.Lock()
+	release := b.gate
+	b.gate = nil
+	b.mu.Unlock()
+	if release != nil {
+		release()
+	}
+}
+
+// handOver readies a call for a server: the calls that ran here before are
+// written, for it to read from the database, and the daemon's gate is
+// left, which a daemon just started waits for before it serves the call.
+func (b *Router) handOver(ctx context.Context) {
+	b.mu.Lock()
+	env := b.env
+	b.mu.Unlock()
+	if env != nil {
+		_ = env.Flush(ctx)
+	}
+	b.leaveGate()
 }
 
 // socketDir finds the folder of the workspace's sockets. "" with a nil
@@ -194,6 +223,13 @@ func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Clien
 	dir, err := b.socketDir()
 	if dir == "" {
 		return nil, nil, err
+	}
+	if b.o.FlushEvery == 0 && b.o.Daemon != nil && b.gate == nil {
+		// Before the sockets are listed: see bridge.EnterGate. Without
+		// it (not taken in its bound) the call goes on.
+		if release, err := bridge.EnterGate(ctx, dir); err == nil {
+			b.gate = release
+		}
 	}
 	paths := bridge.Sockets(dir)
 	keep := make(map[string]*bridge.Client, len(paths))
@@ -489,14 +525,7 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		b.notice(silentRead(r.wedged))
 	}
 	for c := r.c; c != nil; c = nil {
-		b.mu.Lock()
-		env := b.env
-		b.mu.Unlock()
-		if env != nil {
-			// Calls ran here before: the server reads them from the
-			// database.
-			_ = env.Flush(ctx)
-		}
+		b.handOver(ctx)
 		call := c.Call
 		if bridge.IsDaemon(c.Path) && !writes {
 			call = c.CallUnprobed // a daemon has no editor: a read it gets late changes nothing

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/sightline-lsp/sightline/bridge"
@@ -15,7 +16,7 @@ import (
 )
 
 // runDaemon serves the workspace headless (what the CLI starts on demand
-// with SIGHTLINE_DAEMON=1), or stops its daemon.
+// unless SIGHTLINE_DAEMON=0, see daemon.Off), or stops its daemon.
 func runDaemon(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	root := fs.String("root", "", "workspace root (default: the nearest folder above the working directory holding .git)")
@@ -49,10 +50,15 @@ func runDaemon(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitUsage
 	}
 	defer closeLog()
-	err = daemon.Run(ctx, daemon.Options{Root: dir, StateDir: os.Getenv("SIGHTLINE_STATE_DIR"), Idle: *idle, Log: l})
+	max, _ := strconv.Atoi(os.Getenv("SIGHTLINE_DAEMON_MAX"))
+	err = daemon.Run(ctx, daemon.Options{Root: dir, StateDir: os.Getenv("SIGHTLINE_STATE_DIR"), Idle: *idle, Max: max, Log: l})
 	switch {
 	case errors.Is(err, daemon.ErrRunning):
 		return exitOK // another one serves the workspace: nothing to do
+	case errors.Is(err, daemon.ErrTooMany):
+		// The calls run in their own process: not a failure.
+		fmt.Fprintf(stderr, "sightline daemon: %v\n", err)
+		return exitOK
 	case err != nil:
 		fmt.Fprintf(stderr, "sightline daemon: %v\n", err)
 		return exitUsage

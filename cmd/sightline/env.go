@@ -103,15 +103,15 @@ func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv
 // newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk. A
 // one-call command (flushEvery 0) that ran on disk with no server running
-// starts the workspace's daemon as it ends, with SIGHTLINE_DAEMON=1.
+// starts the workspace's daemon as it ends, unless daemon.Off.
 func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
-	var start func()
+	var start func(sockDir string)
 	if flushEvery == 0 && !daemon.Off(os.Getenv) {
-		start = func() {
+		start = func(sockDir string) {
 			exe, err := os.Executable()
 			if err == nil {
-				err = daemon.Start(exe, []string{"daemon", "--root", root}, root, os.Environ())
+				err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, root, os.Environ())
 			}
 			if err != nil {
 				// The next call runs in its own process again: nothing is

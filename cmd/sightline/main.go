@@ -120,7 +120,7 @@ func commands() []command {
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
 		{"completion", "completion bash|zsh|fish", "print a shell completion script", runCompletion},
 		{"man", "man", "print the manual page, sightline(1), in roff (sightline man | man -l -)", runMan},
-		{"daemon", "daemon [stop] [--idle D]", "the workspace's headless server, which the CLI starts itself with SIGHTLINE_DAEMON=1\n      and hands its calls to (it exits after --idle without a call); stop asks it to exit", runDaemon},
+		{"daemon", "daemon [stop] [--idle D]", "the workspace's headless server, which the CLI starts itself (SIGHTLINE_DAEMON=0: not)\n      and hands its calls to (it exits after --idle without a call); stop asks it to exit", runDaemon},
 		{"bridge", "bridge [--json]", "the workspace's socket folder and the language servers listening there", runBridge},
 		{"version", "version (or --version)", "print the version", runVersion},
 	}

@@ -19,6 +19,12 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	// Each command of these tests runs in its own process unless the test
+	// starts the workspace's daemon (daemonCLI, TestDaemonIsOnByDefault):
+	// one daemon per test's workspace would outlive most tests.
+	if _, set := os.LookupEnv("SIGHTLINE_DAEMON"); !set {
+		os.Setenv("SIGHTLINE_DAEMON", "0")
+	}
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)

@@ -1,0 +1,194 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/ledger"
+)
+
+// withoutEnv returns the same workspace with key unset.
+func (c *cli) withoutEnv(key string) *cli {
+	d := *c
+	d.env = nil
+	for _, kv := range c.env {
+		if !strings.HasPrefix(kv, key+"=") {
+			d.env = append(d.env, kv)
+		}
+	}
+	return &d
+}
+
+// noDaemonWithin fails if a daemon of c's workspace runs within d.
+func noDaemonWithin(t *testing.T, c *cli, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if pids := daemonPIDs(c.dir); len(pids) > 0 {
+			t.Fatalf("a daemon was started: %v", pids)
+		}
+	}
+}
+
+// TestDaemonIsOnByDefault: on Linux, a command that finds no server starts
+// the workspace's daemon with SIGHTLINE_DAEMON unset, and the next command
+// goes to it.
+func TestDaemonIsOnByDefault(t *testing.T) {
+	d, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
+	c := d.withoutEnv("SIGHTLINE_DAEMON")
+	if out, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 || !strings.Contains(out, "|a") {
+		t.Fatalf("first read: %d %s %s", code, out, errOut)
+	}
+	waitDaemon(t, sockDir)
+	if out, errOut, code := c.run("", "read", "f.txt:2-2"); code != 0 || !strings.Contains(out, "|b") {
+		t.Fatalf("read through the daemon: %d %s %s", code, out, errOut)
+	}
+	if got := c.known("default", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: 2}) {
+		t.Fatalf("the daemon's ledger holds %v, want lines 1-2", got.Ranges())
+	}
+}
+
+// TestDaemonThatDidNotLastIsNotStartedAgain: a daemon the CLI started that
+// was killed (as a sandbox ends what a command leaves running) is not
+// started again by every next command, only once the mark of its start is
+// old; one stopped as daemons stop is started again at once.
+func TestDaemonThatDidNotLastIsNotStartedAgain(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
+	if _, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 {
+		t.Fatalf("first read: %d %s", code, errOut)
+	}
+	waitDaemon(t, sockDir)
+	for _, pid := range daemonPIDs(c.dir) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		waitGone(t, pid, 5*time.Second)
+	}
+	for i := range 3 {
+		if out, errOut, code := c.run("", "read", "f.txt:2-2"); code != 0 || !strings.Contains(out, "|b") {
+			t.Fatalf("read %d after the kill: %d %s %s", i, code, out, errOut)
+		}
+	}
+	noDaemonWithin(t, c, 1500*time.Millisecond)
+
+	// Once the mark is old, the next command starts one.
+	marker := filepath.Join(sockDir, "daemon.started")
+	old := time.Now().Add(-11 * time.Minute)
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatalf("the mark of the daemon's start: %v", err)
+	}
+	if _, errOut, code := c.run("", "read", "f.txt:3-3"); code != 0 {
+		t.Fatalf("read: %d %s", code, errOut)
+	}
+	waitDaemon(t, sockDir)
+	if got := c.known("default", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: 3}) {
+		t.Fatalf("ledger %v, want lines 1-3", got.Ranges())
+	}
+
+	// Stopped as daemons stop: the next command starts one again.
+	if out, errOut, code := c.run("", "daemon", "stop"); code != 0 || !strings.Contains(out, "stopped") {
+		t.Fatalf("daemon stop: %d %s %s", code, out, errOut)
+	}
+	if _, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 {
+		t.Fatalf("read: %d %s", code, errOut)
+	}
+	waitDaemon(t, sockDir)
+}
+
+// TestDaemonsOfAUserAreBounded: with SIGHTLINE_DAEMON_MAX daemons of the
+// user running, another workspace's daemon exits at once, and that
+// workspace's commands run in their own process.
+func TestDaemonsOfAUserAreBounded(t *testing.T) {
+	a, aSock := daemonCLI(t, map[string]string{"f.txt": "a\n"})
+	a = a.withEnv("SIGHTLINE_DAEMON_MAX=1")
+	b, bSock := daemonCLI(t, map[string]string{"g.txt": "g\n"})
+	b = b.withEnv("XDG_STATE_HOME="+envOf(a, "XDG_STATE_HOME"), "SIGHTLINE_DAEMON_MAX=1")
+	bSock, err := bridge.Dir(stateDirOf(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := a.run("", "read", "f.txt"); code != 0 {
+		t.Fatalf("read in a: %d %s", code, errOut)
+	}
+	waitDaemon(t, aSock)
+	out, errOut, code := b.run("", "daemon", "--root", b.dir)
+	if code != 0 || !strings.Contains(errOut, "the most daemons") {
+		t.Fatalf("a second daemon of the user: %d %s %s", code, out, errOut)
+	}
+	// The first command starts one, which finds no slot and exits; the
+	// next ones do not start another (see TestDaemonThatDidNotLast...).
+	for i := range 3 {
+		if out, errOut, code := b.run("", "read", "g.txt"); code != 0 || !strings.Contains(out, "|g") {
+			t.Fatalf("read %d in b: %d %s %s", i, code, out, errOut)
+		}
+		if i == 0 {
+			for deadline := time.Now().Add(5 * time.Second); len(daemonPIDs(b.dir)) > 0 && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	}
+	noDaemonWithin(t, b, time.Second)
+	if s := bridge.Sockets(bSock); len(s) != 0 {
+		t.Fatalf("b's sockets: %v", s)
+	}
+}
+
+// TestDaemonWaitsForCommandsUnderWay: a command that looked for a daemon
+// before one listened works on disk; the daemon serves no call until that
+// command has written its reads, so it does not restore the document
+// without them and write its entry over theirs.
+func TestDaemonWaitsForCommandsUnderWay(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "1\n2\n3\n4\n5\n6\n"})
+	// The test holds the gate as a command under way does.
+	release, err := bridge.EnterGate(context.Background(), sockDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	startDaemon(t, c, sockDir)
+	done := make(chan string, 1)
+	go func() {
+		out, errOut, code := c.run("", "read", "f.txt:3-4", "--session", "s")
+		if code != 0 {
+			out = errOut
+		}
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		t.Fatalf("the daemon served a call while a command was under way: %s", out)
+	case <-time.After(500 * time.Millisecond):
+	}
+	// What the command under way records, written before it lets go.
+	disk := c.withEnv("SIGHTLINE_NO_BRIDGE=1")
+	if _, errOut, code := disk.run("", "read", "f.txt:1-2", "--session", "s"); code != 0 {
+		t.Fatalf("read on disk: %d %s", code, errOut)
+	}
+	release()
+	release = nil
+	select {
+	case out := <-done:
+		if !strings.Contains(out, "|3") {
+			t.Fatalf("read through the daemon: %s", out)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the daemon did not serve the call once the gate was free")
+	}
+	if got := c.known("s", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: 4}) {
+		t.Fatalf("the daemon's ledger holds %v, want lines 1-4", got.Ranges())
+	}
+	// Written to the database by the daemon, the reads are there too.
+	c.run("", "daemon", "stop")
+	if got := disk.known("s", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: 4}) {
+		t.Fatalf("the database holds %v, want lines 1-4", got.Ranges())
+	}
+}
