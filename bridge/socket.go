@@ -65,12 +65,16 @@ type HelloParams struct {
 	Config string `json:"config"`
 	// Approves: the caller answers approval requests (MethodApprove).
 	Approves bool `json:"approves"`
+	// Confinement names what confines the caller's process (a sandbox's
+	// namespaces and filters; see daemon.Confinement).
+	Confinement string `json:"confinement,omitempty"`
 }
 
 // Hello is a daemon's answer to MethodHello.
 type Hello struct {
 	PID int `json:"pid"`
-	// Serves: the daemon is of the caller's build, root and configuration;
+	// Serves: the daemon is of the caller's build, root, configuration and
+	// confinement;
 	// otherwise Why says how it differs, and the caller does not use it.
 	Serves bool   `json:"serves"`
 	Why    string `json:"why,omitempty"`

@@ -156,7 +156,7 @@ func Run(ctx context.Context, o Options) error {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{})}
+	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{})}
 	d.touch()
 	cfg := d.loadConfig()
 	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
@@ -243,6 +243,7 @@ func gone(p string) bool {
 
 type daemon struct {
 	root, build, userConfig string
+	confinement             string // Confinement() of the daemon's process
 	log                     *zap.Logger
 	env                     *engine.Env
 
@@ -415,8 +416,9 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 	return h, runs.Drop
 }
 
-// hello says whether the daemon serves a caller: one of another build, root
-// or user configuration would get other answers than in its own process.
+// hello says whether the daemon serves a caller: one of another build, root,
+// user configuration or confinement would get other answers than in its own
+// process.
 func (d *daemon) hello(p bridge.HelloParams) bridge.Hello {
 	h := bridge.Hello{PID: os.Getpid(), Serves: true}
 	switch {
@@ -426,6 +428,8 @@ func (d *daemon) hello(p bridge.HelloParams) bridge.Hello {
 		h.Serves, h.Why = false, "another workspace ("+d.root+")"
 	case p.Config != d.userConfig:
 		h.Serves, h.Why = false, "another user configuration ("+d.userConfig+")"
+	case p.Confinement != d.confinement:
+		h.Serves, h.Why = false, "another confinement (a sandbox, or none: "+d.confinement+")"
 	}
 	return h
 }

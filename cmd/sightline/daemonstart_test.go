@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +12,53 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/ledger"
 )
+
+// confinedBin: the test binary run with it set to a sightline binary is
+// that binary run with no_new_privs set, as a sandbox sets it (Landlock and
+// seccomp filters need it), inherited by the daemon it starts.
+const confinedBin = "SIGHTLINE_TEST_CONFINED_BIN"
+
+func init() {
+	bin := os.Getenv(confinedBin)
+	if bin == "" {
+		return
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "no_new_privs:", err)
+		os.Exit(2)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, confinedBin+"=") {
+			env = append(env, kv)
+		}
+	}
+	err := syscall.Exec(bin, append([]string{bin}, os.Args[1:]...), env)
+	fmt.Fprintln(os.Stderr, "exec:", err)
+	os.Exit(2)
+}
+
+// confined returns the same workspace whose commands run with no_new_privs.
+func (c *cli) confined() *cli {
+	d := c.withEnv(confinedBin + "=" + c.bin)
+	d.bin = os.Args[0]
+	return d
+}
+
+// noNewPrivs reports whether process pid runs with no_new_privs.
+func noNewPrivs(t *testing.T, pid int) bool {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), "NoNewPrivs:\t1")
+}
 
 // withoutEnv returns the same workspace with key unset.
 func (c *cli) withoutEnv(key string) *cli {
@@ -190,5 +235,50 @@ func TestDaemonWaitsForCommandsUnderWay(t *testing.T) {
 	c.run("", "daemon", "stop")
 	if got := disk.known("s", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: 4}) {
 		t.Fatalf("the database holds %v, want lines 1-4", got.Ranges())
+	}
+}
+
+// TestDaemonServesItsConfinementOnly: a command confined otherwise than the
+// daemon (here no_new_privs, as a sandbox sets) is not served by it: the
+// daemon is asked to exit, the command runs in its own process and starts
+// a daemon confined as it is; and the other way round.
+func TestDaemonServesItsConfinementOnly(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\nd\n"})
+	if _, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 {
+		t.Fatalf("first read: %d %s", code, errOut)
+	}
+	waitDaemon(t, sockDir)
+	free := daemonPIDs(c.dir)
+	if len(free) != 1 || noNewPrivs(t, free[0]) {
+		t.Fatalf("the daemon started by an unconfined command: %v", free)
+	}
+	boxed := c.confined()
+	if out, errOut, code := boxed.run("", "read", "f.txt:2-2"); code != 0 || !strings.Contains(out, "|b") {
+		t.Fatalf("confined read: %d %s %s", code, out, errOut)
+	}
+	waitGone(t, free[0], 5*time.Second)
+	waitDaemon(t, sockDir)
+	var inside []int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if inside = daemonPIDs(c.dir); len(inside) == 1 {
+			break
+		}
+	}
+	if len(inside) != 1 || !noNewPrivs(t, inside[0]) {
+		t.Fatalf("the daemon started by the confined command: %v", inside)
+	}
+	if out, errOut, code := boxed.run("", "read", "f.txt:3-3"); code != 0 || !strings.Contains(out, "|c") {
+		t.Fatalf("confined read through its daemon: %d %s %s", code, out, errOut)
+	}
+	if pids := daemonPIDs(c.dir); len(pids) != 1 || pids[0] != inside[0] {
+		t.Fatalf("the confined daemon should have served the confined command: %v", pids)
+	}
+	// Unconfined again: that daemon is not used either.
+	if out, errOut, code := c.run("", "read", "f.txt:4-4"); code != 0 || !strings.Contains(out, "|d") {
+		t.Fatalf("unconfined read: %d %s %s", code, out, errOut)
+	}
+	waitGone(t, inside[0], 5*time.Second)
+	if got := c.known("default", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: 4}) {
+		t.Fatalf("ledger %v, want lines 1-4", got.Ranges())
 	}
 }

@@ -125,7 +125,7 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 		FlushEvery:  flushEvery,
 		StateDir:    stateDir,
 		NoBridge:    os.Getenv("SIGHTLINE_NO_BRIDGE") == "1",
-		Daemon:      &bridge.HelloParams{Build: daemon.Build(), Root: root, Config: config.UserFile()},
+		Daemon:      &bridge.HelloParams{Build: daemon.Build(), Root: root, Config: config.UserFile(), Confinement: daemon.Confinement()},
 		StartDaemon: start,
 		Approver:    ap,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
