@@ -395,12 +395,12 @@ func (b *Router) pick(ctx context.Context, uris []string, writes bool) target {
 	var wg sync.WaitGroup
 	for i, c := range live {
 		wg.Go(func() {
-			raw, err := c.Call(ctx, bridge.MethodStatus, nil)
+			a, err := c.Call(ctx, bridge.MethodStatus, nil)
 			if errors.As(err, &silent[i]) {
 				return
 			}
 			var st bridge.Status
-			if err != nil || json.Unmarshal(raw, &st) != nil {
+			if err != nil || json.Unmarshal(a.Result, &st) != nil {
 				return
 			}
 			answered[i] = true
@@ -501,9 +501,9 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		if bridge.IsDaemon(c.Path) && !writes {
 			call = c.CallUnprobed // a daemon has no editor: a read it gets late changes nothing
 		}
-		raw, err := call(ctx, method, params)
+		a, err := call(ctx, method, params)
 		if err == nil {
-			r, err := decode(raw)
+			r, err := decode(a.Result)
 			if err != nil {
 				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
 			}
