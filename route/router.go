@@ -475,7 +475,7 @@ const fixSockets = "The socket folder must be a folder of yours that only you ca
 // not answer (stopped, wedged) is skipped by reads, which say so, and
 // refuses writes, which must not go to the disk under its editor's buffers.
 func do[R any](ctx context.Context, b *Router, method string, params any, uris []string, writes bool,
-	decode func([]byte) (R, error), local func(*engine.Env) (R, error)) (R, error) {
+	decode func(b []byte, text string) (R, error), local func(*engine.Env) (R, error)) (R, error) {
 	var zero R
 	r := b.pick(ctx, uris, writes)
 	switch {
@@ -503,7 +503,7 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		}
 		a, err := call(ctx, method, params)
 		if err == nil {
-			r, err := decode(a.Result)
+			r, err := decode(a.Result, a.Attachment)
 			if err != nil {
 				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
 			}
