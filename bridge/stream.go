@@ -268,8 +268,8 @@ func (s *stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	return s.writeLocked(data, "")
 }
 
-// writeLocked writes a message and its attachment ("" for none: only
-// answers queued by attach have one, for a peer that reads them, which
+// writeLocked writes a message and its attachment ("" for none: only an
+// answer queued for a peer that reads attachments has one, and that peer
 // reads headers too).
 func (s *stream) writeLocked(body []byte, attachment string) (int64, error) {
 	var head, tail []byte
