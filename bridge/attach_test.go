@@ -236,6 +236,22 @@ func TestLateAttachmentDropped(t *testing.T) {
 	if len(in.got) != 0 || len(in.gone) != 0 {
 		t.Fatalf("the inbox keeps %d texts and %d calls after a late answer", len(in.got), len(in.gone))
 	}
+	// Nor its mark when its answer has no attachment, or is an error.
+	for id, frame := range map[int64]string{
+		3: `{"jsonrpc":"2.0","id":3,"result":{}}`,
+		4: `{"jsonrpc":"2.0","id":4,"error":{"code":1,"message":"x"}}`,
+	} {
+		in.begin()
+		in.end(jsonrpc2.NewNumberID(id), false)
+		st, peer := pipeStream(t, 0)
+		go peer.Write([]byte(frame + "\n"))
+		if _, _, err := (callerStream{st, in}).Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(in.gone) != 0 {
+			t.Fatalf("the inbox keeps the mark of call %d after its answer %s", id, frame)
+		}
+	}
 	// One taken in time is the call's.
 	in.begin()
 	if err := in.put(2, "t"); err != nil {

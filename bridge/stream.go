@@ -399,21 +399,24 @@ func (c callerStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 		return nil, 0, err
 	}
 	msg, id, ok := answer(frame)
-	if att != nil {
-		if !ok {
+	if !ok {
+		if att != nil {
 			return nil, 0, fmt.Errorf("bridge: an attachment of %d bytes to a message that is not a success answer: %q", len(att), clip(frame))
 		}
-		// The attachment's bytes are the frame's, which nothing else holds
-		// or writes (see stream): the string is them, not a copy.
-		if err := c.in.put(id, unsafe.String(unsafe.SliceData(att), len(att))); err != nil {
+		if msg, err = jsonrpc2.DecodeMessage(frame); err != nil {
 			return nil, 0, err
 		}
+		r, isAnswer := msg.(*jsonrpc2.Response)
+		if !isAnswer {
+			return msg, n, nil
+		}
+		if id, ok = r.ID().Number(); !ok {
+			return msg, n, nil
+		}
 	}
-	if ok {
-		return msg, n, nil
-	}
-	msg, err = jsonrpc2.DecodeMessage(frame)
-	if err != nil {
+	// The attachment's bytes are the frame's, which nothing else holds or
+	// writes (see stream): the string is them, not a copy.
+	if err := c.in.put(id, unsafe.String(unsafe.SliceData(att), len(att))); err != nil {
 		return nil, 0, err
 	}
 	return msg, n, nil
@@ -477,12 +480,16 @@ func (b *inbox) begin() {
 	b.mu.Unlock()
 }
 
-// put keeps the attachment of the answer to call id.
+// put keeps the attachment of the answer to call id, told of every answer
+// ("": none), which settles a call that ended without it.
 func (b *inbox) put(id int64, text string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.gone[id] {
 		delete(b.gone, id)
+		return nil
+	}
+	if text == "" {
 		return nil
 	}
 	if _, dup := b.got[id]; dup || len(b.got) >= b.waiting {
