@@ -101,8 +101,8 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := c.Call(context.Background(), "sightline/x", nil)
-	if err != nil || !strings.Contains(string(raw), "sightline/x") {
+	a, err := c.Call(context.Background(), "sightline/x", nil)
+	if raw := a.Result; err != nil || !strings.Contains(string(raw), "sightline/x") {
 		t.Fatalf("call: %s %v", raw, err)
 	}
 	l.Close()

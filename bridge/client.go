@@ -23,6 +23,7 @@ type Client struct {
 	PID  int
 	nc   net.Conn
 	conn jsonrpc2.Conn
+	in   *inbox
 	wait time.Duration
 	// answered is when the server last answered (Unix nanoseconds): one
 	// that answered just now needs no probe before the next call.
@@ -88,15 +89,16 @@ func DialWith(ctx context.Context, path string, o CallerOptions) (*Client, error
 		return nil, fmt.Errorf("bridge: dial %s: %w", path, err)
 	}
 	st := newStream(nc, MaxMessage)
-	st.huge = o.OneCall
-	conn := jsonrpc2.NewConn(callerStream{st}, jsonrpc2.WithCodec(ownedCodec{}))
+	st.huge, st.takes = o.OneCall, true
+	in := &inbox{}
+	conn := jsonrpc2.NewConn(callerStream{st, in}, jsonrpc2.WithCodec(ownedCodec{}))
 	conn.Go(context.Background(), h)
 	// Ahead of any call, and not awaited: the server may answer in
-	// Content-Length frames (one allocation per answer, whatever its size).
-	// A connection it cannot be written to is found by the first call
-	// (ErrGone), as before.
-	_ = conn.Notify(ctx, methodFrames, nil)
-	return &Client{Path: path, PID: pid, nc: nc, conn: conn, wait: wait}, nil
+	// Content-Length frames (one allocation per answer, whatever its size),
+	// with attachments. A connection it cannot be written to is found by
+	// the first call (ErrGone), as before.
+	_ = conn.Notify(ctx, methodFrames, framesParams{Attachments: true})
+	return &Client{Path: path, PID: pid, nc: nc, conn: conn, in: in, wait: wait}, nil
 }
 
 // pidOf reads the server's pid from a socket name made by Listen.
@@ -137,7 +139,14 @@ func (e *NoAnswerError) Error() string {
 	return s
 }
 
-// Call sends a request and returns its raw result. An error is the server's
+// Answer is a call's result: its JSON and, when the server sent it apart
+// (Attached), the text of the member the JSON gives as "".
+type Answer struct {
+	Result     json.RawMessage
+	Attachment string
+}
+
+// Call sends a request and returns its answer. An error is the server's
 // answer (*jsonrpc2.Error), ErrGone, *NoAnswerError, or the connection
 // failing mid-call (the server may or may not have acted on it).
 //
@@ -146,7 +155,7 @@ func (e *NoAnswerError) Error() string {
 // on it whenever it resumes), and while the call runs, however long it
 // legitimately takes (an editor asking its user), a probe every wait
 // checks that the server still answers.
-func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *Client) Call(ctx context.Context, method string, params any) (Answer, error) {
 	return c.call(ctx, method, params, true)
 }
 
@@ -154,7 +163,7 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 // nothing a stopped server could act on later (a read of the daemon, which
 // has no editor): a server that stopped is found by the probes while the
 // call runs, as for Call. It saves a round trip.
-func (c *Client) CallUnprobed(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *Client) CallUnprobed(ctx context.Context, method string, params any) (Answer, error) {
 	return c.call(ctx, method, params, false)
 }
 
@@ -167,32 +176,42 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return c.conn.Notify(ctx, method, params)
 }
 
-func (c *Client) call(ctx context.Context, method string, params any, probe bool) (json.RawMessage, error) {
+func (c *Client) call(ctx context.Context, method string, params any, probe bool) (Answer, error) {
 	if !c.Alive() {
-		return nil, ErrGone
+		return Answer{}, ErrGone
 	}
 	if probe && time.Since(time.Unix(0, c.answered.Load())) > fresh {
 		if err := c.probe(ctx); err != nil {
 			if errors.As(err, new(*NoAnswerError)) {
 				_ = c.nc.Close()
 			}
-			return nil, err
+			return Answer{}, err
 		}
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go c.watch(cctx, cancel)
-	var raw json.RawMessage
-	if _, err := c.conn.Call(cctx, method, params, &raw); err != nil {
+	var a Answer
+	var err error
+	if a.Attachment, err = c.roundTrip(cctx, method, params, &a.Result); err != nil {
 		var na *NoAnswerError
 		if errors.As(context.Cause(cctx), &na) {
 			na.Sent = true
-			return nil, na
+			return Answer{}, na
 		}
-		return nil, err
+		return Answer{}, err
 	}
 	c.answered.Store(time.Now().UnixNano())
-	return raw, nil
+	return a, nil
+}
+
+// roundTrip makes one call on the connection, its result decoded into
+// result, and returns its attachment.
+func (c *Client) roundTrip(ctx context.Context, method string, params, result any) (string, error) {
+	c.in.begin()
+	id, err := c.conn.Call(ctx, method, params, result)
+	var re *jsonrpc2.Error
+	return c.in.end(id, err == nil || errors.As(err, &re)), err
 }
 
 // Query sends a request that changes nothing (a daemon's hello) without a
@@ -206,7 +225,7 @@ func (c *Client) Query(ctx context.Context, method string, params any) (json.Raw
 	qctx, cancel := context.WithTimeout(ctx, c.wait)
 	defer cancel()
 	var raw json.RawMessage
-	_, err := c.conn.Call(qctx, method, params, &raw)
+	_, err := c.roundTrip(qctx, method, params, &raw)
 	var re *jsonrpc2.Error
 	switch {
 	case err == nil:
@@ -250,7 +269,7 @@ func (c *Client) watch(ctx context.Context, cancel context.CancelCauseFunc) {
 func (c *Client) probe(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, c.wait)
 	defer cancel()
-	_, err := c.conn.Call(pctx, MethodPing, nil, nil)
+	_, err := c.roundTrip(pctx, MethodPing, nil, nil)
 	var re *jsonrpc2.Error
 	switch {
 	case err == nil || errors.As(err, &re):

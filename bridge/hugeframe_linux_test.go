@@ -20,10 +20,11 @@ func TestOneCallCallerReadsALargeAnswerIntoHugePages(t *testing.T) {
 	}
 	defer c.Close()
 	for range 2 {
-		raw, err := c.CallUnprobed(ctx, MethodStatus, nil)
+		a, err := c.CallUnprobed(ctx, MethodStatus, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		raw := a.Result
 		if string(raw) != string(answer) {
 			t.Fatalf("answer of %d bytes, want the %d sent", len(raw), len(answer))
 		}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -87,8 +88,12 @@ func isAddrInUse(err error) bool {
 // to release what the handler kept for it.
 type Handler func() (h jsonrpc2.Handler, done func())
 
-// peerKey is the context key of the connection a request came on.
-type peerKey struct{}
+// peerKey is the context key of the connection a request came on;
+// streamKey, of its stream.
+type (
+	peerKey   struct{}
+	streamKey struct{}
+)
 
 // Peer is the connection a request served by Serve came on, to call the
 // caller back (MethodApprove); nil outside a request.
@@ -117,7 +122,8 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 		l.conns[conn] = struct{}{}
 		l.wg.Add(1)
 		l.mu.Unlock()
-		conn.Go(context.WithValue(ctx, peerKey{}, conn), l.open(framed(st, h)))
+		cctx := context.WithValue(context.WithValue(ctx, peerKey{}, conn), streamKey{}, st)
+		conn.Go(cctx, l.open(framed(st, h)))
 		go func() {
 			defer l.wg.Done()
 			<-conn.Done()
@@ -146,15 +152,47 @@ func (l *Listener) open(h jsonrpc2.Handler) jsonrpc2.Handler {
 
 // framed serves methodFrames itself, ahead of the handler (which sees the
 // caller's first message as it did before it): the answers that follow
-// are written in Content-Length frames.
+// are written in Content-Length frames, with attachments if the caller
+// reads them. It queues the attachment of an Attached answer.
 func framed(st *stream, h jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if !req.IsCall() && req.Method() == methodFrames {
 			st.headers.Store(true)
+			var p framesParams
+			if json.Unmarshal(req.Params(), &p) == nil && p.Attachments {
+				st.attach.Store(true)
+			}
 			return nil, nil
 		}
-		return h(ctx, req)
+		res, err := h(ctx, req)
+		a, ok := res.(Attached)
+		switch {
+		case !ok || err != nil:
+			return res, err
+		case a.Attachment == "":
+			return jsonrpc2.RawMessage(a.Result), nil
+		case !st.attach.Load():
+			return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "bridge: an answer with an attachment to a caller that does not read them")
+		}
+		st.queue(req.ID(), a.Attachment)
+		return jsonrpc2.RawMessage(a.Result), nil
 	}
+}
+
+// Attached is a handler's answer whose text travels apart from its JSON,
+// as an attachment: Result is the JSON, in which the text's member is "",
+// and Attachment the text (UTF-8). Only for a caller that reads
+// attachments (Attaches); an empty Attachment is none.
+type Attached struct {
+	Result     []byte
+	Attachment string
+}
+
+// Attaches reports whether the caller of a request served by Serve reads
+// attachments (an Attached answer).
+func Attaches(ctx context.Context) bool {
+	st, _ := ctx.Value(streamKey{}).(*stream)
+	return st != nil && st.attach.Load()
 }
 
 // Close stops accepting, removes the socket file and ends every connection.

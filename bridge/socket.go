@@ -47,10 +47,17 @@ const (
 	MethodApprove = "sightline/bridge/approve"
 	// methodFrames is a caller's first message, a notification: it reads
 	// messages framed with Content-Length headers, so the server may answer
-	// in them (a large answer is then read into one buffer of its length).
-	// A server that does not know it ignores it and writes lines.
+	// in them (a large answer is then read into one buffer of its length),
+	// and with framesParams.Attachments, answers with attachments (see
+	// stream). A server that does not know it ignores it and writes lines.
 	methodFrames = "sightline/bridge/frames"
 )
+
+// framesParams are methodFrames' params (none from a caller of an earlier
+// build).
+type framesParams struct {
+	Attachments bool `json:"attachments,omitempty"`
+}
 
 // CodeNotServed is a daemon's refusal of a call on a connection whose hello
 // it does not serve (another build, root or configuration): the caller runs

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/jsonrpc2"
@@ -34,18 +35,29 @@ var ErrTooLarge = errors.New("bridge: message too large")
 // A message framed with headers is read into one allocation of its length;
 // a line has no length ahead of it and is read into a buffer that doubles.
 //
+// A success answer framed with headers may carry an attachment, a text
+// written after its body (Attachment-Length), which a server sends only to
+// a caller that asked for them in methodFrames: the text of a whole read
+// then costs neither end its JSON escaping. The attachment is read into the
+// body's allocation.
+//
 // Every frame it returns is a fresh allocation that nothing else holds or
 // reuses, so what is decoded from it may keep it (ownedCodec).
 type stream struct {
-	conn io.ReadWriteCloser
-	in   *bufio.Reader
-	max  int
-	huge bool // a large frame in huge pages (CallerOptions.OneCall)
+	conn  io.ReadWriteCloser
+	in    *bufio.Reader
+	max   int
+	huge  bool // a large frame in huge pages (CallerOptions.OneCall)
+	takes bool // reads attachments: a caller's side, which asks for them
 
 	headers atomic.Bool // write Content-Length frames
+	attach  atomic.Bool // the peer reads attachments (set with headers)
 
 	wmu  sync.Mutex // one message written at a time, each whole
 	wbuf []byte     // reused for small messages; under wmu
+
+	omu    sync.Mutex
+	outbox map[string]string // attachments to write, by the head of their answer (answerHead)
 }
 
 // readBuffer is the read side's buffer: a small message (the most) is
@@ -63,7 +75,7 @@ func newStream(conn io.ReadWriteCloser, max int) *stream {
 	return &stream{conn: conn, in: bufio.NewReaderSize(conn, readBuffer), max: max}
 }
 
-// Read implements jsonrpc2.Stream.
+// Read implements jsonrpc2.Stream (a server's side: no attachments).
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	frame, n, err := s.ReadFrame(ctx)
 	if err != nil {
@@ -78,38 +90,54 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // ReadFrame returns the next message's JSON (jsonrpc2 reads frames through
 // it when a stream has it: batches, and results decoded without a copy).
+// It is a server's side: a caller that reads attachments sends no batch,
+// whose answers could not carry them, so one ends its connection.
 func (s *stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
-	if err := ctx.Err(); err != nil {
+	frame, _, n, err := s.read(ctx)
+	if err != nil {
 		return nil, 0, err
+	}
+	if s.attach.Load() && batch(frame) {
+		return nil, 0, errors.New("bridge: a batch from a caller that reads attachments")
+	}
+	return frame, n, nil
+}
+
+// read returns the next message's JSON and its attachment (nil if none).
+func (s *stream) read(ctx context.Context) (frame, attachment []byte, n int64, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, 0, err
 	}
 	first, err := s.in.Peek(1)
 	if err != nil {
 		if err == io.EOF && len(first) == 0 {
-			return nil, 0, io.EOF
+			return nil, nil, 0, io.EOF
 		}
-		return nil, 0, fmt.Errorf("bridge: read: %w", err)
+		return nil, nil, 0, fmt.Errorf("bridge: read: %w", err)
 	}
-	if c := first[0]; c == 'C' || c == 'c' {
+	if c := first[0]; c == 'C' || c == 'c' || c == 'A' || c == 'a' {
 		return s.readHeaders()
 	}
-	return s.readLine()
+	frame, n, err = s.readLine()
+	return frame, nil, n, err
 }
 
-// readHeaders reads a message framed with headers: a Content-Length, other
-// fields ignored, a blank line, the body.
-func (s *stream) readHeaders() ([]byte, int64, error) {
-	length, consumed := -1, 0
+// readHeaders reads a message framed with headers: a Content-Length, an
+// Attachment-Length when this end reads attachments, other fields ignored,
+// a blank line, the body and the attachment, into one allocation.
+func (s *stream) readHeaders() (body, attachment []byte, n int64, err error) {
+	length, attach, consumed := -1, 0, 0
 	for {
 		line, err := s.in.ReadSlice('\n')
 		consumed += len(line)
 		if err != nil {
 			if err == bufio.ErrBufferFull {
-				return nil, 0, fmt.Errorf("%w: a header line longer than %d bytes", jsonrpc2.ErrInvalidHeader, readBuffer)
+				return nil, nil, 0, fmt.Errorf("%w: a header line longer than %d bytes", jsonrpc2.ErrInvalidHeader, readBuffer)
 			}
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, 0, fmt.Errorf("bridge: read a message's headers: %w", err)
+			return nil, nil, 0, fmt.Errorf("bridge: read a message's headers: %w", err)
 		}
 		line = trimEOL(line)
 		if len(line) == 0 {
@@ -117,33 +145,63 @@ func (s *stream) readHeaders() ([]byte, int64, error) {
 		}
 		name, value, ok := cutHeader(line)
 		if !ok {
-			return nil, 0, fmt.Errorf("%w: header line %q has no colon", jsonrpc2.ErrInvalidHeader, clip(line))
+			return nil, nil, 0, fmt.Errorf("%w: header line %q has no colon", jsonrpc2.ErrInvalidHeader, clip(line))
 		}
-		if !asciiEqualFold(name, "content-length") {
-			continue
+		switch {
+		case asciiEqualFold(name, "content-length"):
+			if length, err = s.length("Content-Length", value); err != nil {
+				return nil, nil, 0, err
+			}
+		case asciiEqualFold(name, "attachment-length"):
+			if !s.takes {
+				return nil, nil, 0, fmt.Errorf("%w: an Attachment-Length, which this end did not ask for", jsonrpc2.ErrInvalidHeader)
+			}
+			if attach, err = s.length("Attachment-Length", value); err != nil {
+				return nil, nil, 0, err
+			}
 		}
-		n, err := strconv.ParseInt(string(value), 10, 64)
-		if err != nil || n <= 0 {
-			return nil, 0, fmt.Errorf("%w: Content-Length %q is not a positive number", jsonrpc2.ErrInvalidHeader, clip(value))
-		}
-		if n > int64(s.max) {
-			return nil, 0, fmt.Errorf("%w: Content-Length %d is over the limit of %d bytes", ErrTooLarge, n, s.max)
-		}
-		length = int(n)
 	}
 	if length < 0 {
-		return nil, 0, fmt.Errorf("%w: no Content-Length", jsonrpc2.ErrInvalidHeader)
+		return nil, nil, 0, fmt.Errorf("%w: no Content-Length", jsonrpc2.ErrInvalidHeader)
+	}
+	if length+attach > s.max {
+		return nil, nil, 0, fmt.Errorf("%w: a message of %d bytes with an attachment of %d is over the limit of %d bytes", ErrTooLarge, length, attach, s.max)
 	}
 	// The peer writes headers, so it reads them.
 	s.headers.Store(true)
-	body := hugepage.Bytes(length, s.huge)[:length]
-	if _, err := io.ReadFull(s.in, body); err != nil {
+	buf := hugepage.Bytes(length+attach, s.huge)[:length+attach]
+	if _, err := io.ReadFull(s.in, buf); err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, 0, fmt.Errorf("bridge: read a message of %d bytes: %w", length, err)
+		return nil, nil, 0, fmt.Errorf("bridge: read a message of %d bytes and its attachment of %d: %w", length, attach, err)
 	}
-	return body, int64(consumed + length), nil
+	if attach > 0 {
+		attachment = buf[length:]
+	}
+	return buf[:length:length], attachment, int64(consumed + length + attach), nil
+}
+
+// length reads a header's length: a positive number within the limit.
+func (s *stream) length(header string, value []byte) (int, error) {
+	n, err := strconv.ParseInt(string(value), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %s %q is not a positive number", jsonrpc2.ErrInvalidHeader, header, clip(value))
+	}
+	if n > int64(s.max) {
+		return 0, fmt.Errorf("%w: %s %d is over the limit of %d bytes", ErrTooLarge, header, n, s.max)
+	}
+	return int(n), nil
+}
+
+// batch reports whether a frame is a JSON array.
+func batch(frame []byte) bool {
+	for _, c := range frame {
+		if !space(c) {
+			return c == '['
+		}
+	}
+	return false
 }
 
 // readLine reads a message written as one line.
@@ -195,7 +253,7 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	body := jsonrpc2.AppendMessage(s.wbuf[:0], msg)
-	n, err := s.writeLocked(body)
+	n, err := s.writeLocked(body, s.attachmentOf(body))
 	s.keep(body)
 	return n, err
 }
@@ -207,19 +265,62 @@ func (s *stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return s.writeLocked(data)
+	return s.writeLocked(data, "")
 }
 
-func (s *stream) writeLocked(body []byte) (int64, error) {
+// writeLocked writes a message and its attachment ("" for none: only an
+// answer queued for a peer that reads attachments has one, and that peer
+// reads headers too).
+func (s *stream) writeLocked(body []byte, attachment string) (int64, error) {
 	var head, tail []byte
 	if s.headers.Load() {
-		head = append(append([]byte("Content-Length: "), strconv.Itoa(len(body))...), "\r\n\r\n"...)
+		head = append(append([]byte("Content-Length: "), strconv.Itoa(len(body))...), "\r\n"...)
+		if attachment != "" {
+			head = append(append(append(head, "Attachment-Length: "...), strconv.Itoa(len(attachment))...), "\r\n"...)
+		}
+		head = append(head, "\r\n"...)
 	} else {
 		tail = []byte{'\n'}
 	}
-	bufs := net.Buffers{head, body, tail}
+	// The attachment is written from where it lies: a write only reads it.
+	bufs := net.Buffers{head, body, unsafe.Slice(unsafe.StringData(attachment), len(attachment)), tail}
 	n, err := bufs.WriteTo(s.conn)
 	return n, err
+}
+
+// queue keeps text to write as the attachment of the answer to call id.
+func (s *stream) queue(id jsonrpc2.ID, text string) {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	if s.outbox == nil {
+		s.outbox = map[string]string{}
+	}
+	s.outbox[answerHead(id)] = text
+}
+
+// attachmentOf takes the attachment queued for the answer body is: a
+// success answer carries it; an error answer to the call drops it.
+func (s *stream) attachmentOf(body []byte) string {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	for head, text := range s.outbox {
+		if rest, ok := bytes.CutPrefix(body, []byte(head)); ok {
+			delete(s.outbox, head)
+			if bytes.HasPrefix(rest, []byte(`"result":`)) {
+				return text
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// answerHead is how jsonrpc2 begins its answers to call id, up to the
+// member that says whether it is a result or an error.
+func answerHead(id jsonrpc2.ID) string {
+	const end = `"result":0}`
+	b := jsonrpc2.AppendResponse(nil, id, jsonrpc2.RawMessage("0"), nil)
+	return string(b[:len(b)-len(end)])
 }
 
 func (s *stream) keep(body []byte) {
@@ -284,20 +385,38 @@ func clip(b []byte) string {
 
 // callerStream is a caller's side of a connection: the stream without
 // ReadFrame, so that jsonrpc2 takes each message from Read, which hands a
-// success answer's result on as it lies in its frame. jsonrpc2's reading of
-// frames scans an answer over 64 KB twice and copies its result.
-type callerStream struct{ s *stream }
+// success answer's result on as it lies in its frame, and its attachment
+// to the call's inbox. jsonrpc2's reading of frames scans an answer over
+// 64 KB twice and copies its result.
+type callerStream struct {
+	s  *stream
+	in *inbox
+}
 
 func (c callerStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	frame, n, err := c.s.ReadFrame(ctx)
+	frame, att, n, err := c.s.read(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	if msg, ok := answer(frame); ok {
-		return msg, n, nil
+	msg, id, ok := answer(frame)
+	if !ok {
+		if att != nil {
+			return nil, 0, fmt.Errorf("bridge: an attachment of %d bytes to a message that is not a success answer: %q", len(att), clip(frame))
+		}
+		if msg, err = jsonrpc2.DecodeMessage(frame); err != nil {
+			return nil, 0, err
+		}
+		r, isAnswer := msg.(*jsonrpc2.Response)
+		if !isAnswer {
+			return msg, n, nil
+		}
+		if id, ok = r.ID().Number(); !ok {
+			return msg, n, nil
+		}
 	}
-	msg, err := jsonrpc2.DecodeMessage(frame)
-	if err != nil {
+	// The attachment's bytes are the frame's, which nothing else holds or
+	// writes (see stream): the string is them, not a copy.
+	if err := c.in.put(id, unsafe.String(unsafe.SliceData(att), len(att))); err != nil {
 		return nil, 0, err
 	}
 	return msg, n, nil
@@ -313,34 +432,98 @@ func (c callerStream) Close() error { return c.s.Close() }
 // {"jsonrpc":"2.0","id":<integer>,"result":<JSON>}, its result left in
 // the frame (one scan, to check it is JSON). Any other message is left to
 // jsonrpc2.DecodeMessage.
-func answer(frame []byte) (jsonrpc2.Message, bool) {
+func answer(frame []byte) (jsonrpc2.Message, int64, bool) {
 	rest, ok := bytes.CutPrefix(frame, []byte(`{"jsonrpc":"2.0","id":`))
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	i := 0
 	for i < len(rest) && i < 19 && '0' <= rest[i] && rest[i] <= '9' {
 		i++
 	}
 	if i == 0 || (rest[0] == '0' && i > 1) {
-		return nil, false
+		return nil, 0, false
 	}
 	id, err := strconv.ParseInt(string(rest[:i]), 10, 64)
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	rest, ok = bytes.CutPrefix(rest[i:], []byte(`,"result":`))
 	if !ok || len(rest) < 2 || rest[len(rest)-1] != '}' {
-		return nil, false
+		return nil, 0, false
 	}
 	result := rest[:len(rest)-1]
 	if space(result[0]) || space(result[len(result)-1]) {
-		return nil, false // not as jsonrpc2 writes it; its decoder trims it
+		return nil, 0, false // not as jsonrpc2 writes it; its decoder trims it
 	}
 	if !jsontext.Value(result).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
-		return nil, false
+		return nil, 0, false
 	}
-	return jsonrpc2.NewResponse(jsonrpc2.NewNumberID(id), result, nil), true
+	return jsonrpc2.NewResponse(jsonrpc2.NewNumberID(id), result, nil), id, true
+}
+
+// inbox holds the attachments read with answers until their calls take
+// them, and no more than one for each call under way: an attachment to a
+// call that ended without its answer (cancelled) is dropped when it comes,
+// one to no call under way ends the connection.
+type inbox struct {
+	mu      sync.Mutex
+	waiting int // calls under way
+	got     map[int64]string
+	gone    map[int64]bool // calls that ended without their answer
+}
+
+// begin counts a call under way.
+func (b *inbox) begin() {
+	b.mu.Lock()
+	b.waiting++
+	b.mu.Unlock()
+}
+
+// put keeps the attachment of the answer to call id, told of every answer
+// ("": none), which settles a call that ended without it.
+func (b *inbox) put(id int64, text string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.gone[id] {
+		delete(b.gone, id)
+		return nil
+	}
+	if text == "" {
+		return nil
+	}
+	if _, dup := b.got[id]; dup || len(b.got) >= b.waiting {
+		return fmt.Errorf("bridge: an attachment to call %d, which is not under way", id)
+	}
+	if b.got == nil {
+		b.got = map[int64]string{}
+	}
+	b.got[id] = text
+	return nil
+}
+
+// end takes call id's attachment as the call ends, answered or not: one
+// not answered drops it, now or when it comes.
+func (b *inbox) end(id jsonrpc2.ID, answered bool) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.waiting--
+	n, ok := id.Number()
+	if !ok {
+		return "" // never sent
+	}
+	text, had := b.got[n]
+	delete(b.got, n)
+	if answered {
+		return text
+	}
+	if !had {
+		if b.gone == nil {
+			b.gone = map[int64]bool{}
+		}
+		b.gone[n] = true
+	}
+	return ""
 }
 
 func space(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -135,10 +135,11 @@ func TestLargeAnswerCostsItsBytes(t *testing.T) {
 	if _, err := c.Call(ctx, MethodStatus, nil); err != nil { // the connection's first answer
 		t.Fatal(err)
 	}
-	var raw json.RawMessage
+	var a Answer
 	n := allocated(func() {
-		raw, err = c.CallUnprobed(ctx, MethodStatus, nil)
+		a, err = c.CallUnprobed(ctx, MethodStatus, nil)
 	})
+	raw := a.Result
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +167,9 @@ func BenchmarkLargeAnswer(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		raw, err := c.Call(ctx, MethodStatus, nil)
-		if err != nil || len(raw) != len(answer) {
-			b.Fatalf("%v: %d bytes", err, len(raw))
+		a, err := c.Call(ctx, MethodStatus, nil)
+		if err != nil || len(a.Result) != len(answer) {
+			b.Fatalf("%v: %d bytes", err, len(a.Result))
 		}
 	}
 }
@@ -300,9 +301,9 @@ func TestEarlierBuildsStillUnderstood(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		raw, err := c.Call(ctx, MethodStatus, nil)
-		if err != nil || string(raw) != string(answer) {
-			t.Fatalf("a server writing lines: %v, %d bytes", err, len(raw))
+		a, err := c.Call(ctx, MethodStatus, nil)
+		if err != nil || string(a.Result) != string(answer) || a.Attachment != "" {
+			t.Fatalf("a server writing lines: %v, %d bytes", err, len(a.Result))
 		}
 	}
 	c.Close()
@@ -353,11 +354,11 @@ func TestAnswersOwnTheirBytes(t *testing.T) {
 	defer c.Close()
 	var kept []json.RawMessage
 	for i := range 50 {
-		raw, err := c.CallUnprobed(ctx, "m", strings.Repeat(strconv.Itoa(i%10), 10+i*997))
+		a, err := c.CallUnprobed(ctx, "m", strings.Repeat(strconv.Itoa(i%10), 10+i*997))
 		if err != nil {
 			t.Fatal(err)
 		}
-		kept = append(kept, raw)
+		kept = append(kept, a.Result)
 	}
 	for i, raw := range kept {
 		if want := `"` + strings.Repeat(strconv.Itoa(i%10), 10+i*997) + `"`; string(raw) != want {
@@ -455,7 +456,7 @@ func TestAnswerShapes(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}`, false, 0, ""},
 		{`{"jsonrpc":"2.0","id":1,"result":{"a":1}`, false, 0, ""},
 	} {
-		msg, ok := answer([]byte(c.frame))
+		msg, id, ok := answer([]byte(c.frame))
 		if ok != c.ok {
 			t.Fatalf("%s: read %v, want %v", c.frame, ok, c.ok)
 		}
@@ -463,7 +464,7 @@ func TestAnswerShapes(t *testing.T) {
 			continue
 		}
 		r := msg.(*jsonrpc2.Response)
-		if r.ID() != jsonrpc2.NewNumberID(c.id) || string(r.Result()) != c.result || r.Err() != nil {
+		if r.ID() != jsonrpc2.NewNumberID(c.id) || id != c.id || string(r.Result()) != c.result || r.Err() != nil {
 			t.Fatalf("%s: id %v result %s, want %d %s", c.frame, r.ID(), r.Result(), c.id, c.result)
 		}
 	}
@@ -475,7 +476,7 @@ func FuzzAnswer(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"a":1},"b":{"c":2}}`))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":"\u00e9\ud800"}`))
 	f.Fuzz(func(t *testing.T, frame []byte) {
-		msg, ok := answer(frame)
+		msg, _, ok := answer(frame)
 		if !ok {
 			return
 		}

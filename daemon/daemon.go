@@ -391,6 +391,7 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		}
 		ctx = engine.WithApprover(ctx, ap)
 		var b []byte
+		var text string
 		if method == bridge.MethodBlocks {
 			b, err = runs.Serve(ctx, d.env, json.RawMessage(req.Params()))
 		} else {
@@ -401,11 +402,11 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			// Disk: the daemon's memory is not all of the state (the
 			// database holds what other processes recorded), as for the CLI
 			// in its own process; it answers what that would.
-			b, err = op.Serve(ctx, &ops.Call{Env: d.env, Disk: true}, json.RawMessage(req.Params()))
+			b, text, err = op.ServeApart(ctx, &ops.Call{Env: d.env, Disk: true}, json.RawMessage(req.Params()), bridge.Attaches(ctx))
 		}
 		switch {
 		case err == nil:
-			return jsonrpc2.RawMessage(b), nil
+			return bridge.Attached{Result: b, Attachment: text}, nil
 		case result.KindOf(err) == result.InvalidParams:
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s", result.Message(err))
 		case errors.Is(err, context.Canceled):

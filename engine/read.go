@@ -48,6 +48,10 @@ func (r ReadResult) SplitText() (rest any, name, text string) {
 	return r, "content", text
 }
 
+// JoinText takes the content back (result.UnmarshalApart): a whole-file
+// read through the bridge carries it apart from its JSON.
+func (r *ReadResult) JoinText(text string) { r.Content = text }
+
 // maxHints bounds how many declarations a notice or diagnostic names.
 const maxHints = 8
 

@@ -125,4 +125,22 @@ func checkStreamed(t *testing.T, what string, res engine.ReadResult) {
 			t.Fatalf("%s: content decodes to %.200q, want %.200q", what, back.Content, res.Content)
 		}
 	}
+	// Its content apart from its JSON (the bridge's attachment), it decodes
+	// to what its whole JSON decodes to.
+	b, text, err := result.MarshalApart(res)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	var apart, whole engine.ReadResult
+	if err := result.UnmarshalApart(b, text, &apart); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	full, _ := result.Marshal(res)
+	if err := result.Unmarshal(full, &whole); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := result.Marshal(apart)
+	if w, _ := result.Marshal(whole); string(a) != string(w) {
+		t.Fatalf("%s: apart decodes to\n%.400q\nwhole to\n%.400q", what, a, w)
+	}
 }

@@ -54,7 +54,7 @@ type Op struct {
 	writes   func(any) bool
 	docs     func(any, func(string) (workspace.Key, error)) []string
 	refused  func(error) any
-	result   func([]byte) (any, error)
+	result   func(b []byte, text string) (any, error)
 	outcome  func(any) engine.Outcome
 	body     func(any) string
 }
@@ -136,9 +136,9 @@ func define[P, R any](s spec[P, R]) *Def[P, R] {
 			v := r.(R)
 			return *any(&v).(enveloped).Envelope()
 		},
-		result: func(b []byte) (any, error) {
+		result: func(b []byte, text string) (any, error) {
 			var r R
-			err := result.Unmarshal(b, &r)
+			err := result.UnmarshalApart(b, text, &r)
 			return r, err
 		},
 	}
@@ -207,17 +207,36 @@ func (d *Def[P, R]) Text(r R) string {
 }
 
 // Serve runs a call from its JSON params and answers its JSON result: the
-// language server's and the bridge's door.
+// language server's door.
 func (o *Op) Serve(ctx context.Context, c *Call, raw json.RawMessage) ([]byte, error) {
-	p, err := o.decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	r, err := o.run(ctx, c, p)
+	r, err := o.serve(ctx, c, raw)
 	if err != nil {
 		return nil, err
 	}
 	return result.Marshal(r)
+}
+
+// ServeApart is Serve for the bridge: when apart (its caller reads
+// attachments), a result's long text comes apart from its JSON
+// (result.MarshalApart), else text is "".
+func (o *Op) ServeApart(ctx context.Context, c *Call, raw json.RawMessage, apart bool) (b []byte, text string, err error) {
+	r, err := o.serve(ctx, c, raw)
+	if err != nil {
+		return nil, "", err
+	}
+	if !apart {
+		b, err = result.Marshal(r)
+		return b, "", err
+	}
+	return result.MarshalApart(r)
+}
+
+func (o *Op) serve(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
+	p, err := o.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return o.run(ctx, c, p)
 }
 
 // The operation with its types erased, for a door that holds params and
@@ -251,8 +270,9 @@ func (o *Op) Params(raw json.RawMessage) (any, error) { return o.decode(raw) }
 // Outcome is a result's outcome.
 func (o *Op) Outcome(r any) engine.Outcome { return o.outcome(r) }
 
-// Result decodes a result's JSON (a server's answer) into its type.
-func (o *Op) Result(b []byte) (any, error) { return o.result(b) }
+// Result decodes a result's JSON (a server's answer) into its type, with
+// the text that came apart from it ("" when none did: ServeApart).
+func (o *Op) Result(b []byte, text string) (any, error) { return o.result(b, text) }
 
 // Table is every operation, in the order the docs list them.
 func Table() []*Op {

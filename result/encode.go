@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -55,6 +56,49 @@ func Unmarshal(b []byte, v any) error {
 	return nil
 }
 
+// MarshalApart is Marshal for a door that carries a result's long text
+// apart from its JSON (the bridge, to a caller that reads attachments): the
+// JSON of a LargeText result with its text member "", and the text, which
+// then costs neither end its escaping. A result without one, with an empty
+// one, or with one that is not UTF-8 (the JSON gives its bad bytes as
+// U+FFFD) is encoded whole, with no text apart.
+func MarshalApart(v any) (b []byte, text string, err error) {
+	if lt, ok := v.(LargeText); ok {
+		rest, _, text := lt.SplitText()
+		if text != "" && utf8.ValidString(text) {
+			b, err := json.Marshal(rest, options)
+			if err != nil {
+				return nil, "", fmt.Errorf("encode %T: %w", v, err)
+			}
+			return b, text, nil
+		}
+	}
+	b, err = Marshal(v)
+	return b, "", err
+}
+
+// UnmarshalApart decodes what MarshalApart encoded: the JSON b and the text
+// that came apart from it ("" when none did) into v, which then holds what
+// the whole JSON decodes to. A text apart for a result that has none, one
+// whose member is not "" in the JSON, or one that is not UTF-8 is refused.
+func UnmarshalApart(b []byte, text string, v any) error {
+	if err := Unmarshal(b, v); err != nil || text == "" {
+		return err
+	}
+	j, ok := v.(TextJoiner)
+	if !ok {
+		return fmt.Errorf("decode %T: a text apart from a result with no long text", v)
+	}
+	if _, name, in := j.SplitText(); in != "" {
+		return fmt.Errorf("decode %T: its %s is both in the JSON and apart", v, name)
+	}
+	if !utf8.ValidString(text) {
+		return fmt.Errorf("decode %T: the text apart is not UTF-8", v)
+	}
+	j.JoinText(text)
+	return nil
+}
+
 // MarshalIndent encodes a result like Marshal, indented for people (the
 // CLI's --json).
 func MarshalIndent(v any) ([]byte, error) {
@@ -93,6 +137,14 @@ type LargeText interface {
 	// SplitText returns the result with the member emptied (encoded as
 	// ""), the member's JSON name, and its text.
 	SplitText() (rest any, name, text string)
+}
+
+// TextJoiner is a pointer to a LargeText result: it takes its text back
+// (UnmarshalApart).
+type TextJoiner interface {
+	LargeText
+	// JoinText sets the member SplitText empties.
+	JoinText(text string)
 }
 
 // writeLarge writes what Write (end "\n") or Marshal (end "") would for v,

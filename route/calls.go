@@ -146,7 +146,7 @@ func (r *BlockRun) ensureLocal() error {
 // gone after leaves the run's outcome unknown.
 func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
 	p.Session, p.Agent, p.Run, p.DryRun, p.Stage = r.caller.Session, r.caller.Agent, r.id, r.dryRun, r.stage
-	raw, err := r.remote.Call(r.ctx, bridge.MethodBlocks, p)
+	a, err := r.remote.Call(r.ctx, bridge.MethodBlocks, p)
 	if err != nil {
 		var na *bridge.NoAnswerError
 		if errors.As(err, &na) {
@@ -170,7 +170,7 @@ func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
 		return fmt.Errorf("language server: %w", err)
 	}
 	r.sent = true
-	return json.Unmarshal(raw, out)
+	return json.Unmarshal(a.Result, out)
 }
 
 // Overflowed reports whether a local run cut the output off at an oversized

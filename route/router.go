@@ -431,12 +431,12 @@ func (b *Router) pick(ctx context.Context, uris []string, writes bool) target {
 	var wg sync.WaitGroup
 	for i, c := range live {
 		wg.Go(func() {
-			raw, err := c.Call(ctx, bridge.MethodStatus, nil)
+			a, err := c.Call(ctx, bridge.MethodStatus, nil)
 			if errors.As(err, &silent[i]) {
 				return
 			}
 			var st bridge.Status
-			if err != nil || json.Unmarshal(raw, &st) != nil {
+			if err != nil || json.Unmarshal(a.Result, &st) != nil {
 				return
 			}
 			answered[i] = true
@@ -511,7 +511,7 @@ const fixSockets = "The socket folder must be a folder of yours that only you ca
 // not answer (stopped, wedged) is skipped by reads, which say so, and
 // refuses writes, which must not go to the disk under its editor's buffers.
 func do[R any](ctx context.Context, b *Router, method string, params any, uris []string, writes bool,
-	decode func([]byte) (R, error), local func(*engine.Env) (R, error)) (R, error) {
+	decode func(b []byte, text string) (R, error), local func(*engine.Env) (R, error)) (R, error) {
 	var zero R
 	r := b.pick(ctx, uris, writes)
 	switch {
@@ -530,9 +530,9 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		if bridge.IsDaemon(c.Path) && !writes {
 			call = c.CallUnprobed // a daemon has no editor: a read it gets late changes nothing
 		}
-		raw, err := call(ctx, method, params)
+		a, err := call(ctx, method, params)
 		if err == nil {
-			r, err := decode(raw)
+			r, err := decode(a.Result, a.Attachment)
 			if err != nil {
 				return zero, fmt.Errorf("bridge: decode the %s answer: %w", method, err)
 			}

@@ -112,7 +112,7 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 			}
 			return jsonrpc2.RawMessage(b), nil
 		case strings.HasPrefix(method, "sightline/"):
-			return s.custom(ctx, method, raw, true)
+			return s.custom(ctx, method, raw, true, bridge.Attaches(ctx))
 		}
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not served over the bridge (only sightline/* methods are)", method)
 	}

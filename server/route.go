@@ -9,6 +9,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
@@ -42,7 +43,7 @@ func (s *Server) route(ctx context.Context, req *jsonrpc2.Request, typed jsonrpc
 		return nil, s.didOpenLarge(json.RawMessage(req.Params()))
 	}
 	if strings.HasPrefix(method, "sightline/") {
-		return s.custom(ctx, strings.Clone(method), json.RawMessage(req.Params()), req.IsCall())
+		return s.custom(ctx, strings.Clone(method), json.RawMessage(req.Params()), req.IsCall(), false)
 	}
 	if strings.HasPrefix(method, "$/") && !req.IsCall() && method != "$/cancelRequest" {
 		return nil, nil // optional notifications ($/setTrace, $/progress) need nothing
@@ -50,8 +51,10 @@ func (s *Server) route(ctx context.Context, req *jsonrpc2.Request, typed jsonrpc
 	return typed(ctx, req)
 }
 
-// custom serves the sightline/* requests: the operations of the table.
-func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage, isCall bool) (any, error) {
+// custom serves the sightline/* requests: the operations of the table. A
+// read's content comes apart from its JSON when apart (the bridge, to a
+// caller that reads attachments).
+func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage, isCall, apart bool) (any, error) {
 	if !isCall {
 		return nil, nil // sightline defines no client-to-server notifications
 	}
@@ -67,9 +70,12 @@ func (s *Server) custom(ctx context.Context, method string, raw json.RawMessage,
 	if s.clientCaps().showDocument {
 		c.Shower = showDocument{s}
 	}
-	b, err := op.Serve(ctx, c, raw)
+	b, text, err := op.ServeApart(ctx, c, raw, apart)
 	if err != nil {
 		return answerError(err)
+	}
+	if text != "" {
+		return bridge.Attached{Result: b, Attachment: text}, nil
 	}
 	// The JSON the CLI's --json prints too (result.Marshal), passed through
 	// the LSP codec as is: the protocol package's encoder would send fields

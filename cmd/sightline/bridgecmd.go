@@ -65,10 +65,10 @@ func runBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			continue
 		}
 		s := bridgeServer{Socket: p}
-		raw, err := c.Call(ctx, bridge.MethodStatus, nil)
+		a, err := c.Call(ctx, bridge.MethodStatus, nil)
 		_ = c.Close()
 		if err == nil {
-			err = json.Unmarshal(raw, &s.Status)
+			err = json.Unmarshal(a.Result, &s.Status)
 		}
 		if err != nil {
 			rep.Silent = append(rep.Silent, bridgeSilence{p, err.Error()})

@@ -444,6 +444,43 @@ func TestTableThroughTheDaemon(t *testing.T) {
 	}
 }
 
+// TestDaemonWholeReadIsTheSame: a whole read of a large file holding every
+// byte JSON escapes prints, as text and as --json, what the same read in
+// the command's own process prints, byte for byte (its content travels
+// from the daemon apart from the answer's JSON).
+func TestDaemonWholeReadIsTheSame(t *testing.T) {
+	var line strings.Builder
+	line.WriteString("\tfunc f() { s := \"a\\tb\\\\\" // é € \u2028 𝄞 ")
+	for c := 1; c < 0x20; c++ {
+		if c != '\n' && c != '\r' {
+			line.WriteByte(byte(c))
+		}
+	}
+	line.WriteString("\x7f}\n")
+	files := map[string]string{"big.go": strings.Repeat(line.String(), 40000)}
+	c, sockDir := daemonCLI(t, files)
+	off := newCLI(t, files)
+	off.env = append(off.env, "SIGHTLINE_DAEMON=0")
+	off.run("", "read", "big.go:1-2")
+	c.run("", "read", "big.go:1-2")
+	waitDaemon(t, sockDir)
+	c.run("", "daemon", "stop")
+	_, log := startDaemon(t, c, sockDir)
+	for _, args := range [][]string{{"read", "big.go", "--budget", "100000000"}, {"read", "big.go", "--budget", "100000000", "--json"}} {
+		want, wantErr, wantCode := off.run("", args...)
+		got, gotErr, gotCode := c.run("", args...)
+		if gotCode != wantCode || !bytes.Equal(normalize(got, c.dir), normalize(want, off.dir)) || !bytes.Equal(normalize(gotErr, c.dir), normalize(wantErr, off.dir)) {
+			t.Fatalf("%v: through the daemon (exit %d, %d bytes):\n%.300q%s\nin process (exit %d, %d bytes):\n%.300q%s", args, gotCode, len(got), got, gotErr, wantCode, len(want), want, wantErr)
+		}
+		if len(want) < len(files["big.go"]) {
+			t.Fatalf("%v: %d bytes printed, want the whole file", args, len(want))
+		}
+	}
+	if b, _ := os.ReadFile(log); strings.Count(string(b), `"daemon: call"`) < 2 {
+		t.Fatalf("the daemon did not serve the reads:\n%s", b)
+	}
+}
+
 // normalize drops the workspace's path from an answer.
 func normalize(s, dir string) []byte { return []byte(strings.ReplaceAll(s, dir, "WS")) }
 
