@@ -68,7 +68,7 @@ func TestWholeReadThroughTheDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.Call(ctx, bridge.MethodHello, bridge.HelloParams{Build: Build(), Root: root, Config: config.UserFile()}); err != nil {
+	if _, err := c.Call(ctx, bridge.MethodHello, bridge.HelloParams{Build: Build(), Root: root, Config: config.UserFile(), Confinement: Confinement()}); err != nil {
 		t.Fatal(err)
 	}
 	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "big.go")))}}
