@@ -33,22 +33,7 @@ func bigAnswer(n int) json.RawMessage {
 // framings), so that what a test measures is the caller's side alone.
 func rawServer(t testing.TB, answer json.RawMessage) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "1-0.sock")
-	ln, err := net.Listen("unix", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveRaw(nc, answer)
-		}
-	}()
-	return p
+	return rawSocket(t, func(nc net.Conn) { serveRaw(nc, answer) })
 }
 
 func serveRaw(nc net.Conn, answer json.RawMessage) {

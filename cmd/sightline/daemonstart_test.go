@@ -82,16 +82,23 @@ func noDaemonWithin(t *testing.T, c *cli, d time.Duration) {
 	}
 }
 
+// readStarts reads f.txt's first line ("a"), which starts a daemon, and
+// waits for it to listen.
+func readStarts(t *testing.T, c *cli, sockDir string) {
+	t.Helper()
+	if out, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 || !strings.Contains(out, "|a") {
+		t.Fatalf("read: %d %s %s", code, out, errOut)
+	}
+	waitDaemon(t, sockDir)
+}
+
 // TestDaemonIsOnByDefault: on Linux, a command that finds no server starts
 // the workspace's daemon with SIGHTLINE_DAEMON unset, and the next command
 // goes to it.
 func TestDaemonIsOnByDefault(t *testing.T) {
 	d, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
 	c := d.withoutEnv("SIGHTLINE_DAEMON")
-	if out, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 || !strings.Contains(out, "|a") {
-		t.Fatalf("first read: %d %s %s", code, out, errOut)
-	}
-	waitDaemon(t, sockDir)
+	readStarts(t, c, sockDir)
 	if out, errOut, code := c.run("", "read", "f.txt:2-2"); code != 0 || !strings.Contains(out, "|b") {
 		t.Fatalf("read through the daemon: %d %s %s", code, out, errOut)
 	}
@@ -106,10 +113,7 @@ func TestDaemonIsOnByDefault(t *testing.T) {
 // old; one stopped as daemons stop is started again at once.
 func TestDaemonThatDidNotLastIsNotStartedAgain(t *testing.T) {
 	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\n"})
-	if _, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 {
-		t.Fatalf("first read: %d %s", code, errOut)
-	}
-	waitDaemon(t, sockDir)
+	readStarts(t, c, sockDir)
 	for _, pid := range daemonPIDs(c.dir) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		waitGone(t, pid, 5*time.Second)
@@ -139,10 +143,7 @@ func TestDaemonThatDidNotLastIsNotStartedAgain(t *testing.T) {
 	if out, errOut, code := c.run("", "daemon", "stop"); code != 0 || !strings.Contains(out, "stopped") {
 		t.Fatalf("daemon stop: %d %s %s", code, out, errOut)
 	}
-	if _, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 {
-		t.Fatalf("read: %d %s", code, errOut)
-	}
-	waitDaemon(t, sockDir)
+	readStarts(t, c, sockDir)
 }
 
 // TestDaemonsOfAUserAreBounded: with SIGHTLINE_DAEMON_MAX daemons of the
@@ -244,10 +245,7 @@ func TestDaemonWaitsForCommandsUnderWay(t *testing.T) {
 // a daemon confined as it is; and the other way round.
 func TestDaemonServesItsConfinementOnly(t *testing.T) {
 	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\nc\nd\n"})
-	if _, errOut, code := c.run("", "read", "f.txt:1-1"); code != 0 {
-		t.Fatalf("first read: %d %s", code, errOut)
-	}
-	waitDaemon(t, sockDir)
+	readStarts(t, c, sockDir)
 	free := daemonPIDs(c.dir)
 	if len(free) != 1 || noNewPrivs(t, free[0]) {
 		t.Fatalf("the daemon started by an unconfined command: %v", free)
