@@ -138,8 +138,15 @@ func agentBinary(t *testing.T, env, pattern, what string) string {
 // install claude`: the Edit of a line never shown is denied and the file is
 // unchanged, the retry lands, and the ledger and the audit say so.
 func TestClaudeCodeEndToEnd(t *testing.T) {
+	claudeEndToEnd(t, newCLI(t, agentFiles))
+}
+
+// agentFiles is the workspace the agents' end-to-end tests change.
+var agentFiles = map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"}
+
+// claudeEndToEnd is TestClaudeCodeEndToEnd in the workspace c (agentFiles).
+func claudeEndToEnd(t *testing.T, c *cli) {
 	claude := agentBinary(t, "SIGHTLINE_CLAUDE", "@anthropic-ai/claude-code-linux-*/claude", "Claude Code")
-	c := newCLI(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
 	home := t.TempDir()
 	c.env = append(c.env, "HOME="+home)
 	if out, errOut, code := c.run("", "hook", "install", "claude"); code != 0 || !strings.Contains(out, "added hooks.PreToolUse") {

@@ -81,8 +81,12 @@ func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // file is unchanged, the retry lands. Codex runs a hook only once the user
 // has trusted it (its /hooks review); exec here bypasses that.
 func TestCodexEndToEnd(t *testing.T) {
+	codexEndToEnd(t, newCLI(t, agentFiles))
+}
+
+// codexEndToEnd is TestCodexEndToEnd in the workspace c (agentFiles).
+func codexEndToEnd(t *testing.T, c *cli) {
 	codex := agentBinary(t, "SIGHTLINE_CODEX", "@openai/codex-linux-*/vendor/*/bin/codex", "Codex")
-	c := newCLI(t, map[string]string{"f.txt": "one\ntwo\nthree\nfour\nfive\n"})
 	home := t.TempDir()
 	c.env = append(c.env, "HOME="+home, "CODEX_HOME="+home)
 	if out, errOut, code := c.run("", "hook", "install", "codex"); code != 0 || !strings.Contains(out, "added hooks.PreToolUse") {
