@@ -238,6 +238,9 @@ func New(opts Options) *Ledger {
 }
 
 // dirtyList collects entries changed under the lock, to report after it.
+// MaxRecords is how many records an entry keeps (Options.MaxRecords).
+func (l *Ledger) MaxRecords() int { return l.maxRecords }
+
 type dirtyList []EntryKey
 
 func (d *dirtyList) add(session string, doc DocKey) { *d = append(*d, EntryKey{session, doc}) }

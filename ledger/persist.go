@@ -194,3 +194,54 @@ func (in Entry) Moved(changes []Change, newTotal int) Entry {
 	}
 	return out
 }
+
+// MergeEntries is what two processes knew of one session's ledger of the
+// same text (a and b, of as many lines): a line either was shown or wrote
+// counts. Authored wins over read, and both over stale (a line one process
+// saw change but the other was shown as it is now). The records are a's
+// and those of b's that a lacks, the newest maxRecords of them (all when
+// maxRecords <= 0). Entries of other texts are not merged: a is returned.
+func MergeEntries(a, b Entry, maxRecords int) Entry {
+	if a.TotalLines != b.TotalLines {
+		return a
+	}
+	authored := NewRangeSet(a.Authored...)
+	authored.AddAll(b.Authored)
+	read := NewRangeSet(a.Read...)
+	read.AddAll(b.Read)
+	read.RemoveAll(authored.rs)
+	stale := NewRangeSet(a.Stale...)
+	stale.AddAll(b.Stale)
+	stale.RemoveAll(authored.rs)
+	stale.RemoveAll(read.rs)
+	out := Entry{TotalLines: a.TotalLines, Created: a.Created || b.Created, Seen: a.Seen || b.Seen,
+		Read: read.Ranges(), Authored: authored.Ranges(), Stale: stale.Ranges()}
+	out.Records = slices.Clone(a.Records)
+	type id struct {
+		t     int64
+		agent string
+		kind  Kind
+		r     Range
+	}
+	idOf := func(r Record) id { return id{r.Time.UnixNano(), r.Agent, r.Kind, r.Range} }
+	had := make(map[id][]Record, len(a.Records))
+	for _, r := range a.Records {
+		had[idOf(r)] = append(had[idOf(r)], r)
+	}
+	for _, r := range b.Records {
+		if !slices.ContainsFunc(had[idOf(r)], r.same) {
+			out.Records = append(out.Records, r)
+		}
+	}
+	slices.SortStableFunc(out.Records, func(x, y Record) int { return x.Time.Compare(y.Time) })
+	if over := len(out.Records) - maxRecords; maxRecords > 0 && over > 0 {
+		out.Records = out.Records[over:]
+	}
+	return out
+}
+
+// same reports whether two records are one (read back from two processes'
+// entries: the revision is each process's own).
+func (r Record) same(o Record) bool {
+	return r.Time.Equal(o.Time) && r.Agent == o.Agent && r.Kind == o.Kind && r.Range == o.Range && slices.Equal(r.Lines, o.Lines)
+}

@@ -1,8 +1,10 @@
 package ledger
 
 import (
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -98,4 +100,36 @@ func TestEntryMovedMatchesApplyChange(t *testing.T) {
 			t.Fatalf("record lines: restored %v, live %v", gotLines.Ranges(), wantLines.Ranges())
 		}
 	})
+}
+
+// TestMergeEntries: two processes' entries of one session's ledger of the
+// same text merge into what both were shown or wrote, each record once.
+func TestMergeEntries(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	rec := func(sec int, kind Kind, r Range) Record {
+		return Record{Rev: int64(sec), Time: t0.Add(time.Duration(sec) * time.Second), Kind: kind, Range: r, Lines: []Range{r}}
+	}
+	shared := rec(1, KindRead, Range{1, 2})
+	a := Entry{TotalLines: 10, Seen: true, Read: []Range{{1, 2}, {5, 5}}, Stale: []Range{{7, 7}},
+		Records: []Record{shared, rec(3, KindRead, Range{5, 5})}}
+	b := Entry{TotalLines: 10, Seen: true, Created: true, Read: []Range{{1, 2}, {7, 7}}, Authored: []Range{{5, 5}}, Stale: []Range{{9, 9}},
+		Records: []Record{{Rev: 99, Time: shared.Time, Kind: shared.Kind, Range: shared.Range, Lines: shared.Lines}, rec(2, KindRead, Range{7, 7}), rec(4, KindAuthored, Range{5, 5})}}
+	got := MergeEntries(a, b, 0)
+	want := Entry{TotalLines: 10, Seen: true, Created: true,
+		Read: []Range{{1, 2}, {7, 7}}, Authored: []Range{{5, 5}}, Stale: []Range{{9, 9}},
+		Records: []Record{shared, rec(2, KindRead, Range{7, 7}), rec(3, KindRead, Range{5, 5}), rec(4, KindAuthored, Range{5, 5})}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged:\n%+v\nwant\n%+v", got, want)
+	}
+	if got := MergeEntries(a, b, 2); len(got.Records) != 2 || !got.Records[1].Time.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("the newest 2 records: %+v", got.Records)
+	}
+	if got := MergeEntries(a, a, 0); !reflect.DeepEqual(got, a) {
+		t.Fatalf("an entry merged with itself: %+v", got)
+	}
+	other := b
+	other.TotalLines = 11
+	if got := MergeEntries(a, other, 0); !reflect.DeepEqual(got, a) {
+		t.Fatalf("entries of another text merged: %+v", got)
+	}
 }

@@ -642,12 +642,15 @@ func (s *Sync) flush(ctx context.Context) error {
 		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.FileHash, TotalLines: h.TotalLines, Data: data, LineHashes: h.LineHashes})
 	}
 	if len(puts) > 0 {
-		if err := s.db.PutEntries(ctx, puts); err != nil {
+		if err := s.db.PutEntriesMerging(ctx, puts, s.merge); err != nil {
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
 		}
 		s.mu.Lock()
 		for _, e := range puts {
+			// What was put, not what was written (merged with another
+			// process's): the next flush of an entry this process did not
+			// change since need not write it.
 			s.saved[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
 		}
 		s.mu.Unlock()
@@ -661,6 +664,62 @@ func (s *Sync) flush(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// merge is the flush's store.Merger: another process of the session may
+// have written the entry since this one restored it (two commands at once,
+// each restoring, adding its read and writing back), and what both were
+// shown is kept (ledger.MergeEntries). The database's entry, of another
+// text, is first moved onto this one through both texts' line hashes, as
+// a restore moves it; when they are not kept, this process's entry is
+// written alone: its reads are of the text now, the other's unknown.
+func (s *Sync) merge(put, cur store.Entry, lineHashes func(string) ([]byte, error)) (store.Entry, error) {
+	s.mu.Lock()
+	was, known := s.saved[key{put.Session, workspace.Key(put.Doc)}]
+	s.mu.Unlock()
+	if (known && was.fileHash == cur.FileHash && bytes.Equal(was.data, cur.Data)) ||
+		(cur.FileHash == put.FileHash && bytes.Equal(cur.Data, put.Data)) {
+		return put, nil // as this process restored or wrote it: nobody wrote since
+	}
+	theirs, err := decodeEntry(cur.Data)
+	if err != nil {
+		s.log.Warn("persisted ledger entry unreadable; written over", zap.String("doc", cur.Doc), zap.Error(err))
+		return put, nil
+	}
+	ours, err := decodeEntry(put.Data)
+	if err != nil {
+		return put, err
+	}
+	if cur.FileHash != put.FileHash {
+		oldB, err := lineHashes(cur.FileHash)
+		if err != nil {
+			return put, err
+		}
+		newB := put.LineHashes
+		if newB == nil {
+			if newB, err = lineHashes(put.FileHash); err != nil {
+				return put, err
+			}
+		}
+		old, okOld := unpackHashes(oldB, theirs.TotalLines)
+		now, okNew := unpackHashes(newB, put.TotalLines)
+		if !okOld || !okNew {
+			return put, nil
+		}
+		theirs = theirs.Moved(changes(linediff.Diff(old, now)), put.TotalLines)
+	}
+	s.mu.Lock()
+	max := 0
+	if s.l != nil {
+		max = s.l.MaxRecords()
+	}
+	s.mu.Unlock()
+	data, err := ledger.MergeEntries(ours, theirs, max).MarshalBinary()
+	if err != nil {
+		return put, fmt.Errorf("encode the merged entry: %w", err)
+	}
+	put.Data = data
+	return put, nil
 }
 
 // view is what an entry of document k is written with: the workspace's

@@ -32,11 +32,32 @@ const entryColumns = `session, doc, file_hash, total_lines, data, updated_at`
 // PutEntries inserts or replaces entries, keyed by (Session, Doc), in one
 // transaction: all are written or none.
 func (db *DB) PutEntries(ctx context.Context, entries []Entry) error {
+	return db.PutEntriesMerging(ctx, entries, nil)
+}
+
+// Merger makes the entry to write from put and the one the database holds
+// under its key (cur), read in the write's transaction, so that no other
+// process writes between the read and the write. lineHashes reads a text's
+// stored line hashes (nil when none are kept) in the same transaction.
+type Merger func(put, cur Entry, lineHashes func(fileHash string) ([]byte, error)) (Entry, error)
+
+// PutEntriesMerging is PutEntries where an entry the database already holds
+// is replaced by what merge makes of it and the one put (nil: the one put).
+// Two processes of one session that each restored an entry, added to it
+// and write it back keep both their additions, whichever writes last.
+func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merger) error {
 	if len(entries) == 0 {
 		return nil
 	}
 	now := time.Now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if merge != nil {
+			merged, err := mergeInTx(ctx, tx, entries, merge)
+			if err != nil {
+				return err
+			}
+			entries = merged
+		}
 		st, err := tx.PrepareContext(ctx, `INSERT INTO ledger_entries (`+entryColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (session, doc) DO UPDATE SET
@@ -75,6 +96,40 @@ func (db *DB) PutEntries(ctx context.Context, entries []Entry) error {
 		return fmt.Errorf("store: put %d entries: %w", len(entries), err)
 	}
 	return nil
+}
+
+// mergeInTx returns entries with each one the database holds merged with
+// it (merge).
+func mergeInTx(ctx context.Context, tx *sql.Tx, entries []Entry, merge Merger) ([]Entry, error) {
+	lineHashes := func(fileHash string) ([]byte, error) {
+		var b []byte
+		err := tx.QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return b, err
+	}
+	out := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		cur := Entry{Session: e.Session, Doc: e.Doc}
+		var at int64
+		err := tx.QueryRowContext(ctx, `SELECT file_hash, total_lines, data, updated_at FROM ledger_entries WHERE session = ? AND doc = ?`,
+			e.Session, e.Doc).Scan(&cur.FileHash, &cur.TotalLines, &cur.Data, &at)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			out = append(out, e)
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("session %q doc %q: %w", e.Session, e.Doc, err)
+		}
+		cur.UpdatedAt = fromMillis(at)
+		m, err := merge(e, cur, lineHashes)
+		if err != nil {
+			return nil, fmt.Errorf("session %q doc %q: merge: %w", e.Session, e.Doc, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // Entries returns the entries of one session, ordered by document.

@@ -280,3 +280,52 @@ func TestDaemonServesItsConfinementOnly(t *testing.T) {
 		t.Fatalf("ledger %v, want lines 1-4", got.Ranges())
 	}
 }
+
+// TestNoReadLostToCommandsAtOnce: commands of one session reading one
+// document at once each restore its entry, add their read and write it
+// back; every line each read is in the session's ledger afterwards, on disk
+// alone (the writes merge with what the database holds) and across the
+// daemon's start (the first command to end starts it: some of the others
+// run on disk, the rest go to it).
+func TestNoReadLostToCommandsAtOnce(t *testing.T) {
+	const n = 24
+	var text strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	for _, daemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "on disk", true: "across the daemon's start"}[daemon], func(t *testing.T) {
+			c, sockDir := daemonCLI(t, map[string]string{"f.txt": text.String()})
+			if !daemon {
+				c = c.withEnv("SIGHTLINE_DAEMON=0")
+			}
+			errs := make(chan string, n)
+			for i := 1; i <= n; i++ {
+				go func() {
+					time.Sleep(time.Duration(i) * 4 * time.Millisecond) // spread over the daemon's start
+					out, errOut, code := c.run("", "read", fmt.Sprintf("f.txt:%d-%d", i, i), "--session", "race")
+					if code != 0 || !strings.Contains(out, fmt.Sprintf("|line %d", i)) {
+						errs <- fmt.Sprintf("read %d: %d %s %s", i, code, out, errOut)
+						return
+					}
+					errs <- ""
+				}()
+			}
+			for range n {
+				if e := <-errs; e != "" {
+					t.Error(e)
+				}
+			}
+			if daemon {
+				waitDaemon(t, sockDir)
+			}
+			if got := c.known("race", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: n}) {
+				t.Fatalf("the session's ledger holds %v, want lines 1-%d", got.Ranges(), n)
+			}
+			c.run("", "daemon", "stop")
+			if got := c.withEnv("SIGHTLINE_NO_BRIDGE=1").known("race", "f.txt"); !got.Covers(ledger.Range{Start: 1, End: n}) {
+				t.Fatalf("the database holds %v, want lines 1-%d", got.Ranges(), n)
+			}
+		})
+	}
+}
