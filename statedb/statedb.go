@@ -46,6 +46,10 @@ type Sync struct {
 	// this process): a dirty entry that encodes the same is not written
 	// again, so a process that only looks (sightline ledger) writes nothing.
 	saved map[key]savedEntry
+	// inDB is each entry's bytes as this process last read them from the
+	// database or wrote them there: a flush that finds others merges with
+	// them (another process wrote the entry since; see merge).
+	inDB map[key]savedEntry
 	// views describe documents the ledger knows that the workspace does not
 	// hold (a CLI range read: see RestoreView); stats are the file stats to
 	// save, the last one of each document.
@@ -200,7 +204,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), views: make(map[workspace.Key]View)}, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -399,6 +403,9 @@ func (s *Sync) importEntries(k workspace.Key, a restoreArgs, sessions ...string)
 	h := fileHash()
 	var cur []uint32 // the document's line hashes, computed once if needed
 	for _, e := range entries {
+		s.mu.Lock()
+		s.inDB[key{e.Session, k}] = savedEntry{e.FileHash, e.Data}
+		s.mu.Unlock()
 		le, err := decodeEntry(e.Data)
 		if err != nil {
 			s.log.Warn("persisted ledger entry unreadable", zap.String("doc", e.Doc), zap.Error(err))
@@ -642,7 +649,8 @@ func (s *Sync) flush(ctx context.Context) error {
 		puts = append(puts, store.Entry{Session: k.session, Doc: string(k.doc), FileHash: h.FileHash, TotalLines: h.TotalLines, Data: data, LineHashes: h.LineHashes})
 	}
 	if len(puts) > 0 {
-		if err := s.db.PutEntriesMerging(ctx, puts, s.merge); err != nil {
+		written := slices.Clone(puts) // merged in place (PutEntriesMerging)
+		if err := s.db.PutEntriesMerging(ctx, written, s.merge); err != nil {
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
 		}
@@ -653,11 +661,15 @@ func (s *Sync) flush(ctx context.Context) error {
 			// change since need not write it.
 			s.saved[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
 		}
+		for _, e := range written {
+			s.inDB[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
+		}
 		s.mu.Unlock()
 	}
 	for _, k := range dels {
 		s.mu.Lock()
 		delete(s.saved, k)
+		delete(s.inDB, k)
 		s.mu.Unlock()
 		if err := s.db.DeleteEntry(ctx, k.session, string(k.doc)); err != nil {
 			return fmt.Errorf("statedb: delete entry: %w", err)
@@ -675,10 +687,9 @@ func (s *Sync) flush(ctx context.Context) error {
 // written alone: its reads are of the text now, the other's unknown.
 func (s *Sync) merge(put, cur store.Entry, lineHashes func(string) ([]byte, error)) (store.Entry, error) {
 	s.mu.Lock()
-	was, known := s.saved[key{put.Session, workspace.Key(put.Doc)}]
+	was, known := s.inDB[key{put.Session, workspace.Key(put.Doc)}]
 	s.mu.Unlock()
-	if (known && was.fileHash == cur.FileHash && bytes.Equal(was.data, cur.Data)) ||
-		(cur.FileHash == put.FileHash && bytes.Equal(cur.Data, put.Data)) {
+	if known && was.fileHash == cur.FileHash && bytes.Equal(was.data, cur.Data) {
 		return put, nil // as this process restored or wrote it: nobody wrote since
 	}
 	theirs, err := decodeEntry(cur.Data)
@@ -771,6 +782,7 @@ func (s *Sync) DeleteSession(ctx context.Context, session string) error {
 	for k := range s.saved {
 		if k.session == session {
 			delete(s.saved, k)
+			delete(s.inDB, k)
 		}
 	}
 	s.mu.Unlock()

@@ -42,7 +42,8 @@ func (db *DB) PutEntries(ctx context.Context, entries []Entry) error {
 type Merger func(put, cur Entry, lineHashes func(fileHash string) ([]byte, error)) (Entry, error)
 
 // PutEntriesMerging is PutEntries where an entry the database already holds
-// is replaced by what merge makes of it and the one put (nil: the one put).
+// is replaced by what merge makes of it and the one put (nil: the one put);
+// entries are updated in place to what was written.
 // Two processes of one session that each restored an entry, added to it
 // and write it back keep both their additions, whichever writes last.
 func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merger) error {
@@ -52,11 +53,9 @@ func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merg
 	now := time.Now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		if merge != nil {
-			merged, err := mergeInTx(ctx, tx, entries, merge)
-			if err != nil {
+			if err := mergeInTx(ctx, tx, entries, merge); err != nil {
 				return err
 			}
-			entries = merged
 		}
 		st, err := tx.PrepareContext(ctx, `INSERT INTO ledger_entries (`+entryColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?)
@@ -98,9 +97,9 @@ func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merg
 	return nil
 }
 
-// mergeInTx returns entries with each one the database holds merged with
-// it (merge).
-func mergeInTx(ctx context.Context, tx *sql.Tx, entries []Entry, merge Merger) ([]Entry, error) {
+// mergeInTx merges each of entries the database holds with what it holds
+// (merge), in place.
+func mergeInTx(ctx context.Context, tx *sql.Tx, entries []Entry, merge Merger) error {
 	lineHashes := func(fileHash string) ([]byte, error) {
 		var b []byte
 		err := tx.QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
@@ -109,27 +108,25 @@ func mergeInTx(ctx context.Context, tx *sql.Tx, entries []Entry, merge Merger) (
 		}
 		return b, err
 	}
-	out := make([]Entry, 0, len(entries))
-	for _, e := range entries {
+	for i, e := range entries {
 		cur := Entry{Session: e.Session, Doc: e.Doc}
 		var at int64
 		err := tx.QueryRowContext(ctx, `SELECT file_hash, total_lines, data, updated_at FROM ledger_entries WHERE session = ? AND doc = ?`,
 			e.Session, e.Doc).Scan(&cur.FileHash, &cur.TotalLines, &cur.Data, &at)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			out = append(out, e)
 			continue
 		case err != nil:
-			return nil, fmt.Errorf("session %q doc %q: %w", e.Session, e.Doc, err)
+			return fmt.Errorf("session %q doc %q: %w", e.Session, e.Doc, err)
 		}
 		cur.UpdatedAt = fromMillis(at)
 		m, err := merge(e, cur, lineHashes)
 		if err != nil {
-			return nil, fmt.Errorf("session %q doc %q: merge: %w", e.Session, e.Doc, err)
+			return fmt.Errorf("session %q doc %q: merge: %w", e.Session, e.Doc, err)
 		}
-		out = append(out, m)
+		entries[i] = m
 	}
-	return out, nil
+	return nil
 }
 
 // Entries returns the entries of one session, ordered by document.
