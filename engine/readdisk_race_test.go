@@ -52,6 +52,11 @@ func TestConcurrentRangeReadsOfANewDocumentAllCount(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := e.Ledger.Doc("s", ledger.DocKey(k))
+		// Closed before the test's folders are removed: Windows removes no
+		// open file.
+		if err := e.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		got := ledger.NewRangeSet(v.Read...)
 		if !got.Covers(ledger.Range{Start: 1, End: n}) {
 			t.Fatalf("round %d: read %v, want 1-%d", round, v.Read, n)
