@@ -100,14 +100,7 @@ func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merg
 // mergeInTx merges each of entries the database holds with what it holds
 // (merge), in place.
 func mergeInTx(ctx context.Context, tx *sql.Tx, entries []Entry, merge Merger) error {
-	lineHashes := func(fileHash string) ([]byte, error) {
-		var b []byte
-		err := tx.QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, nil
-		}
-		return b, err
-	}
+	lineHashes := func(fileHash string) ([]byte, error) { return lineHashesIn(ctx, tx, fileHash) }
 	for i, e := range entries {
 		cur := Entry{Session: e.Session, Doc: e.Doc}
 		var at int64
@@ -217,15 +210,24 @@ func (db *DB) scanEntries(ctx context.Context, hashes bool, query string, args .
 
 // LineHashes returns the line hashes kept for a text; empty when none are.
 func (db *DB) LineHashes(ctx context.Context, fileHash string) ([]byte, error) {
-	var b []byte
-	err := db.pool().QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	b, err := lineHashesIn(ctx, db.pool(), fileHash)
 	if err != nil {
 		return nil, fmt.Errorf("store: line hashes of %s: %w", fileHash, err)
 	}
 	return b, nil
+}
+
+// lineHashesIn reads a text's stored line hashes through q (the pool, or a
+// transaction); nil when none are kept.
+func lineHashesIn(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, fileHash string) ([]byte, error) {
+	var b []byte
+	err := q.QueryRowContext(ctx, `SELECT data FROM line_hashes WHERE file_hash = ?`, fileHash).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return b, err
 }
 
 // HasLineHashes reports whether the line hashes of a text are kept, so a
