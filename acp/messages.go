@@ -259,29 +259,24 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 	}
 }
 
-// check asks the guard; a refusal (unread or stale lines, or a write the
-// admission refuses, as hook.Judge reads it) comes back with ok false;
-// anything it could not judge lets the change pass and is logged.
-func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (engine.CheckResult, bool) {
+// check asks the guard; a refusal (unread or stale lines, a write the
+// admission refuses, or anything sightline could not judge, as hook.Judge
+// reads it) comes back as the reason, "" when the change may proceed.
+func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (engine.CheckResult, string) {
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
 	cp.TextDocument = engine.TextDocument{URI: string(p.o.Runner.Key(path))}
 	res, err := p.o.Runner.Call(ctx, ops.Check.Op, cp)
 	if err != nil {
-		p.logf("checking %s's change of %s: %v; it passes unguarded", cp.Tool, path, err)
-		return engine.CheckResult{}, true
+		p.logf("checking %s's change of %s: %v; it is refused", cp.Tool, path, err)
+		return engine.CheckResult{}, hook.CannotJudge(path, err.Error())
 	}
 	cr, isCheck := res.(engine.CheckResult)
 	if !isCheck {
-		p.logf("checking %s's change of %s: an answer of type %T; it passes unguarded", cp.Tool, path, res)
-		return engine.CheckResult{}, true
+		p.logf("checking %s's change of %s: an answer of type %T; it is refused", cp.Tool, path, res)
+		return engine.CheckResult{}, hook.CannotJudge(path, fmt.Sprintf("an answer of type %T", res))
 	}
-	refused, judged := hook.Judge(cr, path)
-	if !judged {
-		p.logf("checking %s's change of %s: %s: %s; it passes unguarded", cp.Tool, path, cr.Error, cr.Message)
-		return cr, true
-	}
-	return cr, refused == ""
+	return cr, hook.Judge(cr, path)
 }
 
 // checkWrite asks the guard about a whole-file write: the lines a diff
@@ -292,13 +287,10 @@ func (p *Proxy) checkWrite(ctx context.Context, sessionID, path, content string)
 	if sessionID == "" {
 		return nil, false
 	}
-	cr, ok := p.check(ctx, engine.CheckParams{Caller: p.caller(sessionID), Content: &content, Tool: "fs/write_text_file"}, path)
-	if ok {
-		// Unjudged (OK false: the guard could not say), the file is not
-		// known to be new.
-		return nil, cr.Exists || !cr.OK
+	cr, why := p.check(ctx, engine.CheckParams{Caller: p.caller(sessionID), Content: &content, Tool: "fs/write_text_file"}, path)
+	if why == "" {
+		return nil, cr.Exists
 	}
-	why, _ := hook.Judge(cr, path)
 	data := map[string]any{"sightline": map[string]any{"error": cr.Error, "path": path, "unread": cr.Unread, "stale": cr.Stale}}
 	return func(id json.RawMessage) []byte {
 		return encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": RefusedCode, "message": why, "data": data}})
@@ -595,11 +587,11 @@ func (p *Proxy) checkPermission(ctx context.Context, m message) (answer, note []
 		default:
 			cp.Content = c.NewText
 		}
-		cr, ok := p.check(ctx, cp, c.Path)
-		if ok {
+		cr, refused := p.check(ctx, cp, c.Path)
+		if refused == "" {
 			continue
 		}
-		why = append(why, rejection(cr, c.Path))
+		why = append(why, rejection(cr, c.Path, refused))
 		refusals = append(refusals, map[string]any{"error": cr.Error, "path": c.Path, "unread": cr.Unread, "stale": cr.Stale})
 	}
 	if len(why) == 0 {
@@ -636,12 +628,12 @@ func (p *Proxy) checkPermission(ctx context.Context, m message) (answer, note []
 // rejection says why an edit was rejected at its permission step: the
 // lines, and that the agent must read them (they are not handed over: the
 // permission answer cannot carry them to the model).
-func rejection(cr engine.CheckResult, path string) string {
+func rejection(cr engine.CheckResult, path, refused string) string {
+	if cr.Error != result.UnreadRange && cr.Error != result.StaleRange {
+		return refused
+	}
 	var b strings.Builder
 	b.WriteString("sightline rejected this edit of " + path + ":")
-	if cr.Error == result.Denied || cr.Error == result.ApprovalRefused {
-		return b.String() + " " + cr.Message
-	}
 	for _, r := range cr.Unread {
 		fmt.Fprintf(&b, " %s %s never shown to the agent.", r.Word(), r.Was())
 	}

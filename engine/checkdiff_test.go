@@ -82,3 +82,26 @@ func TestCheckTargetsTheLinesADiffChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefusesWhatTheDoorCouldNotJudge: a door's own refusal (a message
+// it could not read exactly as its executor will) is refused as unjudged
+// and audited like every refusal, with or without a document.
+func TestCheckRefusesWhatTheDoorCouldNotJudge(t *testing.T) {
+	root := t.TempDir()
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	ctx := context.Background()
+	for _, uri := range []string{string(workspace.FromPath(filepath.Join(root, "f.txt"))), ""} {
+		res, err := env.Check(ctx, engine.CheckParams{Caller: engine.Caller{Session: "door"}, TextDocument: engine.TextDocument{URI: uri},
+			Tool: "fs/write_text_file", Unjudged: "a member named twice"})
+		if err != nil || res.OK || res.Error != "unjudged" || res.Message != "a member named twice" {
+			t.Fatalf("uri %q: %+v %v", uri, res.Outcome, err)
+		}
+	}
+	a, err := env.Audit(ctx, engine.AuditParams{Session: "door"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Entries) != 2 || a.Entries[0].Outcome != "refused" || a.Entries[0].Error != "unjudged" || a.Entries[0].Path != "f.txt" {
+		t.Fatalf("audit: %+v", a.Entries)
+	}
+}

@@ -212,6 +212,12 @@ type CheckParams struct {
 	NoExpand bool `json:"noExpand,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
+	// Unjudged is a door's reason for refusing a change it could not read
+	// exactly as the program that carries it out will (a message it cannot
+	// decode, a path it cannot resolve as that program does): the check
+	// refuses it (unjudged) and audits the refusal; textDocument may then be
+	// empty.
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // CheckHunk is a patch hunk: its context and removed lines in order (Old),
@@ -246,6 +252,18 @@ type CheckResult struct {
 // hands over the missing lines, which now count as read.
 func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err error) {
 	defer func() { e.annotate(&res) }()
+	if p.Unjudged != "" {
+		// The door's own refusal, audited as every refusal is.
+		res.Targets = []ledger.Range{}
+		if p.TextDocument.URI != "" {
+			if pl, err := e.WS.PlaceURI(p.TextDocument.URI); err == nil {
+				res.Path = pl.Rel
+			}
+		}
+		res.Outcome = Outcome{Error: result.Unjudged, Message: p.Unjudged}
+		e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", 0, []byte(p.Tool))
+		return res, nil
+	}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}

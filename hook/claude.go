@@ -157,13 +157,14 @@ func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) A
 		return Answer{}
 	}
 	why, err := check(ctx, r, p, in.FilePath)
+	a := Answer{}
 	if err != nil {
-		return Answer{Stderr: "sightline: " + err.Error() + "\n"}
+		a.Stderr = "sightline: " + err.Error() + "\n"
 	}
-	if why == "" {
-		return Answer{}
+	if why != "" {
+		a.Stdout = denyClaude(why)
 	}
-	return Answer{Stdout: denyClaude(why)}
+	return a
 }
 
 // denyClaude is a PreToolUse answer that denies the tool call; the reason

@@ -209,11 +209,11 @@ func TestClaudeContract(t *testing.T) {
 		t.Fatalf("ledger of the created file: %s", got)
 	}
 
-	// MultiEdit: an old_string the file does not hold is Claude Code's to
-	// report; the others are guarded.
-	if a := w.event("PreToolUse MultiEdit, one old_string absent: allow", map[string]any{"hook_event_name": "PreToolUse", "tool_name": "MultiEdit",
-		"tool_input": map[string]any{"file_path": f, "edits": []map[string]any{{"old_string": "one", "new_string": "1"}, {"old_string": "absent", "new_string": "x"}}}}, none); denied(a) {
-		t.Fatalf("denied: %s", a.Stdout)
+	// MultiEdit: an old_string sightline cannot place is refused (it
+	// cannot tell what the tool would change).
+	if a := w.event("PreToolUse MultiEdit, one old_string absent: deny", map[string]any{"hook_event_name": "PreToolUse", "tool_name": "MultiEdit",
+		"tool_input": map[string]any{"file_path": f, "edits": []map[string]any{{"old_string": "one", "new_string": "1"}, {"old_string": "absent", "new_string": "x"}}}}, none); !denied(a) {
+		t.Fatalf("not denied: %s", a.Stdout)
 	}
 
 	// Grep in content mode with line numbers records the lines it showed.
@@ -282,8 +282,6 @@ func TestClaudeHostile(t *testing.T) {
 		"no tool_input":        {"hook_event_name": "PreToolUse", "tool_name": "Edit"},
 		"tool_input a string":  {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": "x"},
 		"relative path":        {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": map[string]any{"file_path": "f.txt", "old_string": "one"}},
-		"old_string absent":    edit(f, "nothing", "x"),
-		"old_string empty":     edit(f, "", "x"),
 		"outside the root":     edit("/etc/passwd", "root", "x"),
 		"unknown tool":         {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf /"}},
 		"unknown event":        {"hook_event_name": "Stop"},
@@ -297,6 +295,15 @@ func TestClaudeHostile(t *testing.T) {
 				t.Fatalf("denied: %s", a.Stdout)
 			}
 		})
+	}
+	// An old text sightline cannot place is refused, never let through.
+	for name, ev := range map[string]map[string]any{
+		"old_string absent": edit(f, "nothing", "x"),
+		"old_string empty":  edit(f, "", "x"),
+	} {
+		if a := w.event(name, ev, hook.Options{}); !denied(a) {
+			t.Errorf("%s: not denied: %s", name, a.Stdout)
+		}
 	}
 	// Without content, a Read counts offset..offset+limit-1.
 	w.event("Read by range", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": map[string]any{"file_path": f}}, hook.Options{})

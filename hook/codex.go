@@ -36,8 +36,12 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
 		var why string
 		why, err = codexPatch(ctx, r, c, ev.Cwd, command)
-		if err == nil && why != "" {
-			return Answer{Stdout: denyClaude(why)}
+		if why != "" {
+			a := Answer{Stdout: denyClaude(why)}
+			if err != nil {
+				a.Stderr = "sightline: " + err.Error() + "\n"
+			}
+			return a
 		}
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "apply_patch":
 		err = codexPatched(ctx, r, c, ev.Cwd, command)
@@ -117,7 +121,7 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 		}
 		why, err := check(ctx, r, p, abs(cwd, f.Path))
 		if err != nil {
-			return "", err
+			return why, err
 		}
 		if why != "" {
 			reasons = append(reasons, why)

@@ -65,9 +65,10 @@ func TestCodexContract(t *testing.T) {
 	if a := w.event("PreToolUse apply_patch add: allow", applyPatch("PreToolUse", "*** Begin Patch\n*** Add File: n.py\n+new\n*** End Patch\n"), none); denied(a) {
 		t.Fatalf("denied: %s", a.Stdout)
 	}
-	// A hunk the file does not hold is Codex's to report.
-	if a := w.event("PreToolUse apply_patch, hunk not in the file: allow", applyPatch("PreToolUse", "*** Begin Patch\n*** Update File: f.py\n@@\n-zzz\n+y\n*** End Patch\n"), none); denied(a) {
-		t.Fatalf("denied: %s", a.Stdout)
+	// A hunk sightline cannot place is refused: Codex's own search might
+	// place it where sightline did not look.
+	if a := w.event("PreToolUse apply_patch, hunk not in the file: deny", applyPatch("PreToolUse", "*** Begin Patch\n*** Update File: f.py\n@@\n-zzz\n+y\n*** End Patch\n"), none); !denied(a) {
+		t.Fatalf("not denied: %s", a.Stdout)
 	}
 
 	w.event("PreCompact: a new epoch", map[string]any{"hook_event_name": "PreCompact", "trigger": "auto"}, none)

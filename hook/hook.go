@@ -69,41 +69,61 @@ func shown(ctx context.Context, r Runner, c engine.Caller, path string, lines []
 }
 
 // check asks the guard about a change of a document; refused is the reason
-// to give the agent when the change must not proceed ("" when it may).
+// to give the agent when the change must not proceed ("" when it may). A
+// change sightline could not judge is refused (Judge); err says what failed,
+// for the user's log.
 func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (refused string, err error) {
 	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
 	res, err := r.Call(ctx, ops.Check.Op, p)
 	if err != nil {
-		return "", fmt.Errorf("checking %s's change of %s: %w", p.Tool, path, err)
+		err = fmt.Errorf("checking %s's change of %s: %w", p.Tool, path, err)
+		return CannotJudge(path, err.Error()), err
 	}
-	cr := res.(engine.CheckResult)
-	refused, judged := Judge(cr, path)
-	if !judged {
-		// Not a verdict on the change (a file that cannot be read, a server
-		// gone): the agent's own rules decide.
-		return "", fmt.Errorf("checking %s's change of %s: %s: %s", p.Tool, path, cr.Error, cr.Message)
+	cr, ok := res.(engine.CheckResult)
+	if !ok {
+		err = fmt.Errorf("checking %s's change of %s: an answer of type %T", p.Tool, path, res)
+		return CannotJudge(path, err.Error()), err
 	}
-	return refused, nil
+	return Judge(cr, path), nil
 }
 
 // Judge is what every door in front of an agent's own tools (the hooks,
-// the ACP proxy) makes of the guard's answer about a change: refused is
-// the reason to refuse it with ("" to let it pass); judged is false when
-// the answer is no verdict on the change (a file that cannot be read, a
-// server gone), for the door to report.
-func Judge(cr engine.CheckResult, path string) (refused string, judged bool) {
+// the ACP proxy) makes of the guard's answer about a change: the reason to
+// refuse it with, "" when it may proceed. Only the guard's "it may" lets a
+// change pass: these doors do not carry the change out themselves, so what
+// sightline could not judge (a file it cannot read, a text it cannot place
+// as the agent's tool will, a server gone) is refused, never let through.
+func Judge(cr engine.CheckResult, path string) string {
 	switch {
+	case cr.OK && len(cr.Unmatched) > 0:
+		return fmt.Sprintf("sightline refused this change of %s: it found no single place in the file as it is now for change %s, as the tool would look for it. Read the lines you mean to change, then retry.",
+			path, unmatchedList(cr.Unmatched))
 	case cr.OK:
-		return "", true
+		return ""
 	case cr.Error == result.UnreadRange || cr.Error == result.StaleRange:
-		return Reason(cr, path), true
-	case cr.Error == result.Denied || cr.Error == result.ApprovalRefused:
-		// The admission a write of sightline's own passes: a path the
+		return Reason(cr, path)
+	case cr.Error == result.Denied || cr.Error == result.ApprovalRefused || cr.Error == result.Unjudged:
+		// The admission a write of sightline's own passes (a path the
 		// policy denies, a version control folder, a sensitive file the
-		// user did not approve writing.
-		return "sightline refused this change of " + path + ": " + cr.Message, true
+		// user did not approve writing), or the door's own refusal.
+		return "sightline refused this change of " + path + ": " + cr.Message
 	}
-	return "", false
+	return CannotJudge(path, fmt.Sprintf("%s: %s", cr.Error, cr.Message))
+}
+
+// CannotJudge is the refusal of a change sightline could not judge: why,
+// and what to do next.
+func CannotJudge(path, why string) string {
+	return "sightline refused this change of " + path + " because it could not judge it (" + why +
+		"). Nothing was changed. Retry; if it keeps failing, tell the user (`sightline hook uninstall` removes the guard)."
+}
+
+func unmatchedList(idx []int) string {
+	s := make([]string, len(idx))
+	for i, n := range idx {
+		s[i] = fmt.Sprint(n + 1)
+	}
+	return strings.Join(s, ", ")
 }
 
 // Reason is a refusal as the agent reads it: which lines, why, and the

@@ -30,9 +30,13 @@ const (
 	Denied            Kind = "denied"
 	ApprovalRefused   Kind = "approval_refused"
 	InvalidEdit       Kind = "invalid_edit"
-	ReadOnly          Kind = "read_only"
-	Timeout           Kind = "timeout"
-	IOError           Kind = "io_error"
+	// Unjudged: a door in front of another program (a hook's agent, the
+	// editor behind the ACP door) could not read the change exactly as
+	// that program will carry it out, so it refused it.
+	Unjudged Kind = "unjudged"
+	ReadOnly Kind = "read_only"
+	Timeout  Kind = "timeout"
+	IOError  Kind = "io_error"
 	// Unrepresentable: new text holds a character the file's encoding
 	// (Latin-1, Shift_JIS, ...) has no bytes for.
 	Unrepresentable Kind = "unrepresentable"
