@@ -1,6 +1,8 @@
 // Package result holds the agent-facing error kinds of PROTOCOL section 5 and
 // an error type that carries one, so every layer (workspace, engines, handlers,
-// CLI) can refuse with a kind and a message a model can act on.
+// CLI) can refuse with a kind and a message a model can act on; the one JSON
+// encoding of answers; and the one strict decoding of the messages sightline
+// judges for another program (DecodeJudged).
 package result
 
 import (
