@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -707,4 +710,119 @@ func (d *doc) apply() []byte {
 		at = s.end
 	}
 	return append(out, d.b[at:]...)
+}
+
+// Settings is an agent's settings file read for a change.
+type Settings struct {
+	// Path is the file as named; Target is the file read and written, Path
+	// with its links resolved: a settings file linked from a dotfiles
+	// folder stays a link, and the file it names changes.
+	Path, Target string
+	// Data is the file's content; nil when there is no file yet.
+	Data   []byte
+	mode   fs.FileMode
+	exists bool
+}
+
+// ReadSettings reads the settings file at path, through its links. A path
+// that names no file is new settings; one that names anything but a file
+// (a folder, a link to nothing) is refused.
+func ReadSettings(path string) (*Settings, error) {
+	s := &Settings{Path: path, Target: path, mode: 0o644}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		dest, _ := os.Readlink(path)
+		if s.Target, err = filepath.EvalSymlinks(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s is a symbolic link to %s, which does not exist: create that file (it may be empty) or remove the link, then run again; nothing was changed", path, dest)
+			}
+			return nil, fmt.Errorf("following the link %s to %s: %w", path, dest, err)
+		}
+		if fi, err = os.Stat(s.Target); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", s.name(), err)
+		}
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, where the agent reads a settings file: move it away, then run again; nothing was changed", s.name())
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): sightline changes only a file; nothing was changed", s.name(), fi.Mode().Type())
+	}
+	if s.Data, err = os.ReadFile(s.Target); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", s.name(), err)
+	}
+	if s.Data == nil {
+		s.Data = []byte{}
+	}
+	s.exists, s.mode = true, fi.Mode().Perm()
+	return s, nil
+}
+
+// name is the file as the user knows it, and where its link leads.
+func (s *Settings) name() string {
+	if s.Target != s.Path {
+		return fmt.Sprintf("%s (linked from %s)", s.Target, s.Path)
+	}
+	return s.Path
+}
+
+// Write replaces the settings with data: a full copy written beside the
+// target, with its mode, is renamed over it, so that the agent never reads
+// half a file. A file its owner made read-only, or may not write, is
+// refused (the rename would replace it all the same), and so is a file
+// changed since it was read (the agent itself writes its settings): then
+// nothing is changed.
+func (s *Settings) Write(data []byte) error {
+	dir := filepath.Dir(s.Target)
+	if s.exists {
+		readOnly := s.mode&0o200 == 0
+		if !readOnly {
+			f, err := os.OpenFile(s.Target, os.O_WRONLY, 0) // changes nothing: no truncation
+			if err != nil && !errors.Is(err, fs.ErrPermission) {
+				return fmt.Errorf("opening %s: %w", s.name(), err)
+			}
+			if f != nil {
+				f.Close()
+			}
+			readOnly = err != nil
+		}
+		if readOnly {
+			return fmt.Errorf("%s is read-only (mode %04o) for you: sightline does not replace it. Make it writable (chmod u+w), or change its source if a tool generates it (--dry-run prints the new settings); nothing was changed", s.name(), s.mode)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("making the folder of %s: %w", s.Path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.Target)+".sightline-*")
+	if err != nil {
+		return fmt.Errorf("writing beside %s: %w; nothing was changed", s.name(), err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(s.mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing beside %s: %w; nothing was changed", s.name(), err)
+	}
+	now, err := os.ReadFile(s.Target)
+	switch {
+	case s.exists && (err != nil || !bytes.Equal(now, s.Data)), !s.exists && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s changed while sightline was changing it: run again; nothing was changed", s.name())
+	}
+	if err := os.Rename(tmp.Name(), s.Target); err != nil {
+		return fmt.Errorf("replacing %s: %w; nothing was changed", s.name(), err)
+	}
+	return nil
 }
