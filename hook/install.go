@@ -53,7 +53,7 @@ func Install(settings []byte, agent, command string, hooks []struct{ Event, Matc
 		if list != nil && list.kind != '[' {
 			return nil, nil, d.wrong("hooks."+h.Event, list, "a list of matcher groups")
 		}
-		present, updated := false, false
+		present, updated := false, ""
 		for _, e := range ourEntries(list, agent, h.Matcher) {
 			present = true
 			c := e.get("command")
@@ -61,11 +61,11 @@ func Install(settings []byte, agent, command string, hooks []struct{ Event, Matc
 				// Installed from another path (the program moved): the hook
 				// runs this one now, with the options the user gave it.
 				d.replace(c, d.encode(next, ""))
-				updated = true
+				updated = next
 			}
 		}
-		if updated {
-			changed = append(changed, fmt.Sprintf("updated hooks.%s%s: it runs %s", h.Event, matcherNote(h.Matcher), command))
+		if updated != "" {
+			changed = append(changed, fmt.Sprintf("updated hooks.%s%s: it runs %s", h.Event, matcherNote(h.Matcher), updated))
 		}
 		if present {
 			continue
@@ -378,7 +378,7 @@ func parseSettings(b []byte) (*doc, error) {
 	if bytes.HasPrefix(d.b, []byte("\xef\xbb\xbf")) {
 		return nil, errors.New("the settings file starts with a byte order mark, which is not JSON: save it as UTF-8 without one, then run again; nothing was changed")
 	}
-	var v any
+	var v json.RawMessage // syntax only: 1e999 is JSON too
 	if err := json.Unmarshal(d.b, &v); err != nil {
 		var se *json.SyntaxError
 		if !errors.As(err, &se) {

@@ -207,7 +207,7 @@ func TestInstallKeepsOptions(t *testing.T) {
 			t.Fatalf("installed:\n%s\nwithout %s", out, want)
 		}
 	}
-	if strings.Contains(string(out), "old") || len(changed) != 4 {
+	if strings.Contains(string(out), "old") || len(changed) != 4 || !strings.HasSuffix(changed[2], "it runs /new/bin/sightline hook claude --keep-reads") {
 		t.Fatalf("changed %q:\n%s", changed, out)
 	}
 	again, changed, err := hook.Install(out, "claude", "/new/bin/sightline hook claude", hook.ClaudeHooks)
@@ -233,6 +233,7 @@ func TestInstallRefusesConfusingSettings(t *testing.T) {
 		{"an event twice", `{"hooks": {"PreToolUse": [], "PreToolUse": []}}`, `hooks: the member "PreToolUse" appears twice`},
 		{"a key twice, escaped", `{"hooks": {}, "ho\u006fks": {}}`, `"hooks" appears twice`},
 		{"a byte order mark", "\ufeff{}", "byte order mark"},
+		{"a number twice", `{"n": 1e999, "n": 1}`, `"n" appears twice`},
 	} {
 		if _, _, err := hook.Install([]byte(c.settings), "claude", "/x/sightline hook claude", hook.ClaudeHooks); err == nil ||
 			!strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was changed") {
