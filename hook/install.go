@@ -712,8 +712,8 @@ func (d *doc) apply() []byte {
 	return append(out, d.b[at:]...)
 }
 
-// Settings is an agent's settings file read for a change.
-type Settings struct {
+// SettingsFile is an agent's settings file read for a change.
+type SettingsFile struct {
 	// Path is the file as named; Target is the file read and written, Path
 	// with its links resolved: a settings file linked from a dotfiles
 	// folder stays a link, and the file it names changes.
@@ -727,8 +727,8 @@ type Settings struct {
 // ReadSettings reads the settings file at path, through its links. A path
 // that names no file is new settings; one that names anything but a file
 // (a folder, a link to nothing) is refused.
-func ReadSettings(path string) (*Settings, error) {
-	s := &Settings{Path: path, Target: path, mode: 0o644}
+func ReadSettings(path string) (*SettingsFile, error) {
+	s := &SettingsFile{Path: path, Target: path, mode: 0o644}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -765,7 +765,7 @@ func ReadSettings(path string) (*Settings, error) {
 }
 
 // name is the file as the user knows it, and where its link leads.
-func (s *Settings) name() string {
+func (s *SettingsFile) name() string {
 	if s.Target != s.Path {
 		return fmt.Sprintf("%s (linked from %s)", s.Target, s.Path)
 	}
@@ -778,7 +778,7 @@ func (s *Settings) name() string {
 // refused (the rename would replace it all the same), and so is a file
 // changed since it was read (the agent itself writes its settings): then
 // nothing is changed.
-func (s *Settings) Write(data []byte) error {
+func (s *SettingsFile) Write(data []byte) error {
 	dir := filepath.Dir(s.Target)
 	if s.exists {
 		readOnly := s.mode&0o200 == 0
