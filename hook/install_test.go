@@ -214,6 +214,11 @@ func TestInstallKeepsOptions(t *testing.T) {
 	if err != nil || len(changed) != 0 || string(again) != string(out) {
 		t.Fatalf("second install changed %q (%v)", changed, err)
 	}
+	// Windows' program, sightline.exe, is sightline's too.
+	win := `{"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "'C:\\old\\sightline.exe' hook claude"}]}]}}`
+	if out, changed, err := hook.Uninstall([]byte(win), "claude"); err != nil || len(changed) != 1 || string(out) != "{}" {
+		t.Fatalf("uninstall of sightline.exe (%v, %q):\n%s", err, changed, out)
+	}
 }
 
 // TestInstallRefusesConfusingSettings: settings sightline cannot read as
