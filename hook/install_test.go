@@ -1,9 +1,14 @@
 package hook_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/sightline-lsp/sightline/hook"
 )
@@ -251,4 +256,92 @@ func TestInstallRefusesConfusingSettings(t *testing.T) {
 			t.Errorf("%s: uninstall: %v", c.name, err)
 		}
 	}
+}
+
+// TestInstallProperties: for settings of any layout (one line, two spaces,
+// tabs, CRLF), with the user's own hooks or none, install gives JSON
+// holding every hook once, a second install changes nothing, and uninstall
+// gives back the very bytes (the user's hooks kept, none of the user's
+// events left empty by it).
+func TestInstallProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		type kv = struct {
+			k string
+			v any
+		}
+		var root []kv
+		for i := range rapid.IntRange(0, 3).Draw(t, "keys") {
+			root = append(root, kv{fmt.Sprintf("k%d", i), rapid.SampledFrom([]any{"a && b < c", 1.5, true, nil, []any{"x", 2.0}, map[string]any{"y": "é\u2028"}}).Draw(t, "value")})
+		}
+		if rapid.Bool().Draw(t, "hooks") {
+			var events []kv
+			for _, ev := range []string{"PreToolUse", "Stop", "PreCompact"} {
+				if rapid.Bool().Draw(t, ev) {
+					events = append(events, kv{ev, []any{map[string]any{"matcher": rapid.SampledFrom([]string{"Bash", "Edit|MultiEdit|Write", ""}).Draw(t, "matcher"),
+						"hooks": []any{map[string]any{"type": "command", "command": "mine.sh && echo <ok>"}}}}})
+				}
+			}
+			if len(events) > 0 { // uninstall removes a hooks object it leaves empty
+				root = slices.Insert(root, rapid.IntRange(0, len(root)).Draw(t, "at"), kv{"hooks", events})
+			}
+		}
+		var enc func(v any) string
+		enc = func(v any) string {
+			switch v := v.(type) {
+			case []kv:
+				var parts []string
+				for _, m := range v {
+					parts = append(parts, enc(m.k)+":"+enc(m.v))
+				}
+				return "{" + strings.Join(parts, ",") + "}"
+			default:
+				var b bytes.Buffer
+				e := json.NewEncoder(&b)
+				e.SetEscapeHTML(false)
+				e.Encode(v)
+				return strings.TrimSpace(b.String())
+			}
+		}
+		user := enc(root)
+		if unit := rapid.SampledFrom([]string{"", "  ", "\t", "    "}).Draw(t, "indent"); unit != "" {
+			var b bytes.Buffer
+			json.Indent(&b, []byte(user), "", unit)
+			user = b.String() + "\n"
+			if rapid.Bool().Draw(t, "crlf") {
+				user = strings.ReplaceAll(user, "\n", "\r\n")
+			}
+		}
+		cmd := "/x/sightline hook claude"
+		out, _, err := hook.Install([]byte(user), "claude", cmd, hook.ClaudeHooks)
+		if err != nil || !json.Valid(out) {
+			t.Fatalf("install (%v):\n%s\nof:\n%s", err, out, user)
+		}
+		var s struct {
+			Hooks map[string][]struct {
+				Matcher string
+				Hooks   []struct{ Command string }
+			}
+		}
+		json.Unmarshal(out, &s)
+		for _, h := range hook.ClaudeHooks {
+			n := 0
+			for _, g := range s.Hooks[h.Event] {
+				for _, e := range g.Hooks {
+					if e.Command == cmd && g.Matcher == h.Matcher {
+						n++
+					}
+				}
+			}
+			if n != 1 {
+				t.Fatalf("%s installed %d times:\n%s", h.Event, n, out)
+			}
+		}
+		if again, changed, err := hook.Install(out, "claude", cmd, hook.ClaudeHooks); err != nil || len(changed) > 0 || !bytes.Equal(again, out) {
+			t.Fatalf("a second install changed %q (%v)", changed, err)
+		}
+		back, _, err := hook.Uninstall(out, "claude")
+		if err != nil || string(back) != user {
+			t.Fatalf("uninstall (%v):\n%q\nwant:\n%q", err, back, user)
+		}
+	})
 }
