@@ -3,8 +3,6 @@ package engine
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -56,27 +54,6 @@ type LedgerResult struct {
 	Outcome
 	Session   string      `json:"session"`
 	Documents []DocLedger `json:"documents"`
-}
-
-// WriteText writes the result as the CLI and the MCP tool show it: a line
-// per document with its state, size and ranges by kind.
-func (r LedgerResult) WriteText(w io.Writer) {
-	if len(r.Documents) == 0 {
-		fmt.Fprintf(w, "Session %s has read nothing yet.\n", r.Session)
-		return
-	}
-	for _, d := range r.Documents {
-		fmt.Fprintf(w, "%s  %s  %d lines", d.Path, d.State, d.TotalLines)
-		for _, part := range []struct {
-			name string
-			rs   []ledger.Range
-		}{{"read", d.Read}, {"authored", d.Authored}, {"stale", d.Stale}, {"unread", d.Unread}} {
-			if len(part.rs) > 0 {
-				fmt.Fprintf(w, "  %s %s", part.name, ledger.List(part.rs))
-			}
-		}
-		fmt.Fprintln(w)
-	}
 }
 
 // LedgerReport answers sightline/ledger: one document, or every document the

@@ -428,6 +428,12 @@ func TestUnifiedDiff(t *testing.T) {
 	if got := UnifiedDiff("f", TextSource("a\n"), nil, 3); got != "" {
 		t.Errorf("no splices: %q", got)
 	}
+	// A name holding a line break stays on its header line, quoted as git
+	// quotes it.
+	p, _ := PlanEdits(TextSource("a\n"), indexed(op(ReplaceLine, 1, 1, "b")), Options{})
+	if got := UnifiedDiff("x\n+++ b/y", TextSource("a\n"), p.Splices, 0); !strings.HasPrefix(got, "--- \"a/x\\n+++ b/y\"\n+++ \"b/x\\n+++ b/y\"\n@@") {
+		t.Errorf("a name with a line break:\n%s", got)
+	}
 }
 
 func TestAnnotateRange(t *testing.T) {

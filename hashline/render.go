@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/sightline-lsp/sightline/lines"
@@ -69,6 +70,17 @@ func Render(src Source, bom string, splices []Splice) string {
 	return unsafe.String(unsafe.SliceData(text), len(text))
 }
 
+// headerName is a diff header's name: quoted as git quotes it when it
+// holds a character that would break the header's line (a control
+// character, a line separator, bytes that are not UTF-8) or starts with a
+// quote; patch readers unquote it.
+func headerName(prefix, name string) string {
+	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return strconv.Quote(prefix + name)
+	}
+	return prefix + name
+}
+
 // UnifiedDiff returns the unified diff ("--- a/name", "+++ b/name", hunks)
 // from src to src with splices applied, or "" when there are none. It is built
 // from the splices themselves, with context lines read from src, so it costs
@@ -84,7 +96,7 @@ func UnifiedDiff(name string, src Source, splices []Splice, context int) string 
 	context = max(context, 0)
 	n := src.LineCount()
 	var b strings.Builder
-	b.WriteString("--- a/" + name + "\n+++ b/" + name + "\n")
+	b.WriteString("--- " + headerName("a/", name) + "\n+++ " + headerName("b/", name) + "\n")
 
 	// The new text's last line is new iff the last splice reaches the end of
 	// the file and adds lines; the old last line shows its own state.

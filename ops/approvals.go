@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -26,13 +25,13 @@ var Approvals = define(spec[engine.ApprovalsParams, engine.ApprovalsResult]{
 			return ""
 		}
 		if r.Message != "" {
-			b.WriteString(r.Message + "\n")
+			line(&b, r.Message)
 		}
 		if len(r.Approvals) == 0 {
 			b.WriteString("No approvals remembered.\n")
 		}
 		for _, a := range r.Approvals {
-			fmt.Fprintf(&b, "%s  %s  %s  %s\n", a.Session, a.Path, a.Granted.UTC().Format(time.DateTime), a.Rule)
+			printf(&b, "%s  %s  %s  %s\n", a.Session, a.Path, a.Granted.UTC().Format(time.DateTime), a.Rule)
 		}
 		return b.String()
 	},

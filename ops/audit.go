@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -27,7 +26,7 @@ var Audit = define(spec[engine.AuditParams, engine.AuditResult]{
 			if a.Agent != "" {
 				who += "/" + a.Agent
 			}
-			fmt.Fprintf(&b, "%s  %-10s %-22s %-26s %s  %s → %s  %.1fms\n", a.Time.UTC().Format("2006-01-02 15:04:05.000"), who, a.Method, outcome, a.Path,
+			printf(&b, "%s  %-10s %-22s %-26s %s  %s → %s  %.1fms\n", a.Time.UTC().Format("2006-01-02 15:04:05.000"), who, a.Method, outcome, a.Path,
 				short(a.Before), short(a.After), a.DurationMs)
 		}
 		return b.String()
@@ -58,7 +57,7 @@ var Sessions = define(spec[engine.SessionsParams, engine.SessionsResult]{
 			b.WriteString("No sessions.\n")
 		}
 		for _, s := range r.Sessions {
-			fmt.Fprintf(&b, "%s  %d documents  %d approvals  last seen %s\n", s.Session, s.Documents, s.Approvals, s.LastSeen.UTC().Format(time.DateTime))
+			printf(&b, "%s  %d documents  %d approvals  last seen %s\n", s.Session, s.Documents, s.Approvals, s.LastSeen.UTC().Format(time.DateTime))
 		}
 		return b.String()
 	},

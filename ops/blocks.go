@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/sightline-lsp/sightline/editblock"
@@ -31,7 +30,7 @@ var ApplyBlocks = define(spec[engine.BlocksParams, engine.BlocksResult]{
 	text: func(r *engine.BlocksResult) string {
 		var b strings.Builder
 		if r.OK {
-			b.WriteString(r.Message + "\n")
+			line(&b, r.Message)
 		}
 		for _, x := range r.Blocks {
 			b.WriteString(BlockText(x))
@@ -64,13 +63,13 @@ type blocksIn struct {
 // prints each block so as it completes.
 func BlockText(x engine.BlockResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%s] %s: %s\n", x.Status, x.Path, x.Message)
+	printf(&b, "[%s] %s: %s\n", x.Status, x.Path, x.Message)
 	if x.Diagnostic != nil && x.Diagnostic.Line > 0 {
-		fmt.Fprintf(&b, "  (%s near line %d)\n", x.Diagnostic.Kind, x.Diagnostic.Line)
+		printf(&b, "  (%s near line %d)\n", x.Diagnostic.Kind, x.Diagnostic.Line)
 	}
 	b.WriteString(x.Diff)
 	if x.Expanded != "" {
-		fmt.Fprintf(&b, "expanded (now counted as read):\n%s", x.Expanded)
+		b.WriteString("expanded (now counted as read):\n" + x.Expanded)
 	}
 	return b.String()
 }

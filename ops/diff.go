@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -23,7 +24,9 @@ var Diff = define(spec[engine.DiffParams, engine.DiffResult]{
 			return ""
 		}
 		if r.Diff == "" {
-			return r.Message + "\n"
+			var b strings.Builder
+			line(&b, r.Message)
+			return b.String()
 		}
 		return r.Diff
 	},

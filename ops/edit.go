@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -41,16 +40,16 @@ var Edit = define(spec[engine.EditParams, engine.EditResult]{
 			expanded(&b, r.GuardRefusal)
 			return b.String()
 		}
-		b.WriteString(r.Message + "\n")
+		line(&b, r.Message)
 		for _, m := range r.Remapped {
-			fmt.Fprintf(&b, "note: ref %s resolved to line %d\n", m.Ref, m.Line)
+			printf(&b, "note: ref %s resolved to line %d\n", m.Ref, m.Line)
 		}
 		b.WriteString(r.Diff)
 		if r.WindowRange != nil {
 			if r.DryRun {
-				fmt.Fprintf(&b, "%s would read (not applied):\n", r.WindowRange.Word())
+				printf(&b, "%s would read (not applied):\n", r.WindowRange.Word())
 			} else {
-				fmt.Fprintf(&b, "%s now (fresh refs for your next edit):\n", r.WindowRange.Word())
+				printf(&b, "%s now (fresh refs for your next edit):\n", r.WindowRange.Word())
 			}
 			b.WriteString(r.Window)
 		}

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
@@ -28,7 +27,7 @@ var Files = define(spec[engine.FilesParams, engine.FilesResult]{
 			b.WriteString("No files match.\n")
 		}
 		for _, f := range r.Files {
-			fmt.Fprintf(&b, "%s  %d bytes  %s  %s", f.Path, f.Size, strings.Join(f.Tags, ","), f.State)
+			printf(&b, "%s  %d bytes  %s  %s", f.Path, f.Size, strings.Join(f.Tags, ","), f.State)
 			if f.Sensitive {
 				b.WriteString("  sensitive")
 			}

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -27,7 +26,8 @@ var History = define(spec[engine.HistoryParams, engine.HistoryResult]{
 			return ""
 		}
 		if len(r.Versions) == 0 {
-			return r.Message + "\n"
+			line(&b, r.Message)
+			return b.String()
 		}
 		for _, v := range r.Versions {
 			cur := ""
@@ -41,7 +41,7 @@ var History = define(spec[engine.HistoryParams, engine.HistoryResult]{
 			if who == "" {
 				who = "-"
 			}
-			fmt.Fprintf(&b, "%d  %s  %s  %d bytes  %s  %s%s\n", v.ID, v.Time.UTC().Format(time.DateTime), v.FileHash, v.Size, v.Method, who, cur)
+			printf(&b, "%d  %s  %s  %d bytes  %s  %s%s\n", v.ID, v.Time.UTC().Format(time.DateTime), v.FileHash, v.Size, v.Method, who, cur)
 		}
 		return b.String()
 	},

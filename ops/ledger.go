@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -28,8 +29,23 @@ var Ledger = define(spec[engine.LedgerParams, engine.LedgerResult]{
 	},
 	text: func(r *engine.LedgerResult) string {
 		var b strings.Builder
-		if r.OK {
-			r.WriteText(&b)
+		if !r.OK {
+			return ""
+		}
+		if len(r.Documents) == 0 {
+			printf(&b, "Session %s has read nothing yet.\n", r.Session)
+		}
+		for _, d := range r.Documents {
+			printf(&b, "%s  %s  %d lines", d.Path, d.State, d.TotalLines)
+			for _, part := range []struct {
+				name string
+				rs   []ledger.Range
+			}{{"read", d.Read}, {"authored", d.Authored}, {"stale", d.Stale}, {"unread", d.Unread}} {
+				if len(part.rs) > 0 {
+					printf(&b, "  %s %s", part.name, ledger.List(part.rs))
+				}
+			}
+			b.WriteByte('\n')
 		}
 		return b.String()
 	},

@@ -192,15 +192,17 @@ func (d *Def[P, R]) Refused(err error) R {
 	return r
 }
 
-// Text renders a result for an agent: every door shows these words.
+// Text renders a result for an agent: every door shows these words. Each
+// value from outside sightline is shown by Outside (the operations' texts
+// write them with printf), so that no value forges a line of its own.
 func (d *Def[P, R]) Text(r R) string {
 	var b strings.Builder
 	o := *any(&r).(enveloped).Envelope()
 	for _, w := range o.Warnings {
-		b.WriteString("warning: " + w + "\n")
+		b.WriteString(WarningLine(w))
 	}
 	if !o.OK && o.Error != "" {
-		b.WriteString(string(o.Error) + ": " + o.Message + "\n")
+		b.WriteString(RefusalLine(o))
 	}
 	b.WriteString(d.spec.text(&r))
 	return b.String()

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -21,6 +22,8 @@ var Open = define(spec[engine.OpenParams, engine.OpenResult]{
 		if !r.OK {
 			return ""
 		}
-		return r.Message + "\n"
+		var b strings.Builder
+		line(&b, r.Message)
+		return b.String()
 	},
 })

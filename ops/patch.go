@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
@@ -35,20 +34,20 @@ var ApplyPatch = define(spec[engine.PatchParams, engine.PatchResult]{
 	text: func(r *engine.PatchResult) string {
 		var b strings.Builder
 		if r.OK {
-			b.WriteString(r.Message + "\n")
+			line(&b, r.Message)
 		}
 		for _, f := range r.Files {
-			fmt.Fprintf(&b, "[%s] %s: %s\n", f.Status, f.Path, f.Message)
+			printf(&b, "[%s] %s: %s\n", f.Status, f.Path, f.Message)
 			if f.Hunk > 0 {
-				fmt.Fprintf(&b, "  (hunk %d", f.Hunk)
+				printf(&b, "  (hunk %d", f.Hunk)
 				if f.Line > 0 {
-					fmt.Fprintf(&b, ", near line %d", f.Line)
+					printf(&b, ", near line %d", f.Line)
 				}
 				b.WriteString(")\n")
 			}
 			b.WriteString(f.Diff)
 			if f.Expanded != "" {
-				fmt.Fprintf(&b, "expanded (now counted as read):\n%s", f.Expanded)
+				b.WriteString("expanded (now counted as read):\n" + f.Expanded)
 			}
 			freshRefs(&b, f.FreshRefs)
 			if f.Merge != "" {

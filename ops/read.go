@@ -32,16 +32,17 @@ var Read = define(spec[engine.ReadParams, engine.ReadResult]{
 			return ""
 		}
 		if r.Range == nil {
-			return r.Message + "\n"
+			line(&b, r.Message)
+			return b.String()
 		}
 		where := "on disk"
 		if r.Version != nil {
 			where = fmt.Sprintf("editor buffer v%d", *r.Version)
 		}
-		fmt.Fprintf(&b, "%s lines %d-%d of %d (%s, file_hash %s)\n", r.Path, r.Range.Start, r.Range.End, r.TotalLines, where, r.FileHash)
+		printf(&b, "%s lines %d-%d of %d (%s, file_hash %s)\n", r.Path, r.Range.Start, r.Range.End, r.TotalLines, where, r.FileHash)
 		b.WriteString(r.Content)
 		if r.Notice != "" {
-			b.WriteString(r.Notice + "\n")
+			line(&b, r.Notice)
 		}
 		return b.String()
 	},

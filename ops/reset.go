@@ -2,6 +2,7 @@ package ops
 
 import (
 	"context"
+	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
 )
@@ -28,6 +29,8 @@ var Reset = define(spec[engine.ResetParams, engine.Outcome]{
 		if !o.OK {
 			return ""
 		}
-		return o.Message + "\n"
+		var b strings.Builder
+		line(&b, o.Message)
+		return b.String()
 	},
 })

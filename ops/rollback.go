@@ -28,7 +28,7 @@ var Rollback = define(spec[engine.RollbackParams, engine.RollbackResult]{
 			expanded(&b, r.GuardRefusal)
 			return b.String()
 		}
-		b.WriteString(r.Message + "\n")
+		line(&b, r.Message)
 		b.WriteString(r.Diff)
 		return b.String()
 	},

@@ -28,7 +28,9 @@ var Shown = define(spec[engine.ShownParams, engine.ShownResult]{
 		if !r.OK {
 			return ""
 		}
-		return r.Message + "\n"
+		var b strings.Builder
+		line(&b, r.Message)
+		return b.String()
 	},
 })
 
@@ -51,11 +53,12 @@ var Check = define(spec[engine.CheckParams, engine.CheckResult]{
 	text: func(r *engine.CheckResult) string {
 		var b strings.Builder
 		if r.OK {
-			b.WriteString(r.Message + "\n")
+			line(&b, r.Message)
 			return b.String()
 		}
 		if r.Shown != "" {
-			b.WriteString(r.Path + " as it is now:\n" + r.Shown)
+			printf(&b, "%s as it is now:\n", r.Path)
+			b.WriteString(r.Shown)
 		}
 		return b.String()
 	},

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -23,7 +22,7 @@ var Stats = define(spec[engine.StatsParams, engine.StatsResult]{
 		if !r.OK {
 			return ""
 		}
-		fmt.Fprintf(&b, "%d calls audited (%s)\n", r.Calls, r.Source)
+		printf(&b, "%d calls audited (%s)\n", r.Calls, r.Source)
 		names := make([]string, 0, len(r.Methods))
 		for name := range r.Methods {
 			names = append(names, name)
@@ -31,11 +30,11 @@ var Stats = define(spec[engine.StatsParams, engine.StatsResult]{
 		slices.Sort(names)
 		for _, name := range names {
 			m := r.Methods[name]
-			fmt.Fprintf(&b, "%-20s calls %d  success %d  stale %d  refused %d  error %d  p50 %.2fms  p99 %.2fms\n",
+			printf(&b, "%-20s calls %d  success %d  stale %d  refused %d  error %d  p50 %.2fms  p99 %.2fms\n",
 				name, m.Calls, m.Success, m.Stale, m.Refused, m.Error, m.P50Ms, m.P99Ms)
 		}
 		g := r.Guard
-		fmt.Fprintf(&b, "guard: %d checks, %d trips (%.1f%%); auto-expand %d, resolved by the next edit %d (%.1f%%)\n",
+		printf(&b, "guard: %d checks, %d trips (%.1f%%); auto-expand %d, resolved by the next edit %d (%.1f%%)\n",
 			g.Checks, g.Trips, 100*g.TripRate, g.Expanded, g.Resolved, 100*g.ResolutionRate)
 		return b.String()
 	},

@@ -27,17 +27,18 @@ var Summary = define(spec[engine.SummaryParams, engine.SummaryResult]{
 		if !r.OK {
 			return ""
 		}
-		fmt.Fprintf(&b, "%s  %s  %d lines\n", r.Path, r.Language, r.TotalLines)
+		printf(&b, "%s  %s  %d lines\n", r.Path, r.Language, r.TotalLines)
 		for _, s := range r.Symbols {
 			where := fmt.Sprint(s.Start)
 			if s.End > s.Start {
 				where = fmt.Sprintf("%d-%d", s.Start, s.End)
 			}
-			fmt.Fprintf(&b, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
+			printf(&b, "  %-9s %-10s %s\n", where, s.Kind, s.Signature)
 		}
 		if x := r.ExcerptRange; x != nil {
-			fmt.Fprintf(&b, "%s (counted as read):\n", x.Word())
+			printf(&b, "%s (counted as read):\n", x.Word())
 			n := x.Start
+			// The file's lines, as they are: what the agent works on.
 			for l := range strings.Lines(r.Excerpt) {
 				if masked(r.Redacted, n) {
 					// Not the line's real content: no ref to copy.

@@ -32,12 +32,12 @@ var Write = define(spec[engine.WriteParams, engine.WriteResult]{
 				}
 			}
 			if len(r.Matches) > 0 {
-				fmt.Fprintf(&b, "old_text occurs at lines %s\n", strings.Trim(fmt.Sprint(r.Matches), "[]"))
+				printf(&b, "old_text occurs at lines %s\n", strings.Trim(fmt.Sprint(r.Matches), "[]"))
 			}
 			expanded(&b, r.GuardRefusal)
 			return b.String()
 		}
-		b.WriteString(r.Message + "\n")
+		line(&b, r.Message)
 		b.WriteString(r.Diff)
 		return b.String()
 	},

@@ -81,9 +81,9 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			}
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintln(stderr, "warning:", w)
+			io.WriteString(stderr, ops.WarningLine(w))
 		}
-		fmt.Fprintln(stdout, res.Message)
+		fmt.Fprintln(stdout, ops.Outside(res.Message))
 	}
 	if !res.OK {
 		return exitRefused

@@ -195,7 +195,7 @@ func (o output) answer(res any, out engine.Outcome, err error, detail, human fun
 			return exitUsage
 		}
 	case !out.OK:
-		fmt.Fprintf(o.stderr, "%s: %s\n", out.Error, out.Message)
+		io.WriteString(o.stderr, ops.RefusalLine(out))
 		if detail != nil {
 			detail(o.stderr)
 		}
@@ -206,7 +206,7 @@ func (o output) answer(res any, out engine.Outcome, err error, detail, human fun
 		// Warnings go to stderr, so stdout stays the answer (file text for
 		// a read), whether the call succeeded or was refused.
 		for _, w := range out.Warnings {
-			fmt.Fprintln(o.stderr, "warning:", w)
+			io.WriteString(o.stderr, ops.WarningLine(w))
 		}
 	}
 	if !out.OK {

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,10 +112,13 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
 	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
-		fmt.Fprintf(stderr, "sightline: reading %s: %v\n", path, err)
+	file, err := hook.ReadSettings(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
+	}
+	if file.Target != path {
+		path = file.Target + " (linked from " + path + ")"
 	}
 	var out []byte
 	var changed []string
@@ -127,9 +128,9 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", xerr)
 			return exitUsage
 		}
-		out, changed, err = hook.Install(old, agent, shellQuote(exe)+" hook "+agent, hooks)
+		out, changed, err = hook.Install(file.Data, agent, shellQuote(exe)+" hook "+agent, hooks)
 	} else {
-		out, changed, err = hook.Uninstall(old, agent)
+		out, changed, err = hook.Uninstall(file.Data, agent)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %s: %v\n", path, err)
@@ -146,12 +147,8 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	if *dryRun {
 		fmt.Fprintf(stdout, "%s would change (dry run, nothing written):\n", path)
 	} else {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := file.Write(out); err != nil {
 			fmt.Fprintf(stderr, "sightline: %v\n", err)
-			return exitUsage
-		}
-		if err := writeFileAtomic(path, out); err != nil {
-			fmt.Fprintf(stderr, "sightline: writing %s: %v\n", path, err)
 			return exitUsage
 		}
 		fmt.Fprintf(stdout, "%s changed:\n", path)
@@ -193,32 +190,6 @@ func agentSettings(agent string, project bool) (string, error) {
 		return filepath.Join(os.Getenv("CODEX_HOME"), file), nil
 	}
 	return filepath.Join(home, dir, file), nil
-}
-
-// writeFileAtomic replaces a settings file by renaming a full copy over
-// it, keeping its mode: the agent never reads half a file.
-func writeFileAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // shellQuote quotes a path for the shell Claude Code runs hooks with.

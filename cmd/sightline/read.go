@@ -63,7 +63,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)
 		if res.Notice != "" {
-			fmt.Fprintln(w, res.Notice)
+			fmt.Fprintln(w, ops.Outside(res.Notice))
 		}
 	})
 }
