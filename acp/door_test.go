@@ -348,3 +348,20 @@ func TestReadsPassTheReadAdmission(t *testing.T) {
 	}
 	d.forwarded(read(9, "s", d.path("f.txt")), "fs/read_text_file")
 }
+
+// TestPendingIdNotReused: a judged request whose id is that of one still
+// awaiting the editor's answer, in any spelling the editor reads as the
+// same (escapes, 1 and 1.0), is refused: the answer would be recorded for
+// the wrong request. Once answered, the id is free again.
+func TestPendingIdNotReused(t *testing.T) {
+	d := newDoor(t, acp.Options{}, true)
+	f, fresh := d.path("f.txt"), d.path("new.txt")
+	d.forwarded(read(`"a\u0062"`, "s", f), "fs/read_text_file")
+	d.refused(write(`"ab"`, "s", fresh, "x\n"), "ab")
+	d.forwarded(read(1, "s", f), "fs/read_text_file")
+	d.refused(read("1.0", "s", f), 1)
+	d.refused(read("1e0", "s", f), 1)
+	send(t, d.p.editorW, `{"jsonrpc":"2.0","id":"ab","result":{"content":"line 1\nline 2\n"}}`)
+	d.agent.next()
+	d.forwarded(write(`"ab"`, "s", fresh, "x\n"), "fs/write_text_file")
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -36,11 +37,28 @@ type envelope struct {
 }
 
 // key is the message's id as a table key; "" for none (absent, or null).
-func (m *envelope) key() string {
-	if len(m.ID) == 0 || string(m.ID) == "null" {
+func (m *envelope) key() string { return idKey(m.ID) }
+
+// idKey is an id as a table key, compared as the receivers compare ids: a
+// string by its text (escapes spelled out), a number by its value; "" for
+// none. An agent cannot so name one pending request twice in two
+// spellings.
+func idKey(v jsontext.Value) string {
+	v = bytes.TrimSpace(v)
+	switch v.Kind() {
+	case 0, 'n':
 		return ""
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return "s" + s
+		}
+	case '0':
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
 	}
-	return string(m.ID)
+	return "r" + string(v)
 }
 
 // Session is the ledger session of an ACP session.
@@ -120,7 +138,7 @@ func (p *Proxy) judge(ctx context.Context, line []byte, m *envelope, method stri
 	}
 	if id := m.key(); id != "" && p.isPending(id) {
 		return p.refuse(ctx, m.ID, refusal{method: method,
-			why: fmt.Sprintf("sightline refused %s: its id %s is that of a request still awaiting the editor's answer. Nothing reached the editor. Retry with a new id.", method, id)})
+			why: fmt.Sprintf("sightline refused %s: its id %s is that of a request still awaiting the editor's answer. Nothing reached the editor. Retry with a new id.", method, m.ID)})
 	}
 	switch method {
 	case "fs/read_text_file":
