@@ -288,8 +288,16 @@ func TestPathsJudgedAsTheEditorOpensThem(t *testing.T) {
 	d.wantAudited("acp-s", "unjudged", "")
 	// A plain path through a link that stays in the workspace is judged
 	// where the link leads: .git/hooks, denied.
-	if msg := d.refused(write(60, "s", d.root+"/d/hk/pre-commit", "x\n"), 60); !strings.Contains(msg, "sightline refused") {
-		t.Fatalf("a write through the link: %q", msg)
+	if err := os.Symlink(filepath.Join(".git", "config"), d.path("cfg")); err != nil {
+		t.Fatal(err)
+	}
+	for i, rel := range []string{"d/hk/pre-commit", "d/hk/post-checkout", "cfg"} {
+		if msg := d.refused(write(60+i, "s", d.path(rel), "x\n"), 60+i); !strings.Contains(msg, ".git") {
+			t.Fatalf("a write of %s through the link: %q", rel, msg)
+		}
+	}
+	if msg := d.refused(read(69, "s", d.path("cfg")), 69); !strings.Contains(msg, ".git") {
+		t.Fatalf("a read through the link: %q", msg)
 	}
 }
 
