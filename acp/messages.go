@@ -340,10 +340,12 @@ func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
 	if result.DecodeJudged(line, &m) != nil {
 		return p.toAgent.write(line) // the agent answers it
 	}
-	id := m.key()
-	switch method := ""; {
-	case m.Method != nil && (*m.Method == "session/new" || *m.Method == "session/load") && id != "":
+	id, method := m.key(), ""
+	if m.Method != nil {
 		method = *m.Method
+	}
+	switch {
+	case (method == "session/new" || method == "session/load") && id != "":
 		var sr struct {
 			Cwd string `json:"cwd"`
 		}
@@ -362,8 +364,8 @@ func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
 			}
 			return p.toAgent.write(changed)
 		}
-	case m.Method != nil && *m.Method == "initialize" && id != "":
-		p.pendEditor(id, editorReq{method: *m.Method})
+	case method == "initialize" && id != "":
+		p.pendEditor(id, editorReq{method: method})
 	case m.Method == nil && id != "":
 		// Recorded before the answer reaches the agent, whose next request
 		// (a write of what it read) comes on the other stream.
