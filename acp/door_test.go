@@ -183,6 +183,8 @@ func TestAgentLinesReadExactly(t *testing.T) {
 		{"a relative path", write(17, "s", "f.txt", five), 17},
 		{"an odd id", write(`{"odd":true}`, "s", gitConfig, "x"), map[string]any{"odd": true}},
 		{"a null id", write("null", "s", gitConfig, "x"), nullID},
+		{"a boolean id", write("true", "s", gitConfig, "x"), true},
+		{"an array id", write("[1]", "s", gitConfig, "x"), []any{1}},
 		{"a notification", `{"jsonrpc":"2.0","method":"fs/write_text_file","params":{"sessionId":"s","path":` + q(fresh) + `,"content":"x"}}`, nil},
 		{"a read with another case's path", `{"jsonrpc":"2.0","id":18,"method":"fs/read_text_file","params":{"sessionId":"s","path":` + q(f) + `,"PATH":` + q(gitConfig) + `,"path":` + q(f) + `}}`, 18},
 		{"a read's line not a number", `{"jsonrpc":"2.0","id":19,"method":"fs/read_text_file","params":{"sessionId":"s","path":` + q(f) + `,"line":"1"}}`, 19},
