@@ -46,7 +46,9 @@ type MCPServer struct {
 	Command string
 	// Args are the server's arguments for a ledger session: its name when
 	// known (session/load), else the file the proxy writes the name to once
-	// the agent has answered session/new with the session's id.
+	// the agent has answered session/new with the session's id. nil: no
+	// workspace is fixed yet (the server's --root would be a guess), and
+	// no server is added.
 	Args func(session, sessionFile string) []string
 	// SessionDir is the folder of those files.
 	SessionDir string
