@@ -39,6 +39,16 @@ func (p *peer) next() map[string]any {
 	return m
 }
 
+// openSession has the editor create a session in root (what fixes the
+// workspace for the proxy), and the agent receive it.
+func openSession(t *testing.T, p *pipes, agent *peer, root string) {
+	t.Helper()
+	send(t, p.editorW, `{"jsonrpc":"2.0","id":"new-1","method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root)
+	if m := agent.next(); m["method"] != "session/new" {
+		t.Fatalf("the agent got %v, want session/new", m)
+	}
+}
+
 func send(t *testing.T, f *os.File, format string, args ...any) {
 	t.Helper()
 	if _, err := fmt.Fprintf(f, format+"\n", args...); err != nil {
@@ -65,6 +75,7 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 	}
 	p := start(t, acp.Options{Runner: r})
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
+	openSession(t, p, agent, root)
 
 	// The agent reads lines 1-2 through the editor.
 	send(t, p.agentW, `{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":%q,"line":1,"limit":2}}`, file)
@@ -128,6 +139,7 @@ func TestWritesPassTheWriteAdmission(t *testing.T) {
 	}
 	p := start(t, acp.Options{Runner: r})
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
+	openSession(t, p, agent, root)
 	for i, file := range []string{env, gitConfig} {
 		send(t, p.agentW, `{"jsonrpc":"2.0","id":%d,"method":"fs/write_text_file","params":{"sessionId":"s","path":%q,"content":"X=2\n"}}`, 10+i, file)
 		m := agent.next()

@@ -9,41 +9,68 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hook"
-	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
 )
 
-// RefusedCode is the JSON-RPC error code of a write the guard refused (in
-// the server-error range, which ACP leaves to implementations).
+// RefusedCode is the JSON-RPC error code of a message the proxy refused
+// (in the server-error range, which ACP leaves to implementations).
 const RefusedCode = -32001
 
-// message is a JSON-RPC message: a request (method and id), a notification
-// (method, no id) or an answer (id, result or error).
-type message struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
+// envelope is a JSON-RPC message as its receiver reads it: a request
+// (method and id), a notification (method, no id) or an answer (id, no
+// method). A member is nil when absent: the receivers tell a request from
+// a notification by the id's presence, whatever its value.
+type envelope struct {
+	ID     jsontext.Value `json:"id"`
+	Method *string        `json:"method"`
+	Params jsontext.Value `json:"params"`
+	Result jsontext.Value `json:"result"`
+	Error  jsontext.Value `json:"error"`
 }
 
-// key is the message's id as a table key; "" for none.
-func (m *message) key() string {
-	if len(m.ID) == 0 || string(m.ID) == "null" {
+// key is the message's id as a table key; "" for none (absent, or null).
+func (m *envelope) key() string { return idKey(m.ID) }
+
+// idKey is an id as a table key, compared as the receivers compare ids: a
+// string by its text (escapes spelled out), a number by its value; "" for
+// none. An agent cannot so name one pending request twice in two
+// spellings.
+func idKey(v jsontext.Value) string {
+	v = bytes.TrimSpace(v)
+	switch v.Kind() {
+	case 0, 'n':
 		return ""
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return "s" + s
+		}
+	case '0':
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+		}
 	}
-	return string(m.ID)
+	return "r" + string(v)
 }
 
 // Session is the ledger session of an ACP session.
 func Session(sessionID string) string { return "acp-" + sessionID }
+
+// judgedMethods are the agent's requests the editor carries out and the
+// proxy judges first.
+var judgedMethods = map[string]bool{
+	"fs/read_text_file":          true,
+	"fs/write_text_file":         true,
+	"session/request_permission": true,
+}
 
 type agentReq struct {
 	method  string
@@ -59,92 +86,287 @@ type editorReq struct {
 	file   string // session/new: where the session's name goes
 }
 
-// fromAgent handles a line the agent wrote, for the editor.
+// blank reports whether a line holds only JSON whitespace: no message,
+// which receivers skip.
+func blank(line []byte) bool {
+	return len(bytes.Trim(line, " \t\r\n")) == 0
+}
+
+// fromAgent handles a line the agent wrote, for the editor. Every line is
+// decoded as the editor will read it (result.DecodeJudged); one that cannot
+// be is refused, never forwarded, whatever it holds.
 func (p *Proxy) fromAgent(ctx context.Context, line []byte) error {
-	var m message
-	if json.Unmarshal(line, &m) != nil {
-		return p.toEditor.write(line) // not ours to judge: the editor answers it
+	if blank(line) {
+		return p.toEditor.write(line)
 	}
-	id := m.key()
-	switch {
-	case m.Method == "fs/read_text_file" && id != "":
-		var r struct {
-			SessionID string `json:"sessionId"`
-			Path      string `json:"path"`
-			Line      *int   `json:"line"`
+	var m envelope
+	if err := result.DecodeJudged(line, &m); err != nil {
+		id, method := idIn(line)
+		if method == "" {
+			method = "a message"
 		}
-		if json.Unmarshal(m.Params, &r) == nil && filepath.IsAbs(r.Path) {
-			first := 1
-			if r.Line != nil && *r.Line > 0 {
-				first = *r.Line
-			}
-			p.pendAgent(id, agentReq{method: m.Method, session: r.SessionID, path: r.Path, line: first})
+		return p.refuse(ctx, id, refusal{method: method,
+			why: fmt.Sprintf("sightline refused %s: %v. Nothing reached the editor. Send one JSON object per line, each member once, names spelled as the protocol spells them.", method, err)})
+	}
+	if m.Method == nil {
+		if id := m.key(); id != "" {
+			p.answered(id, m.Result)
 		}
-	case m.Method == "fs/write_text_file" && id != "":
-		var w struct {
-			SessionID string  `json:"sessionId"`
-			Path      string  `json:"path"`
-			Content   *string `json:"content"`
-		}
-		if json.Unmarshal(m.Params, &w) == nil && filepath.IsAbs(w.Path) && w.Content != nil {
-			refused, exists := p.checkWrite(ctx, w.SessionID, w.Path, *w.Content)
-			if refused != nil {
-				if answer := refused(m.ID); answer != nil {
-					return p.toAgent.write(answer)
-				}
-			}
-			p.pendAgent(id, agentReq{method: m.Method, session: w.SessionID, path: w.Path, content: *w.Content, exists: exists})
-		}
-	case m.Method == "session/request_permission" && id != "":
-		if answer, note := p.checkPermission(ctx, m); answer != nil {
-			if err := p.toAgent.write(answer); err != nil {
-				return err
-			}
-			return p.toEditor.write(note)
-		}
-	case m.Method == "session/update":
-		if err := p.toEditor.write(line); err != nil {
-			return err
-		}
-		// Recorded after it is forwarded: the agent's next request comes
-		// on this same stream, after the record.
-		p.sessionUpdate(ctx, m.Params)
-		return nil
-	case m.Method == "" && id != "":
-		p.answered(id, m.Result)
+		return p.toEditor.write(line)
+	}
+	switch method := *m.Method; {
+	case judgedMethods[method]:
+		return p.judge(ctx, line, &m, method)
+	case method == "session/update":
+		return p.sessionUpdate(ctx, line, m.Params)
 	}
 	return p.toEditor.write(line)
 }
 
-// fromEditor handles a line the editor wrote, for the agent.
-func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
-	var m message
-	if json.Unmarshal(line, &m) != nil {
-		return p.toAgent.write(line)
+// judge handles a request the editor carries out: it reaches the editor
+// only once sightline has judged it, else the agent gets the refusal.
+func (p *Proxy) judge(ctx context.Context, line []byte, m *envelope, method string) error {
+	if m.ID == nil {
+		// A notification: the editor may act on it, and nobody can be
+		// told it was refused.
+		return p.refuse(ctx, nil, refusal{method: method,
+			why: fmt.Sprintf("sightline refused %s sent without an id: it is answered only as a request.", method)})
 	}
-	id := m.key()
+	if !p.isOpened() || p.o.Runner.Root() == "" {
+		return p.refuse(ctx, m.ID, refusal{method: method,
+			why: fmt.Sprintf("sightline refused %s: the editor has not created or loaded a session yet, so the workspace is not known. Nothing reached the editor. Retry once the session is created.", method)})
+	}
+	if id := m.key(); id != "" && p.isPending(id) {
+		return p.refuse(ctx, m.ID, refusal{method: method,
+			why: fmt.Sprintf("sightline refused %s: its id %s is that of a request still awaiting the editor's answer. Nothing reached the editor. Retry with a new id.", method, m.ID)})
+	}
+	switch method {
+	case "fs/read_text_file":
+		return p.readRequest(ctx, line, m)
+	case "fs/write_text_file":
+		return p.writeRequest(ctx, line, m)
+	default:
+		return p.permissionRequest(ctx, line, m)
+	}
+}
+
+// readRequest judges fs/read_text_file: the admission of a read, as
+// sightline's own reads pass it. Allowed, the request goes on and its
+// answer will be recorded.
+func (p *Proxy) readRequest(ctx context.Context, line []byte, m *envelope) error {
+	const method = "fs/read_text_file"
+	var r struct {
+		SessionID string  `json:"sessionId"`
+		Path      string  `json:"path"`
+		Line      *uint32 `json:"line"`
+		Limit     *uint32 `json:"limit"`
+	}
+	if err := result.DecodeJudged(m.Params, &r); err != nil {
+		return p.refuse(ctx, m.ID, shapeRefusal(method, "", "", err.Error()))
+	}
+	if r.SessionID == "" {
+		return p.refuse(ctx, m.ID, shapeRefusal(method, "", r.Path, "params.sessionId is missing or empty, so whose reads these are is not known"))
+	}
+	if why := p.pathProblem(r.Path); why != "" {
+		return p.refuse(ctx, m.ID, refusal{method: method, session: r.SessionID, path: r.Path, why: "sightline refused this read of " + r.Path + ": " + why})
+	}
+	cr, why := p.check(ctx, engine.CheckParams{Caller: p.caller(r.SessionID), Read: true, Tool: method}, r.Path)
+	if why != "" {
+		return p.toAgent.write(refusedAnswer(m.ID, why, cr, r.Path))
+	}
+	first := 1
+	if r.Line != nil && *r.Line > 0 {
+		first = int(*r.Line)
+	}
+	p.pendAgent(m.key(), agentReq{method: method, session: r.SessionID, path: r.Path, line: first})
+	return p.toEditor.write(line)
+}
+
+// writeRequest judges fs/write_text_file: the lines a diff with the
+// current text changes, asked of the guard. A refusal is answered with
+// the missing lines; nothing reaches the editor.
+func (p *Proxy) writeRequest(ctx context.Context, line []byte, m *envelope) error {
+	const method = "fs/write_text_file"
+	var w struct {
+		SessionID string  `json:"sessionId"`
+		Path      string  `json:"path"`
+		Content   *string `json:"content"`
+	}
+	if err := result.DecodeJudged(m.Params, &w); err != nil {
+		return p.refuse(ctx, m.ID, shapeRefusal(method, "", "", err.Error()))
+	}
 	switch {
-	case m.Method == "initialize" && id != "":
-		p.pendEditor(id, editorReq{method: m.Method})
-	case (m.Method == "session/new" || m.Method == "session/load") && id != "":
-		if p.o.OnSession != nil {
-			var sr struct {
-				Cwd string `json:"cwd"`
+	case w.SessionID == "":
+		return p.refuse(ctx, m.ID, shapeRefusal(method, "", w.Path, "params.sessionId is missing or empty, so whose reads the change is judged by is not known"))
+	case w.Content == nil:
+		return p.refuse(ctx, m.ID, shapeRefusal(method, w.SessionID, w.Path, "params.content is missing or null"))
+	}
+	if why := p.pathProblem(w.Path); why != "" {
+		return p.refuse(ctx, m.ID, refusal{method: method, session: w.SessionID, path: w.Path, why: "sightline refused this change of " + w.Path + ": " + why})
+	}
+	cr, why := p.check(ctx, engine.CheckParams{Caller: p.caller(w.SessionID), Content: w.Content, Tool: method}, w.Path)
+	if why != "" {
+		return p.toAgent.write(refusedAnswer(m.ID, why, cr, w.Path))
+	}
+	p.pendAgent(m.key(), agentReq{method: method, session: w.SessionID, path: w.Path, content: *w.Content, exists: cr.Exists})
+	return p.toEditor.write(line)
+}
+
+// shapeRefusal refuses a judged request whose params are not as ACP's
+// schema shapes them: what the editor would make of it is not known.
+func shapeRefusal(method, session, path, why string) refusal {
+	return refusal{method: method, session: session, path: path,
+		why: fmt.Sprintf("sightline refused %s: its params are not as the protocol shapes them (%s). Nothing reached the editor. Retry with sessionId, an absolute path and, for a write, content, each a string.", method, why)}
+}
+
+// pathProblem says why a path named by the agent cannot be judged as the
+// editor will open it ("" when it can): the editor opens it as given, the
+// system resolving each component in turn (a ".." after a symbolic link
+// goes up from where the link led), while sightline names a document by
+// its clean path; so only an absolute, clean path inside the workspace is
+// judged.
+func (p *Proxy) pathProblem(path string) string {
+	root := p.o.Runner.Root()
+	native := filepath.FromSlash(path)
+	switch {
+	case path == "":
+		return "the request names no path (params.path is missing or empty). Nothing reached the editor. Retry with the file's absolute path."
+	case !filepath.IsAbs(native):
+		return "the path is not absolute, and the editor would resolve it against a folder sightline does not know. Nothing reached the editor. Retry with the file's absolute path."
+	case filepath.Clean(native) != native:
+		return fmt.Sprintf("the path is not written plainly (%s is its plain form): a \".\" or \"..\" component, or a doubled or trailing separator, which the editor resolves through the file system (a \"..\" after a symbolic link goes up from where the link led). Nothing reached the editor. Retry with the file's plain absolute path.", filepath.Clean(native))
+	case !within(root, native):
+		return fmt.Sprintf("it is outside the workspace (%s); the agent reads and writes only the workspace's files through the editor here. Nothing reached the editor. Ask the user if you need it.", root)
+	}
+	return ""
+}
+
+// within reports whether a clean absolute path is root or under it.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// refusal is a message the proxy refuses itself: the agent's method,
+// session and path as far as they could be read, and the reason, which
+// says what to do next.
+type refusal struct {
+	method, session, path, why string
+}
+
+// refuse answers a refused message (when it has an id) with an error the
+// agent reads, and audits the refusal. Nothing of the message reaches the
+// editor.
+func (p *Proxy) refuse(ctx context.Context, id jsontext.Value, r refusal) error {
+	p.audit(ctx, r)
+	if id == nil {
+		return nil
+	}
+	data := map[string]any{"sightline": map[string]any{"error": result.Unjudged, "path": r.path}}
+	answer := encode(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id),
+		"error": map[string]any{"code": RefusedCode, "message": r.why, "data": data}})
+	if answer == nil {
+		return nil
+	}
+	return p.toAgent.write(answer)
+}
+
+// audit records a refusal of the proxy's own as sightline/check's
+// unjudged, once the workspace is known (before, there is no audit log to
+// write to: standard error only).
+func (p *Proxy) audit(ctx context.Context, r refusal) {
+	p.logf("%s", r.why)
+	if !p.isOpened() || p.o.Runner.Root() == "" {
+		return
+	}
+	cp := engine.CheckParams{Caller: p.callerOr(r.session), Tool: r.method, Unjudged: r.why}
+	if filepath.IsAbs(r.path) && filepath.Clean(r.path) == r.path {
+		cp.TextDocument = engine.TextDocument{URI: string(p.o.Runner.Key(r.path))}
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
+	defer cancel()
+	if _, err := p.o.Runner.Call(ctx, ops.Check.Op, cp); err != nil {
+		p.logf("auditing the refusal of %s: %v", r.method, err)
+	}
+}
+
+// refusedAnswer is the error answering a request the check refused.
+func refusedAnswer(id jsontext.Value, why string, cr engine.CheckResult, path string) []byte {
+	kind := cr.Error
+	if kind == "" {
+		kind = result.Unjudged
+	}
+	data := map[string]any{"sightline": map[string]any{"error": kind, "path": path, "unread": cr.Unread, "stale": cr.Stale}}
+	return encode(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id),
+		"error": map[string]any{"code": RefusedCode, "message": why, "data": data}})
+}
+
+// idIn finds, in a message sightline could not decode (or whose first
+// bytes only it read), the first id and method at its top level; the id
+// only when it is a string or a number, which an answer can carry back.
+func idIn(b []byte) (id jsontext.Value, method string) {
+	d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, ""
+	}
+	for id == nil || method == "" {
+		tok, err := d.ReadToken()
+		if err != nil || tok.Kind() != '"' {
+			break
+		}
+		name := tok.String()
+		v, err := d.ReadValue()
+		if err != nil {
+			break
+		}
+		switch {
+		case name == "id" && id == nil && (v.Kind() == '"' || v.Kind() == '0'):
+			id = v.Clone()
+		case name == "method" && method == "" && v.Kind() == '"':
+			var s string
+			if json.Unmarshal(v, &s) == nil && judgedMethods[s] {
+				method = s // named only when it is one the proxy knows
 			}
-			if json.Unmarshal(m.Params, &sr) == nil && filepath.IsAbs(sr.Cwd) {
+		}
+	}
+	return id, method
+}
+
+// fromEditor handles a line the editor wrote, for the agent. The editor is
+// the trusted side: its lines pass, and only its sessions fix the
+// workspace.
+func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
+	var m envelope
+	if result.DecodeJudged(line, &m) != nil {
+		return p.toAgent.write(line) // the agent answers it
+	}
+	id, method := m.key(), ""
+	if m.Method != nil {
+		method = *m.Method
+	}
+	switch {
+	case (method == "session/new" || method == "session/load") && id != "":
+		var sr struct {
+			Cwd string `json:"cwd"`
+		}
+		if result.DecodeJudged(m.Params, &sr) == nil && filepath.IsAbs(sr.Cwd) {
+			if p.o.OnSession != nil {
 				p.o.OnSession(sr.Cwd)
 			}
+			p.open()
 		}
 		if p.o.MCP == nil {
 			break
 		}
-		if changed, file := p.withMCP(line, m); changed != nil {
+		if changed, file := p.withMCP(line, method, m.Params); changed != nil {
 			if file != "" {
-				p.pendEditor(id, editorReq{method: m.Method, file: file})
+				p.pendEditor(id, editorReq{method: method, file: file})
 			}
 			return p.toAgent.write(changed)
 		}
-	case m.Method == "" && id != "":
+	case method == "initialize" && id != "":
+		p.pendEditor(id, editorReq{method: method})
+	case m.Method == nil && id != "":
 		// Recorded before the answer reaches the agent, whose next request
 		// (a write of what it read) comes on the other stream.
 		p.editorAnswered(ctx, id, m.Result, m.Error)
@@ -152,10 +374,29 @@ func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
 	return p.toAgent.write(line)
 }
 
+func (p *Proxy) open() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opened = true
+}
+
+func (p *Proxy) isOpened() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.opened
+}
+
+func (p *Proxy) isPending(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.agentReqs[id]
+	return ok
+}
+
 func (p *Proxy) pendAgent(id string, r agentReq) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.agentReqs) < maxPending {
+	if id != "" && len(p.agentReqs) < maxPending {
 		p.agentReqs[id] = r
 	}
 }
@@ -169,7 +410,7 @@ func (p *Proxy) pendEditor(id string, r editorReq) {
 }
 
 // answered handles the agent's answer to a request of the editor.
-func (p *Proxy) answered(id string, res json.RawMessage) {
+func (p *Proxy) answered(id string, res jsontext.Value) {
 	p.mu.Lock()
 	r, ok := p.editorReqs[id]
 	delete(p.editorReqs, id)
@@ -184,7 +425,7 @@ func (p *Proxy) answered(id string, res json.RawMessage) {
 				Name string `json:"name"`
 			} `json:"agentInfo"`
 		}
-		if json.Unmarshal(res, &ir) == nil && ir.AgentInfo.Name != "" {
+		if result.DecodeJudged(res, &ir) == nil && ir.AgentInfo.Name != "" {
 			p.mu.Lock()
 			p.agent = ir.AgentInfo.Name
 			p.mu.Unlock()
@@ -193,7 +434,7 @@ func (p *Proxy) answered(id string, res json.RawMessage) {
 		var nr struct {
 			SessionID string `json:"sessionId"`
 		}
-		if json.Unmarshal(res, &nr) == nil && nr.SessionID != "" && r.file != "" {
+		if result.DecodeJudged(res, &nr) == nil && nr.SessionID != "" && r.file != "" {
 			if err := writeName(r.file, Session(nr.SessionID)); err != nil {
 				p.logf("naming the MCP server's session: %v", err)
 			}
@@ -205,14 +446,18 @@ func (p *Proxy) answered(id string, res json.RawMessage) {
 func writeName(file, name string) error {
 	tmp := file + ".tmp"
 	if err := os.WriteFile(tmp, []byte(name+"\n"), 0o600); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
-	return os.Rename(tmp, file)
+	if err := os.Rename(tmp, file); err != nil {
+		return fmt.Errorf("naming %s: %w", file, err)
+	}
+	return nil
 }
 
 // editorAnswered handles the editor's answer to a request of the agent:
-// what a read showed, what a write wrote.
-func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr json.RawMessage) {
+// what a read showed, what a write wrote, as the agent will read the
+// answer.
+func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr jsontext.Value) {
 	p.mu.Lock()
 	r, ok := p.agentReqs[id]
 	delete(p.agentReqs, id)
@@ -225,7 +470,7 @@ func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr json.
 		var rr struct {
 			Content *string `json:"content"`
 		}
-		if json.Unmarshal(res, &rr) != nil || rr.Content == nil {
+		if result.DecodeJudged(res, &rr) != nil || rr.Content == nil {
 			return
 		}
 		p.shown(ctx, r.session, r.path, hook.Numbered(r.line, hook.TextLines(*rr.Content)), nil, false, false, r.method)
@@ -240,10 +485,21 @@ func (p *Proxy) caller(sessionID string) engine.Caller {
 	return engine.Caller{Session: Session(sessionID), Agent: p.agent}
 }
 
+// callerOr is caller, for a message whose session could not be read: the
+// door's own name then.
+func (p *Proxy) callerOr(sessionID string) engine.Caller {
+	if sessionID == "" {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return engine.Caller{Session: "acp", Agent: p.agent}
+	}
+	return p.caller(sessionID)
+}
+
 // shown records lines the agent was shown, or wrote.
 func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engine.ShownLine, hunks []engine.CheckHunk, authored, created bool, tool string) {
-	if sessionID == "" {
-		return
+	if sessionID == "" || !p.isOpened() || p.o.Runner.Root() == "" || p.pathProblem(path) != "" {
+		return // nothing is recorded in a workspace the editor has not named
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
@@ -259,46 +515,45 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 	}
 }
 
-// check asks the guard; a refusal (unread or stale lines, a write the
+// check asks sightline/check; a refusal (unread or stale lines, what the
 // admission refuses, or anything sightline could not judge, as hook.Judge
-// reads it) comes back as the reason, "" when the change may proceed.
+// reads it) comes back as the reason, "" when the request may proceed.
 func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (engine.CheckResult, string) {
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
 	cp.TextDocument = engine.TextDocument{URI: string(p.o.Runner.Key(path))}
 	res, err := p.o.Runner.Call(ctx, ops.Check.Op, cp)
 	if err != nil {
-		p.logf("checking %s's change of %s: %v; it is refused", cp.Tool, path, err)
-		return engine.CheckResult{}, hook.CannotJudge(path, err.Error())
+		p.logf("checking %s of %s: %v; it is refused", cp.Tool, path, err)
+		return engine.CheckResult{}, cannotJudge(cp, path, err.Error())
 	}
 	cr, isCheck := res.(engine.CheckResult)
 	if !isCheck {
-		p.logf("checking %s's change of %s: an answer of type %T; it is refused", cp.Tool, path, res)
-		return engine.CheckResult{}, hook.CannotJudge(path, fmt.Sprintf("an answer of type %T", res))
+		p.logf("checking %s of %s: an answer of type %T; it is refused", cp.Tool, path, res)
+		return engine.CheckResult{}, cannotJudge(cp, path, fmt.Sprintf("an answer of type %T", res))
+	}
+	if cp.Read {
+		switch {
+		case cr.OK:
+			return cr, ""
+		case cr.Error == result.Denied || cr.Error == result.ApprovalRefused || cr.Error == result.Unjudged:
+			return cr, "sightline refused this read of " + path + ": " + cr.Message
+		}
+		return cr, cannotJudge(cp, path, fmt.Sprintf("%s: %s", cr.Error, cr.Message))
 	}
 	return cr, hook.Judge(cr, path)
 }
 
-// checkWrite asks the guard about a whole-file write: the lines a diff
-// with the current text changes. A refusal is the error to answer the
-// agent with (nothing reaches the editor); exists says the file was there
-// (or that it is not known not to be).
-func (p *Proxy) checkWrite(ctx context.Context, sessionID, path, content string) (refused func(id json.RawMessage) []byte, exists bool) {
-	if sessionID == "" {
-		return nil, false
+// cannotJudge is the refusal of a request sightline could not judge.
+func cannotJudge(cp engine.CheckParams, path, why string) string {
+	if cp.Read {
+		return "sightline refused this read of " + path + " because it could not judge it (" + why + "). Nothing was read. Retry; if it keeps failing, tell the user."
 	}
-	cr, why := p.check(ctx, engine.CheckParams{Caller: p.caller(sessionID), Content: &content, Tool: "fs/write_text_file"}, path)
-	if why == "" {
-		return nil, cr.Exists
-	}
-	data := map[string]any{"sightline": map[string]any{"error": cr.Error, "path": path, "unread": cr.Unread, "stale": cr.Stale}}
-	return func(id json.RawMessage) []byte {
-		return encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": RefusedCode, "message": why, "data": data}})
-	}, true
+	return hook.CannotJudge(path, why)
 }
 
 // encode writes a message the proxy makes itself, as one line; nil if it
-// cannot (the caller then forwards the message as it came).
+// cannot.
 func encode(v any) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -310,12 +565,12 @@ func encode(v any) []byte {
 }
 
 // withMCP adds sightline's MCP server to a session/new or session/load
-// request; nil when it is there already or the request cannot be read.
-// file is where the session's name goes once the agent answers
-// session/new.
-func (p *Proxy) withMCP(line []byte, m message) (changed []byte, file string) {
+// request; nil when it is there already, the request cannot be read, or
+// the workspace is not known (the server's root would be a guess). file is
+// where the session's name goes once the agent answers session/new.
+func (p *Proxy) withMCP(line []byte, method string, rawParams jsontext.Value) (changed []byte, file string) {
 	var top, params map[string]json.RawMessage
-	if json.Unmarshal(line, &top) != nil || json.Unmarshal(m.Params, &params) != nil || params == nil {
+	if json.Unmarshal(line, &top) != nil || json.Unmarshal(rawParams, &params) != nil || params == nil {
 		return nil, ""
 	}
 	var servers []json.RawMessage
@@ -331,11 +586,11 @@ func (p *Proxy) withMCP(line []byte, m message) (changed []byte, file string) {
 		}
 	}
 	session := ""
-	if m.Method == "session/load" {
+	if method == "session/load" {
 		var lr struct {
 			SessionID string `json:"sessionId"`
 		}
-		if json.Unmarshal(m.Params, &lr) != nil || lr.SessionID == "" {
+		if result.DecodeJudged(rawParams, &lr) != nil || lr.SessionID == "" {
 			return nil, ""
 		}
 		session = Session(lr.SessionID)
@@ -348,7 +603,8 @@ func (p *Proxy) withMCP(line []byte, m message) (changed []byte, file string) {
 	}
 	args := p.o.MCP.Args(session, file)
 	if args == nil {
-		args = []string{}
+		p.warnOnce("mcp", "sightline's MCP server is not added: the workspace is not known (the session names no absolute cwd)")
+		return nil, ""
 	}
 	ours, _ := json.Marshal(map[string]any{"name": p.o.MCP.Name, "command": p.o.MCP.Command, "args": args, "env": []any{}})
 	params["mcpServers"], _ = json.Marshal(append(servers, ours))
@@ -359,290 +615,4 @@ func (p *Proxy) withMCP(line []byte, m message) (changed []byte, file string) {
 		return nil, ""
 	}
 	return changed, file
-}
-
-// toolCall is what the proxy knows of a tool call in progress: ACP sends
-// a tool call's fields once and updates them later, each field replaced
-// whole.
-type toolCall struct {
-	kind, status, title string
-	content             []toolContent
-	locations           []location
-}
-
-type toolContent struct {
-	Type    string `json:"type"`
-	Content *struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	Path    string  `json:"path"`
-	OldText *string `json:"oldText"`
-	NewText *string `json:"newText"`
-}
-
-type location struct {
-	Path string `json:"path"`
-	Line *int   `json:"line"`
-}
-
-// toolCallFields are a tool_call's, a tool_call_update's, or a permission
-// request's toolCall: a field absent (or null) is left as it was.
-type toolCallFields struct {
-	ToolCallID string          `json:"toolCallId"`
-	Kind       *string         `json:"kind"`
-	Status     *string         `json:"status"`
-	Title      *string         `json:"title"`
-	Content    json.RawMessage `json:"content"`
-	Locations  json.RawMessage `json:"locations"`
-}
-
-// merge applies fields to the tool call of a session, creating it; fresh
-// starts it anew (a tool_call). It returns a copy of the result.
-func (p *Proxy) merge(sessionID string, f toolCallFields, fresh bool) toolCall {
-	k := sessionID + "\x00" + f.ToolCallID
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	tc := p.calls[k]
-	if tc == nil || fresh {
-		if tc == nil && len(p.calls) >= maxPending {
-			for old := range p.calls {
-				delete(p.calls, old) // one, any: a call never completed
-				break
-			}
-		}
-		tc = &toolCall{}
-		p.calls[k] = tc
-	}
-	if f.Kind != nil {
-		tc.kind = *f.Kind
-	}
-	if f.Status != nil {
-		tc.status = *f.Status
-	}
-	if f.Title != nil {
-		tc.title = *f.Title
-	}
-	if present(f.Content) {
-		tc.content = items[toolContent](f.Content)
-	}
-	if present(f.Locations) {
-		tc.locations = items[location](f.Locations)
-	}
-	out := *tc
-	if tc.status == "completed" || tc.status == "failed" {
-		delete(p.calls, k)
-	}
-	return out
-}
-
-func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
-
-// items decodes a list, skipping the items it cannot read (as ACP's
-// schema says a receiver does).
-func items[T any](raw json.RawMessage) []T {
-	var all []json.RawMessage
-	if json.Unmarshal(raw, &all) != nil {
-		return nil
-	}
-	out := make([]T, 0, len(all))
-	for _, r := range all {
-		var v T
-		if json.Unmarshal(r, &v) == nil {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// sessionUpdate follows the tool calls: a completed read records what its
-// content showed, a completed edit the lines its diffs wrote.
-func (p *Proxy) sessionUpdate(ctx context.Context, params json.RawMessage) {
-	if !bytes.Contains(params, []byte(`"tool_call`)) {
-		return // message chunks, plans, modes: nothing to record
-	}
-	var n struct {
-		SessionID string `json:"sessionId"`
-		Update    struct {
-			SessionUpdate string `json:"sessionUpdate"`
-			toolCallFields
-		} `json:"update"`
-	}
-	if json.Unmarshal(params, &n) != nil || n.SessionID == "" || n.Update.ToolCallID == "" {
-		return
-	}
-	switch n.Update.SessionUpdate {
-	case "tool_call", "tool_call_update":
-	default:
-		return
-	}
-	tc := p.merge(n.SessionID, n.Update.toolCallFields, n.Update.SessionUpdate == "tool_call")
-	if tc.status != "completed" {
-		return
-	}
-	switch tc.kind {
-	case "read":
-		p.readShown(ctx, n.SessionID, tc)
-	default:
-		for _, c := range tc.content {
-			if c.Type != "diff" || !filepath.IsAbs(c.Path) || c.NewText == nil {
-				continue
-			}
-			if c.OldText == nil {
-				p.shown(ctx, n.SessionID, c.Path, hook.Numbered(1, hook.TextLines(*c.NewText)), nil, true, false, "tool call "+tc.kind)
-				continue
-			}
-			h := engine.CheckHunk{Old: strings.Split(*c.OldText, "\n"), New: strings.Split(*c.NewText, "\n")}
-			p.shown(ctx, n.SessionID, c.Path, nil, []engine.CheckHunk{h}, true, false, "tool call "+tc.kind)
-		}
-	}
-}
-
-// readShown records what a completed read tool call showed: the text of
-// its content, numbered as it numbers its lines itself (cat -n, as Claude's
-// Read shows them) or from its location's line. Only lines whose text is
-// the file's current line count (sightline/shown checks).
-func (p *Proxy) readShown(ctx context.Context, sessionID string, tc toolCall) {
-	path, first := "", 1
-	for _, l := range tc.locations {
-		if path != "" && l.Path != path {
-			return // several files: which lines are whose is not said
-		}
-		path = l.Path
-		if l.Line != nil && *l.Line > 0 {
-			first = *l.Line
-		}
-	}
-	if !filepath.IsAbs(path) {
-		return
-	}
-	var lines []engine.ShownLine
-	for _, c := range tc.content {
-		if c.Type == "content" && c.Content != nil && c.Content.Type == "text" {
-			lines = append(lines, shownText(c.Content.Text, first)...)
-		}
-	}
-	if len(lines) > 0 {
-		p.shown(ctx, sessionID, path, lines, nil, false, false, "tool call read")
-	}
-}
-
-var (
-	fence    = regexp.MustCompile("^(```|~~~)")
-	catNLine = regexp.MustCompile(`^\s*(\d+)(?:\t|→)(.*)$`)
-)
-
-// shownText turns a read's text into numbered lines: a Markdown fence
-// around it is dropped; lines numbered as cat -n numbers them keep their
-// numbers (the others are not lines of the file); else they count from
-// first.
-func shownText(text string, first int) []engine.ShownLine {
-	ls := hook.TextLines(text)
-	if len(ls) >= 2 && fence.MatchString(ls[0]) && fence.MatchString(ls[len(ls)-1]) {
-		ls = ls[1 : len(ls)-1]
-	}
-	if len(ls) > 0 && catNLine.MatchString(ls[0]) {
-		var out []engine.ShownLine
-		for _, l := range ls {
-			if m := catNLine.FindStringSubmatch(l); m != nil {
-				if n, err := strconv.Atoi(m[1]); err == nil {
-					out = append(out, engine.ShownLine{Line: n, Text: strings.TrimSuffix(m[2], "\r")})
-				}
-			}
-		}
-		return out
-	}
-	return hook.Numbered(first, ls)
-}
-
-// checkPermission asks the guard about the diffs of an edit whose
-// permission the agent requests. A refusal is answered by the proxy: the
-// agent gets the reject option, the editor a message saying why; nothing
-// is asked of the user. Otherwise both are nil and the request goes on.
-func (p *Proxy) checkPermission(ctx context.Context, m message) (answer, note []byte) {
-	var r struct {
-		SessionID string         `json:"sessionId"`
-		ToolCall  toolCallFields `json:"toolCall"`
-		Options   []struct {
-			OptionID json.RawMessage `json:"optionId"`
-			Kind     string          `json:"kind"`
-		} `json:"options"`
-	}
-	if json.Unmarshal(m.Params, &r) != nil || r.SessionID == "" || r.ToolCall.ToolCallID == "" {
-		return nil, nil
-	}
-	tc := p.merge(r.SessionID, r.ToolCall, false)
-	var why []string
-	var refusals []map[string]any
-	for _, c := range tc.content {
-		if c.Type != "diff" || !filepath.IsAbs(c.Path) || c.NewText == nil {
-			continue
-		}
-		cp := engine.CheckParams{Caller: p.caller(r.SessionID), NoExpand: true, Tool: "session/request_permission"}
-		switch {
-		case c.OldText != nil && *c.OldText != "":
-			cp.Old = []engine.OldText{{Text: *c.OldText, New: c.NewText}}
-		case *c.NewText == "":
-			continue // no text either side: nothing to judge
-		default:
-			cp.Content = c.NewText
-		}
-		cr, refused := p.check(ctx, cp, c.Path)
-		if refused == "" {
-			continue
-		}
-		why = append(why, rejection(cr, c.Path, refused))
-		refusals = append(refusals, map[string]any{"error": cr.Error, "path": c.Path, "unread": cr.Unread, "stale": cr.Stale})
-	}
-	if len(why) == 0 {
-		return nil, nil
-	}
-	var reject json.RawMessage
-	for _, kind := range []string{"reject_once", "reject_always"} {
-		for _, o := range r.Options {
-			if o.Kind == kind && reject == nil {
-				reject = o.OptionID
-			}
-		}
-	}
-	text := strings.Join(why, "\n")
-	if reject == nil {
-		p.logf("%s; the permission request offers no reject option, so it goes to the editor", text)
-		return nil, nil
-	}
-	answer = encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{
-		"outcome": map[string]any{"outcome": "selected", "optionId": reject},
-		"_meta":   map[string]any{"sightline": map[string]any{"reason": text, "refusals": refusals}},
-	}})
-	note = encode(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
-		"sessionId": r.SessionID,
-		"update": map[string]any{"sessionUpdate": "agent_message_chunk",
-			"content": map[string]any{"type": "text", "text": "\n" + text + "\n"}},
-	}})
-	if answer == nil || note == nil {
-		return nil, nil
-	}
-	return answer, note
-}
-
-// rejection says why an edit was rejected at its permission step: the
-// lines, and that the agent must read them (they are not handed over: the
-// permission answer cannot carry them to the model).
-func rejection(cr engine.CheckResult, path, refused string) string {
-	if cr.Error != result.UnreadRange && cr.Error != result.StaleRange {
-		return refused
-	}
-	var b strings.Builder
-	b.WriteString("sightline rejected this edit of " + path + ":")
-	for _, r := range cr.Unread {
-		fmt.Fprintf(&b, " %s %s never shown to the agent.", r.Word(), r.Was())
-	}
-	for _, r := range cr.Stale {
-		fmt.Fprintf(&b, " %s changed since the agent read %s.", r.Word(), r.It())
-	}
-	var missing ledger.RangeSet
-	missing.AddAll(cr.Unread)
-	missing.AddAll(cr.Stale)
-	fmt.Fprintf(&b, " Ask it to read lines %s, then retry the edit.", ledger.List(missing.Ranges()))
-	return b.String()
 }

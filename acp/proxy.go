@@ -1,14 +1,17 @@
 // Package acp is the ACP door: sightline between an editor and a coding
 // agent that speak the Agent Client Protocol (newline-delimited JSON-RPC
-// over the agent's standard input and output). The proxy forwards every
-// line unchanged in both directions, and on the way it records what the
-// agent was shown (the editor's answers to fs/read_text_file, the agent's
-// completed read tool calls) with sightline/shown, asks the guard with
-// sightline/check before a whole-file write (fs/write_text_file) or an
+// over the agent's standard input and output). The proxy forwards the
+// lines in both directions, and on the way it records what the agent was
+// shown (the editor's answers to fs/read_text_file, the agent's completed
+// read tool calls) with sightline/shown, asks sightline/check before a
+// read (fs/read_text_file), a whole-file write (fs/write_text_file) or an
 // edit's permission request (session/request_permission) reaches the
 // editor, and adds sightline's MCP server to the sessions it sees created.
-// The package knows ACP's message shapes and nothing of where the
-// operations run (it is handed a Runner).
+// The editor carries those requests out itself, so the proxy judges them
+// as the editor will read them (result.DecodeJudged) and refuses what it
+// cannot judge exactly; it never passes one on unjudged. The package knows
+// ACP's message shapes and nothing of where the operations run (it is
+// handed a Runner).
 package acp
 
 import (
@@ -29,6 +32,9 @@ type Runner interface {
 	Call(ctx context.Context, op *ops.Op, p any) (any, error)
 	// Key turns an absolute path into a document key.
 	Key(path string) workspace.Key
+	// Root is the workspace's root folder, "" while none is fixed (only
+	// the user's --root or the editor's sessions fix it, never the agent).
+	Root() string
 }
 
 // MCPServer is sightline's MCP server as the proxy adds it to the agent's
@@ -40,7 +46,9 @@ type MCPServer struct {
 	Command string
 	// Args are the server's arguments for a ledger session: its name when
 	// known (session/load), else the file the proxy writes the name to once
-	// the agent has answered session/new with the session's id.
+	// the agent has answered session/new with the session's id. nil: no
+	// workspace is fixed yet (the server's --root would be a guess), and
+	// no server is added.
 	Args func(session, sessionFile string) []string
 	// SessionDir is the folder of those files.
 	SessionDir string
@@ -51,20 +59,22 @@ type Options struct {
 	Runner Runner
 	// MCP is added to the sessions; nil adds nothing.
 	MCP *MCPServer
-	// Log receives what the proxy could not do (a call that failed, a line
-	// too long to read); the messages still pass.
+	// Log receives what the proxy could not do or refused (a call that
+	// failed, a line it could not judge).
 	Log io.Writer
 	// CallTimeout bounds each call of an operation (0: 10 s).
 	CallTimeout time.Duration
-	// MaxLine bounds the line the proxy reads whole (0: MaxLine); a longer
-	// one is forwarded untouched, unread.
+	// MaxLine bounds the line the proxy reads whole (0: MaxLine). A longer
+	// one from the agent is refused (it cannot be judged); one from the
+	// editor is forwarded untouched, unread (nothing of it is recorded).
 	MaxLine int
 	// Grace is how long the proxy waits for the agent to end its output
 	// after the editor ended its own (0: 5 s).
 	Grace time.Duration
 	// OnSession, when set, is told the working directory of each session
 	// the editor creates or loads (session/new, session/load), before the
-	// request goes on (and before MCP's arguments are asked for).
+	// request goes on (and before MCP's arguments are asked for): the
+	// trusted side's word on the workspace.
 	OnSession func(cwd string)
 }
 
@@ -87,6 +97,9 @@ type Proxy struct {
 	editorReqs map[string]editorReq // the editor's requests the agent has not answered
 	calls      map[string]*toolCall // tool calls in progress, by session and id
 	warned     map[string]bool      // one warning of each kind
+	// opened: the editor has created or loaded a session; until then the
+	// workspace is not known and nothing the agent asks is judged.
+	opened bool
 }
 
 // New makes a Proxy.
@@ -121,8 +134,8 @@ func (p *Proxy) Run(ctx context.Context, editorIn io.Reader, editorOut io.Writer
 	defer cancel()
 	fromAgent := make(chan error, 1)
 	fromEditor := make(chan error, 1)
-	go func() { fromAgent <- p.pump(ctx, agentOut, p.toEditor, p.fromAgent) }()
-	go func() { fromEditor <- p.pump(ctx, editorIn, p.toAgent, p.fromEditor) }()
+	go func() { fromAgent <- p.pump(ctx, agentOut, p.fromAgent, p.refuseLong) }()
+	go func() { fromEditor <- p.pump(ctx, editorIn, p.fromEditor, p.passLong) }()
 	select {
 	case err := <-fromAgent:
 		return err
@@ -174,11 +187,11 @@ func (w *lineWriter) writeLocked(b []byte) error {
 }
 
 // pump reads lines from in and hands each whole line (its newline
-// included) to handle, which forwards it, changed or not. A line longer
-// than MaxLine is forwarded untouched as it is read, under out's lock, and
-// never handled. It returns nil at the end of in, else the error that
-// stopped it.
-func (p *Proxy) pump(ctx context.Context, in io.Reader, out *lineWriter, handle func(context.Context, []byte) error) error {
+// included) to handle, which forwards it, changed or not, or refuses it. A
+// line longer than MaxLine is handed to long with its first MaxLine bytes
+// and the reader positioned in it, for long to consume the rest of the line.
+// It returns nil at the end of in, else the error that stopped it.
+func (p *Proxy) pump(ctx context.Context, in io.Reader, handle func(context.Context, []byte) error, long func(context.Context, *bufio.Reader, []byte, error) error) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	var buf []byte
 	for {
@@ -190,14 +203,26 @@ func (p *Proxy) pump(ctx context.Context, in io.Reader, out *lineWriter, handle 
 				buf = append(buf, line...)
 			}
 			if len(buf) > p.o.MaxLine {
-				p.warnOnce("long", "a line longer than %d bytes passed unread (not recorded, not guarded)", p.o.MaxLine)
-				if werr := p.passLong(br, out, buf, err); werr != nil {
-					return werr
+				if lerr := long(ctx, br, buf, err); lerr != nil {
+					if errors.Is(lerr, io.EOF) {
+						return nil
+					}
+					return lerr
 				}
 				buf = nil
 				continue
 			}
 			line = buf
+		}
+		if len(line) > p.o.MaxLine {
+			// Whole in the reader's buffer, but longer than the bound.
+			if lerr := long(ctx, br, line, err); lerr != nil {
+				if errors.Is(lerr, io.EOF) {
+					return nil
+				}
+				return lerr
+			}
+			continue
 		}
 		if len(line) > 0 {
 			if herr := handle(ctx, line); herr != nil {
@@ -216,8 +241,12 @@ func (p *Proxy) pump(ctx context.Context, in io.Reader, out *lineWriter, handle 
 	}
 }
 
-// passLong forwards the rest of a line too long to read whole.
-func (p *Proxy) passLong(br *bufio.Reader, out *lineWriter, head []byte, err error) error {
+// passLong forwards a line of the editor too long to read whole, as it
+// is read, under the agent's lock: the editor is the trusted side, and
+// nothing of the line is recorded.
+func (p *Proxy) passLong(_ context.Context, br *bufio.Reader, head []byte, err error) error {
+	p.warnOnce("long", "a line of the editor longer than %d bytes passed unread (nothing of it recorded)", p.o.MaxLine)
+	out := p.toAgent
 	out.mu.Lock()
 	defer out.mu.Unlock()
 	if werr := out.writeLocked(head); werr != nil {
@@ -230,10 +259,26 @@ func (p *Proxy) passLong(br *bufio.Reader, out *lineWriter, head []byte, err err
 			return werr
 		}
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
+	return err
+}
+
+// refuseLong refuses a line of the agent too long to read whole: it cannot
+// be judged, so nothing of it reaches the editor. The rest of the line is
+// read and dropped, and the agent is answered when the line's first bytes
+// hold its id.
+func (p *Proxy) refuseLong(ctx context.Context, br *bufio.Reader, head []byte, err error) error {
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = br.ReadSlice('\n')
 	}
-	return nil
+	id, method := idIn(head)
+	if method == "" {
+		method = "a message"
+	}
+	why := fmt.Sprintf("sightline refused %s: the line is longer than %d bytes, the most it reads whole, so it cannot judge it. Nothing reached the editor. Send smaller messages (a file that large is not written through the editor here).", method, p.o.MaxLine)
+	if rerr := p.refuse(ctx, id, refusal{method: method, why: why}); rerr != nil {
+		return rerr
+	}
+	return err
 }
 
 func (p *Proxy) logf(format string, args ...any) {

@@ -25,10 +25,19 @@ func runner(t testing.TB) *route.Router {
 
 // runnerAt is runner, with its workspace root.
 func runnerAt(t testing.TB) (*route.Router, string) {
+	return runnerWith(t, nil)
+}
+
+// runnerWith is runnerAt with the configuration edit makes.
+func runnerWith(t testing.TB, edit func(*config.Config)) (*route.Router, string) {
 	root, state := t.TempDir(), t.TempDir()
+	cfg := config.Default()
+	if edit != nil {
+		edit(&cfg)
+	}
 	b := route.New(route.Options{Root: root, StateDir: state, NoBridge: true,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: state, Ephemeral: true}), nil
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: state, Ephemeral: true}), nil
 		}})
 	t.Cleanup(func() { b.Close(context.Background()) })
 	return b, root
@@ -66,27 +75,30 @@ func start(t testing.TB, o acp.Options) *pipes {
 
 // TestForwardsEveryLineUntouched: lines the proxy has no business with
 // reach the other side byte for byte, whatever they hold: unknown methods,
-// odd spacing and escapes, malformed JSON, empty lines, a line longer than
-// the proxy reads, and a last line without its newline.
+// odd spacing and escapes, empty lines, a last line without its newline,
+// and from the editor (the trusted side) malformed JSON and a line longer
+// than the proxy reads (the agent's are refused: TestAgentLinesReadExactly,
+// TestLongAgentLineRefused).
 func TestForwardsEveryLineUntouched(t *testing.T) {
 	long := `{"jsonrpc":"2.0","method":"fs/write_text_file","id":9,"params":{"content":"` + strings.Repeat("x", 5000) + `"}}` + "\n"
-	lines := []string{
+	common := []string{
 		`{"jsonrpc":"2.0","id":7,"method":"_vendor/thing","params":{"a":"\u00e9 </b> &"}}` + "\n",
 		`{ "jsonrpc" : "2.0" , "id" : "s-1" , "method" : "session/prompt" , "params" : { } }` + "\r\n",
 		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}` + "\n",
 		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}` + "\n",
-		`{not json at all` + "\n",
 		"\n",
+		" \t\r\n",
 		`{"jsonrpc":"2.0","id":3,"result":{"content":"unknown request's answer"}}` + "\n",
-		long,
-		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`,
 	}
+	last := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`
 	for _, dir := range []string{"editor to agent", "agent to editor"} {
 		t.Run(dir, func(t *testing.T) {
 			p := start(t, acp.Options{MaxLine: 1024})
 			w, r := p.editorW, p.agentR
+			lines := append(append([]string{}, common...), `{not json at all`+"\n", long, last)
 			if dir == "agent to editor" {
 				w, r = p.agentW, p.editorR
+				lines = append(append([]string{}, common...), last)
 			}
 			want := strings.Join(lines, "")
 			go func() {
@@ -205,50 +217,30 @@ func latencies(b *testing.B, line string, ends *[2]*os.File) []time.Duration {
 	return out
 }
 
-// TestMalformedMessagesPassUntouched: messages of the methods the proxy
-// judges, but shaped otherwise than ACP's schema says, are not judged: they
-// pass as they came, and the proxy goes on.
-func TestMalformedMessagesPassUntouched(t *testing.T) {
-	fromAgent := []string{
-		`{"jsonrpc":"2.0","id":1,"method":"fs/write_text_file","params":"oops"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"fs/write_text_file","params":{"sessionId":"s","path":"relative.txt","content":"x"}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"x","content":"nope"},"options":7}}`,
-		`{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"y","content":[{"type":"diff","path":"/nowhere/x","oldText":null,"newText":""}]},"options":[]}}`,
-		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"t","kind":"read","status":"completed","content":[1,{"type":"content","content":{"type":"text","text":"1\tx"}}],"locations":"bad"}}}`,
-		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":7}}}`,
-		`{"jsonrpc":"2.0","id":{"odd":true},"method":"fs/read_text_file","params":{"sessionId":"s","path":"/x","line":-4}}`,
-		`{"jsonrpc":"2.0","id":5,"result":{"sessionId":42}}`,
-	}
+// TestEditorsMalformedMessagesPassUntouched: the editor's messages shaped
+// otherwise than ACP's schema says pass as they came (the editor is the
+// trusted side: the agent answers them), and the proxy goes on. The agent's
+// are refused (TestAgentLinesReadExactly).
+func TestEditorsMalformedMessagesPassUntouched(t *testing.T) {
 	fromEditor := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/x","mcpServers":"bad"}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"cwd":"/x","mcpServers":[]}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"session/new","params":[]}`,
 		`{"jsonrpc":"2.0","id":{"odd":true},"result":{"content":5}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"no"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"/x","Cwd":"/y","cwd":"/z"}}`,
 	}
 	mcp := &acp.MCPServer{Name: "sightline", Command: "/bin/sightline", SessionDir: t.TempDir(),
 		Args: func(session, file string) []string { return []string{"mcp"} }}
-	for _, c := range []struct {
-		name  string
-		lines []string
-		agent bool
-	}{{"from the agent", fromAgent, true}, {"from the editor", fromEditor, false}} {
-		t.Run(c.name, func(t *testing.T) {
-			p := start(t, acp.Options{MCP: mcp})
-			w, r := p.editorW, p.agentR
-			if c.agent {
-				w, r = p.agentW, p.editorR
-			}
-			want := strings.Join(c.lines, "\n") + "\n"
-			go io.WriteString(w, want)
-			got := make([]byte, len(want))
-			r.SetReadDeadline(time.Now().Add(10 * time.Second))
-			if _, err := io.ReadFull(r, got); err != nil {
-				t.Fatalf("read %q: %v", got, err)
-			}
-			if string(got) != want {
-				t.Fatalf("forwarded:\n%s\nwant:\n%s", got, want)
-			}
-		})
+	p := start(t, acp.Options{MCP: mcp})
+	want := strings.Join(fromEditor, "\n") + "\n"
+	go io.WriteString(p.editorW, want)
+	got := make([]byte, len(want))
+	p.agentR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(p.agentR, got); err != nil {
+		t.Fatalf("read %q: %v", got, err)
+	}
+	if string(got) != want {
+		t.Fatalf("forwarded:\n%s\nwant:\n%s", got, want)
 	}
 }

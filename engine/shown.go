@@ -218,6 +218,10 @@ type CheckParams struct {
 	// refuses it (unjudged) and audits the refusal; textDocument may then be
 	// empty.
 	Unjudged string `json:"unjudged,omitempty"`
+	// Read: the agent's tool is about to read the document, not change it
+	// (a read another program carries out, as the ACP editor does): the
+	// admission of a read is asked, and nothing else.
+	Read bool `json:"read,omitempty"`
 }
 
 // CheckHunk is a patch hunk: its context and removed lines in order (Old),
@@ -278,12 +282,17 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	// The agent's tool is about to write the file: the admission of a
 	// write (the policy, version control folders, a sensitive file's
-	// approval to write), not of a read.
-	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, toolWriteAccess, nil)
+	// approval to write), not of a read; or, for a read, that of a read.
+	a := toolWriteAccess
+	if p.Read {
+		a = readAccess
+	}
+	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, a, nil)
 	if err != nil {
 		res.Path = pl.Rel
 		if result.KindOf(err) == result.NotFound {
-			// A new document: nothing in it to have read.
+			// A new document: nothing in it to have read; nothing to read
+			// either (the reader answers that itself).
 			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}
 			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.Tool))
 			return res, nil
@@ -297,6 +306,11 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	res.Exists = true
 	res.Path = d.Rel
+	if p.Read {
+		res.Outcome = Outcome{OK: true, Message: res.Path + " may be read."}
+		e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+		return res, nil
+	}
 	total := d.Snap.LineCount()
 	var targets ledger.RangeSet
 	if p.Whole && total > 0 {

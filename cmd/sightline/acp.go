@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -26,13 +27,14 @@ const acpUsage = "usage: sightline acp [--root DIR] [--no-mcp] [--mcp-name NAME]
 const acpExitWait = 3 * time.Second
 
 // runACP runs an ACP agent as its own subprocess and stands between it and
-// the editor that launched sightline: every message is forwarded, and what
-// the agent reads and writes through the editor is recorded and guarded
-// (package acp). It exits with the agent's exit code.
+// the editor that launched sightline: what the agent reads and writes
+// through the editor is judged first, recorded and guarded, and what
+// cannot be judged is refused (package acp). It exits with the agent's exit
+// code.
 func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git above the first session's cwd, else above the working directory)")
+	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git above the cwd of the first session the editor creates or loads)")
 	noMCP := fs.Bool("no-mcp", false, "do not add sightline's MCP server to the agent's sessions")
 	mcpName := fs.String("mcp-name", "sightline", "the name of sightline's MCP server in the sessions")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
@@ -40,14 +42,14 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	agentArgs := fs.Args()
-	wd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline acp: working directory: %v\n", err)
-		return exitUsage
-	}
-	ws := &acpWorkspace{fixed: *root != "", root: *root, stderr: stderr}
-	if !ws.fixed {
-		ws.root = workspaceRoot(wd)
+	ws := &acpWorkspace{stderr: stderr}
+	if *root != "" {
+		abs, err := filepath.Abs(*root)
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline acp: --root: %v\n", err)
+			return exitUsage
+		}
+		ws.root = abs
 	}
 	defer func() {
 		if err := ws.Close(context.WithoutCancel(ctx)); err != nil {
@@ -69,10 +71,14 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		defer os.RemoveAll(names)
 		opt.MCP = &acp.MCPServer{Name: *mcpName, Command: exe, SessionDir: names,
 			Args: func(session, file string) []string {
-				if session != "" {
-					return []string{"mcp", "--root", ws.Root(), "--session", session}
+				root := ws.Root()
+				if root == "" {
+					return nil // no workspace named yet: no root to give it
 				}
-				return []string{"mcp", "--root", ws.Root(), "--session-file", file}
+				if session != "" {
+					return []string{"mcp", "--root", root, "--session", session}
+				}
+				return []string{"mcp", "--root", root, "--session-file", file}
 			}}
 	}
 	cmd := exec.Command(agentArgs[0], agentArgs[1:]...)
@@ -103,15 +109,15 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 }
 
 // acpWorkspace routes the proxy's calls for one workspace: --root, else
-// the one holding the first session's working directory (the editor's
-// project: an editor may start the agent anywhere), else the one holding
-// the proxy's working directory. It is fixed at the first call.
+// the one holding the working directory of the first session the editor
+// creates or loads (the editor's project: an editor may start the agent
+// anywhere). Only those fix it: nothing the agent sends does, and until
+// then no call is made (the proxy judges nothing before a session).
 type acpWorkspace struct {
 	stderr io.Writer
 
 	mu     sync.Mutex
-	root   string
-	fixed  bool
+	root   string // "" until fixed
 	router *route.Router
 }
 
@@ -120,34 +126,45 @@ type acpWorkspace struct {
 func (w *acpWorkspace) session(cwd string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.fixed {
-		w.root, w.fixed = workspaceRoot(cwd), true
+	if w.root == "" {
+		w.root = workspaceRoot(filepath.Clean(cwd))
 	}
 }
 
-// Root is the workspace root, fixed from now on.
+// Root is the workspace root, "" while none is fixed.
 func (w *acpWorkspace) Root() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.fixed = true
 	return w.root
 }
 
-func (w *acpWorkspace) routed() *route.Router {
+// errNoWorkspace: a call before the workspace is fixed, which the proxy
+// does not make; refused rather than run in a guessed workspace.
+var errNoWorkspace = errors.New("no workspace yet: the editor has not created or loaded a session")
+
+func (w *acpWorkspace) routed() (*route.Router, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.fixed = true
+	if w.root == "" {
+		return nil, errNoWorkspace
+	}
 	if w.router == nil {
 		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil)
 	}
-	return w.router
+	return w.router, nil
 }
 
 func (w *acpWorkspace) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
-	return w.routed().Call(ctx, op, p)
+	r, err := w.routed()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Method, err)
+	}
+	return r.Call(ctx, op, p)
 }
 
-func (w *acpWorkspace) Key(path string) workspace.Key { return w.routed().Key(path) }
+// Key is the document key of an absolute path (the router's, which needs
+// no workspace for one).
+func (w *acpWorkspace) Key(path string) workspace.Key { return workspace.FromPath(path) }
 
 // Close flushes the ledger, if a call was made.
 func (w *acpWorkspace) Close(ctx context.Context) error {

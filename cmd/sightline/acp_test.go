@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +184,83 @@ func TestACPLedgerShowsInTheEditor(t *testing.T) {
 	ed.WaitCoverage(u, func(raw json.RawMessage) bool { return strings.Contains(string(raw), `"read":[{"start":1,"end":3}]`) })
 	if d := time.Since(answered); d > 2*time.Second {
 		t.Fatalf("the read reached the editor's coverage after %v", d)
+	}
+}
+
+// TestACPWorkspaceIsTheEditors: the agent cannot choose the workspace.
+// Started in a folder that is not the project (as an editor may start it
+// in $HOME), the agent speaks first: a completed read tool call and a
+// write of the project's .git/config, before the editor created any
+// session. The write is refused, never reaching the editor, and the
+// workspace, the MCP server's --root among it, is the one the editor's
+// session/new names.
+func TestACPWorkspaceIsTheEditors(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the scripted agent is a shell script")
+	}
+	c := acpDemo(t)
+	if err := os.WriteFile(filepath.Join(c.dir, ".git", "config"), []byte("[core]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	got := filepath.Join(t.TempDir(), "agent-got")
+	update := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"r1","kind":"read","status":"completed","locations":[{"path":%q}],"content":[{"type":"content","content":{"type":"text","text":"x"}}]}}}`, filepath.Join(home, "notes.txt"))
+	write := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"fs/write_text_file","params":{"sessionId":"s","path":%q,"content":"[core]\n\thooksPath = /tmp/evil\n"}}`, filepath.Join(c.dir, ".git", "config"))
+	ready := `{"jsonrpc":"2.0","method":"_test/ready","params":{}}`
+	script := `printf '%s\n' "$ACP_UPDATE" "$ACP_WRITE" "$ACP_READY"; cat > "$ACP_GOT"` // the shell keeps its output open meanwhile
+	cmd := exec.Command(c.bin, "acp", "--", "sh", "-c", script)
+	cmd.Dir = home
+	cmd.Env = append(c.env, "ACP_UPDATE="+update, "ACP_WRITE="+write, "ACP_READY="+ready, "ACP_GOT="+got)
+	cmd.Stderr = testWriter{t}
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	var methods []string
+	for sc.Scan() {
+		var m struct {
+			Method string `json:"method"`
+		}
+		json.Unmarshal(sc.Bytes(), &m)
+		methods = append(methods, m.Method)
+		if m.Method == "_test/ready" {
+			break
+		}
+	}
+	if fmt.Sprint(methods) != "[session/update _test/ready]" {
+		t.Fatalf("the editor got %v, want the tool call's update and the sentinel (the write refused)", methods)
+	}
+	io.WriteString(in, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`+"\n", c.dir))
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("sightline acp did not exit")
+	}
+	if text := mustRead(t, filepath.Join(c.dir, ".git", "config")); strings.Contains(text, "evil") {
+		t.Fatal("the write reached .git/config")
+	}
+	lines := strings.Split(strings.TrimSpace(mustRead(t, got)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"error"`) || !strings.Contains(lines[0], "has not created or loaded a session") {
+		t.Fatalf("the agent got %q, want the write's refusal then session/new", lines)
+	}
+	var req struct {
+		Params struct {
+			MCPServers []struct {
+				Args []string `json:"args"`
+			} `json:"mcpServers"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &req); err != nil || len(req.Params.MCPServers) != 1 {
+		t.Fatalf("session/new as the agent got it: %s (%v)", lines[1], err)
+	}
+	if args := req.Params.MCPServers[0].Args; len(args) < 3 || args[1] != "--root" || args[2] != c.dir {
+		t.Fatalf("the MCP server's args %q, want --root %s (the editor's session), not %s", args, c.dir, home)
 	}
 }
 
