@@ -212,6 +212,10 @@ type CheckParams struct {
 	NoExpand bool `json:"noExpand,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
+	// Dialect, when given, is the agent tool whose way of placing the old
+	// texts the check reproduces (DialectClaudeCode), each with its New;
+	// without it each old text is found in the current text as written.
+	Dialect string `json:"dialect,omitempty"`
 	// Unjudged is a door's reason for refusing a change it could not read
 	// exactly as the program that carries it out will (a message it cannot
 	// decode, a path it cannot resolve as that program does): the check
@@ -267,6 +271,9 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
+	if p.Dialect != "" && p.Dialect != DialectClaudeCode {
+		return res, result.Errorf(result.InvalidParams, "unknown dialect %q", p.Dialect)
+	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
 	if pl, err := e.WS.PlaceURI(p.TextDocument.URI); err == nil && e.outside(pl.Key) {
@@ -307,7 +314,12 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 			targets.Add(r.Clamp(total))
 		}
 	}
-	if len(p.Old) > 0 {
+	switch {
+	case p.Dialect == DialectClaudeCode:
+		ts, un := claudeTargets(d.Snap, d.Rel, p.Old)
+		targets.AddAll(ts)
+		res.Unmatched = append(res.Unmatched, un...)
+	case len(p.Old) > 0:
 		text := d.Snap.Text()
 		for i, o := range p.Old {
 			rs := spans(d.Snap, text, o)
