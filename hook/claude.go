@@ -167,7 +167,7 @@ func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, o
 	if why != "" {
 		return refuseUnjudged(ctx, r, c, ev.ToolName, "", why)
 	}
-	r = runnerFor(r, opt, path)
+	path, r = place(r, opt, path)
 	p := engine.CheckParams{Caller: c, Tool: ev.ToolName, Dialect: engine.DialectClaudeCode}
 	bad := func(what string) Answer {
 		return refuseUnjudged(ctx, r, c, ev.ToolName, path, "its tool_input "+what+". Nothing was changed; retry the call with the tool's documented parameters")
@@ -235,18 +235,39 @@ func claudePath(cwd string, fp *string) (path, why string) {
 	return filepath.Join(cwd, *fp), ""
 }
 
-// runnerFor is where a file is judged: the workspace's Runner for a file
-// under its root; another repository's for a file in one (Elsewhere);
-// else the workspace's, which leaves a file outside it to the agent's
-// own rules.
-func runnerFor(r Runner, opt Options, path string) Runner {
-	if within(opt.Root, path) || opt.Elsewhere == nil {
-		return r
+// place is where a file is judged, and under which name: the workspace
+// for a file under its root, named so or reached through links (the
+// agent's tool writes through them); another repository for a file in one
+// (Elsewhere); else the workspace, which leaves a file outside it to the
+// agent's own rules.
+func place(r Runner, opt Options, path string) (string, Runner) {
+	if within(opt.Root, path) {
+		return path, r
 	}
-	if o := opt.Elsewhere(path); o != nil {
-		return o
+	land := landing(path)
+	if real, err := filepath.EvalSymlinks(opt.Root); err == nil && within(real, land) {
+		rel, _ := filepath.Rel(real, land)
+		return filepath.Join(opt.Root, rel), r
 	}
-	return r
+	if opt.Elsewhere != nil {
+		if o := opt.Elsewhere(land); o != nil {
+			return land, o
+		}
+	}
+	return path, r
+}
+
+// landing is the file a write of path outside the workspace lands on,
+// through the links the system follows (the agent's tool writes through
+// them): the path of an existing file, or its folder's, resolved.
+func landing(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
 }
 
 // within reports whether path lies under root, as named.
@@ -337,7 +358,7 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	if why != "" {
 		return nil
 	}
-	r = runnerFor(r, opt, path)
+	path, r = place(r, opt, path)
 	if len(ev.ToolResponse) > 0 && string(ev.ToolResponse) != "null" {
 		var out claudeReadResponse
 		if err := result.DecodeJudged(ev.ToolResponse, &out); err != nil || out.File == nil || out.File.Content == nil || out.Type != "text" {
@@ -401,7 +422,8 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 		byFile[file] = append(byFile[file], engine.ShownLine{Line: n, Text: strings.TrimSuffix(text, "\r")})
 	}
 	for _, f := range order {
-		if err := shown(ctx, runnerFor(r, opt, f), c, f, byFile[f], false, false, "Grep"); err != nil {
+		p, fr := place(r, opt, f)
+		if err := shown(ctx, fr, c, p, byFile[f], false, false, "Grep"); err != nil {
 			return err
 		}
 	}
@@ -419,7 +441,7 @@ func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEven
 	if why != "" {
 		return nil
 	}
-	r = runnerFor(r, opt, path)
+	path, r = place(r, opt, path)
 	var out claudeWriteResponse
 	if decodeInput(ev.ToolResponse, &out) != nil {
 		return nil // not the documented answer: nothing is known to be written

@@ -48,6 +48,14 @@ func TestClaudeHookWorkspaceIsTheProject(t *testing.T) {
 			}
 		}
 	}
+	// A link outside the workspace into it: the write lands on .env.
+	os.Symlink(filepath.Join(c.dir, ".env"), filepath.Join(unrelated, "env-link"))
+	os.Symlink(c.dir, filepath.Join(unrelated, "project-link"))
+	for _, p := range []string{filepath.Join(unrelated, "env-link"), filepath.Join(unrelated, "project-link", ".env")} {
+		if out := hookEvent(unrelated, "Write", map[string]any{"file_path": p, "content": "K=3\n"}); !strings.Contains(out, deny) {
+			t.Errorf("%s: not denied: %s", p, out)
+		}
+	}
 	// A file in no repository is the agent's own rules' to judge.
 	if out := hookEvent(unrelated, "Write", map[string]any{"file_path": filepath.Join(unrelated, "x.txt"), "content": "x\n"}); strings.Contains(out, deny) {
 		t.Errorf("a file outside every repository: %s", out)
