@@ -359,7 +359,7 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 		return nil
 	}
 	path, r = place(r, opt, path)
-	if len(ev.ToolResponse) > 0 && string(ev.ToolResponse) != "null" {
+	if len(ev.ToolResponse) > 0 {
 		var out claudeReadResponse
 		if err := result.DecodeJudged(ev.ToolResponse, &out); err != nil || out.File == nil || out.File.Content == nil || out.Type != "text" {
 			return nil // an image, a notebook, a PDF, or an answer not as documented: no lines

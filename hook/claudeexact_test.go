@@ -137,6 +137,7 @@ func TestClaudeReadOfAnotherShape(t *testing.T) {
 		"a string":         "one\ntwo",
 		"an image":         map[string]any{"type": "image", "file": map[string]any{"content": "one\ntwo"}},
 		"case variant":     map[string]any{"type": "text", "File": map[string]any{"filePath": f, "content": "one\ntwo", "startLine": 1}},
+		"null":             nil,
 	} {
 		w.event("Read, "+name, map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Read",
 			"tool_input": map[string]any{"file_path": f}, "tool_response": resp}, hook.Options{})
