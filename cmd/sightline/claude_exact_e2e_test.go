@@ -106,6 +106,11 @@ func (m *playedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // playing calls, with sightline's hooks installed, started in start (a
 // folder of the workspace); it returns the tool results.
 func playClaude(t *testing.T, c *cli, start string, calls ...map[string]any) []string {
+	return playClaudeWith(t, c, start, nil, calls...)
+}
+
+// playClaudeWith is playClaude with more of Claude Code's arguments.
+func playClaudeWith(t *testing.T, c *cli, start string, args []string, calls ...map[string]any) []string {
 	t.Helper()
 	claude := agentBinary(t, "SIGHTLINE_CLAUDE", "@anthropic-ai/claude-code-linux-*/claude", "Claude Code")
 	home := t.TempDir()
@@ -118,7 +123,7 @@ func playClaude(t *testing.T, c *cli, start string, calls ...map[string]any) []s
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "Make the changes.", "--permission-mode", "acceptEdits", "--output-format", "json", "--model", "claude-sonnet-4-5")
+	cmd := exec.CommandContext(ctx, claude, append([]string{"-p", "Make the changes.", "--permission-mode", "acceptEdits", "--output-format", "json", "--model", "claude-sonnet-4-5"}, args...)...)
 	cmd.Dir = start
 	cmd.Env = append(c.env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1")
@@ -201,6 +206,33 @@ func TestClaudeCodeHostileEdits(t *testing.T) {
 		if !strings.HasPrefix(r, "error=true") {
 			t.Errorf("attack %d passed: %s", i+1, r)
 		}
+	}
+	t.Logf("results: %q", res)
+}
+
+// TestClaudeCodeInANestedRepository runs the real Claude Code in a project
+// holding a nested repository: the agent cd's into it, and the project's
+// files (unread lines, .env, .git/config) are still guarded, whether named
+// absolutely or relatively to the new cwd.
+func TestClaudeCodeInANestedRepository(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.txt": "f1\nf2\n", ".env": "K=1\n", "sub/.git/HEAD": "ref: x\n", "sub/s.txt": "s\n"})
+	f := filepath.Join(c.dir, "f.txt")
+	res := playClaudeWith(t, c, c.dir, []string{"--allowedTools", "Bash(cd:*)"},
+		map[string]any{"name": "Bash", "input": map[string]any{"command": "cd sub", "description": "enter sub"}},
+		map[string]any{"name": "Read", "input": map[string]any{"file_path": f, "offset": 1, "limit": 1}},
+		map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "f2", "new_string": "X"}},
+		map[string]any{"name": "Read", "input": map[string]any{"file_path": "../.env"}},
+		map[string]any{"name": "Write", "input": map[string]any{"file_path": "../.env", "content": "K=2\n"}},
+		map[string]any{"name": "Write", "input": map[string]any{"file_path": filepath.Join(c.dir, ".git", "config"), "content": "[core]\n"}},
+	)
+	if got, _ := os.ReadFile(f); string(got) != "f1\nf2\n" {
+		t.Errorf("f.txt: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, ".env")); string(got) != "K=1\n" {
+		t.Errorf(".env: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, ".git", "config")); err == nil {
+		t.Errorf(".git/config written")
 	}
 	t.Logf("results: %q", res)
 }
