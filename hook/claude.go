@@ -157,7 +157,7 @@ func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, o
 		return Answer{} // not a tool that writes a file
 	}
 	if opt.Root == "" {
-		return refuseUnjudged(ctx, r, c, ev.ToolName, "", "the project's root is unknown (Claude Code gave the hook no CLAUDE_PROJECT_DIR), so sightline cannot tell which workspace guards the file. Nothing was changed; tell the user (`sightline hook install claude --project` in the project fixes the root)")
+		return refuseUnjudged(ctx, r, c, ev.ToolName, "", "the project's root is unknown (Claude Code gave the hook no CLAUDE_PROJECT_DIR), so sightline cannot tell which workspace guards the file. Nothing was changed; tell the user (the hook's command can name the root: `sightline hook claude --root DIR`)")
 	}
 	var in claudeEditInput
 	if err := decodeInput(ev.ToolInput, &in); err != nil {
