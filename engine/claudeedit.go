@@ -18,6 +18,14 @@ import (
 // the file's curly quotes); without all it must occur once in that text.
 const DialectClaudeCode = "claude-code"
 
+// dialectTool names a dialect's tool for the agent.
+func dialectTool(dialect string) string {
+	if dialect == DialectClaudeCode {
+		return "Claude Code's Edit"
+	}
+	return dialect
+}
+
 // piece is a run of the text as the replacements so far left it: from the
 // file read as LF (orig, its offset there) or written by a replacement
 // (orig -1).

@@ -352,6 +352,16 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		}
 	}
 	res.Targets = nonNil(targets.Ranges())
+	if p.Dialect != "" && len(res.Unmatched) > 0 {
+		// The tool would look for the text otherwise than as written, or
+		// fail: what it would change cannot be told, so it is refused (and
+		// audited as such), whatever the lines before it.
+		res.Outcome = Outcome{Error: result.Unjudged, Message: fmt.Sprintf(
+			"edit %d's old text is not in the file once as %s would look for it (found as written, else with curly quotes read as straight), so sightline cannot tell what it would change. Nothing was changed; read the lines you mean to change, then retry with an old text the file holds once.",
+			res.Unmatched[0]+1, dialectTool(p.Dialect))}
+		e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+		return res, nil
+	}
 	session := p.SessionOr()
 	v := e.guardExpand(session, p.Agent, d, res.Targets, !p.NoExpand)
 	res.Outcome = Outcome{OK: true, Warnings: v.Warnings}

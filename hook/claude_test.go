@@ -265,8 +265,8 @@ func TestClaudeContract(t *testing.T) {
 			refused++
 		}
 	}
-	if refused != 7 {
-		t.Fatalf("%d refused checks audited, want 7: %+v", refused, res.Entries)
+	if refused != 8 {
+		t.Fatalf("%d refused checks audited, want 8: %+v", refused, res.Entries)
 	}
 
 	golden(t, "claude.golden", w.log.String())
