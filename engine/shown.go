@@ -212,6 +212,10 @@ type CheckParams struct {
 	NoExpand bool `json:"noExpand,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
+	// Dialect, when given, is the agent tool whose way of placing the old
+	// texts the check reproduces (DialectClaudeCode), each with its New;
+	// without it each old text is found in the current text as written.
+	Dialect string `json:"dialect,omitempty"`
 	// Unjudged is a door's reason for refusing a change it could not read
 	// exactly as the program that carries it out will (a message it cannot
 	// decode, a path it cannot resolve as that program does): the check
@@ -271,6 +275,9 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
+	if p.Dialect != "" && p.Dialect != DialectClaudeCode {
+		return res, result.Errorf(result.InvalidParams, "unknown dialect %q", p.Dialect)
+	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
 	if pl, err := e.WS.PlaceURI(p.TextDocument.URI); err == nil && e.outside(pl.Key) {
@@ -321,7 +328,12 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 			targets.Add(r.Clamp(total))
 		}
 	}
-	if len(p.Old) > 0 {
+	switch {
+	case p.Dialect == DialectClaudeCode:
+		ts, un := claudeTargets(d.Snap, d.Rel, p.Old)
+		targets.AddAll(ts)
+		res.Unmatched = append(res.Unmatched, un...)
+	case len(p.Old) > 0:
 		text := d.Snap.Text()
 		for i, o := range p.Old {
 			rs := spans(d.Snap, text, o)
@@ -354,6 +366,16 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		}
 	}
 	res.Targets = nonNil(targets.Ranges())
+	if p.Dialect != "" && len(res.Unmatched) > 0 {
+		// The tool would look for the text otherwise than as written, or
+		// fail: what it would change cannot be told, so it is refused (and
+		// audited as such), whatever the lines before it.
+		res.Outcome = Outcome{Error: result.Unjudged, Message: fmt.Sprintf(
+			"edit %d's old text is not in the file once as %s would look for it (found as written, else with curly quotes read as straight), so sightline cannot tell what it would change. Nothing was changed; read the lines you mean to change, then retry with an old text the file holds once.",
+			res.Unmatched[0]+1, dialectTool(p.Dialect))}
+		e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+		return res, nil
+	}
 	session := p.SessionOr()
 	v := e.guardExpand(session, p.Agent, d, res.Targets, !p.NoExpand)
 	res.Outcome = Outcome{OK: true, Warnings: v.Warnings}

@@ -43,7 +43,7 @@ func BenchmarkClaudeHook(b *testing.B) {
 					b.Fatal(err)
 				}
 				be := w.backend()
-				a := hook.Claude(context.Background(), be, parsed, hook.Options{})
+				a := hook.Claude(context.Background(), be, parsed, hook.Options{Root: w.root})
 				be.Close(context.Background())
 				if len(a.Stdout) > 0 || a.Stderr != "" {
 					b.Fatalf("%s %s", a.Stdout, a.Stderr)

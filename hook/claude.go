@@ -13,6 +13,7 @@ import (
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // ClaudeEvent is a Claude Code hook event: the fields sightline uses.
@@ -29,11 +30,13 @@ type ClaudeEvent struct {
 	Trigger string `json:"trigger"`
 }
 
-// ParseClaude decodes an event; an error says what is wrong with it.
+// ParseClaude decodes an event as strictly as sightline judges it
+// (result.DecodeJudged: exact member names, no member twice); an error says
+// what is wrong with it.
 func ParseClaude(raw []byte) (ClaudeEvent, error) {
 	var ev ClaudeEvent
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return ev, fmt.Errorf("the hook event is not a JSON object: %w", err)
+	if err := result.DecodeJudged(raw, &ev); err != nil {
+		return ev, fmt.Errorf("the hook event cannot be read: %w", err)
 	}
 	if ev.SessionID == "" || ev.HookEventName == "" {
 		return ev, fmt.Errorf("the hook event has no session_id or hook_event_name")
@@ -52,32 +55,39 @@ const (
 )
 
 type claudeRead struct {
-	FilePath string `json:"file_path"`
-	Offset   int    `json:"offset"`
-	Limit    int    `json:"limit"`
+	FilePath *string `json:"file_path"`
+	Offset   int     `json:"offset"`
+	Limit    int     `json:"limit"`
 }
 
+// claudeReadResponse is a Read's documented answer; another shape records
+// nothing (the ledger never claims more than was shown).
 type claudeReadResponse struct {
 	Type string `json:"type"`
 	File *struct {
-		FilePath  string `json:"filePath"`
-		Content   string `json:"content"`
-		NumLines  int    `json:"numLines"`
-		StartLine int    `json:"startLine"`
+		FilePath  string  `json:"filePath"`
+		Content   *string `json:"content"`
+		NumLines  int     `json:"numLines"`
+		StartLine int     `json:"startLine"`
 	} `json:"file"`
 }
 
-type claudeEdit struct {
-	FilePath   string `json:"file_path"`
-	OldString  string `json:"old_string"`
-	NewString  string `json:"new_string"`
-	ReplaceAll bool   `json:"replace_all"`
-	Edits      []struct {
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	} `json:"edits"`
-	Content string `json:"content"`
+// claudeEditInput is Edit's input, MultiEdit's (edits) and Write's
+// (content), as Claude Code's schemas name them; a member they require is
+// a pointer, to tell it missing.
+type claudeEditInput struct {
+	FilePath   *string           `json:"file_path"`
+	OldString  *string           `json:"old_string"`
+	NewString  *string           `json:"new_string"`
+	ReplaceAll *bool             `json:"replace_all"`
+	Edits      *[]claudeEditStep `json:"edits"`
+	Content    *string           `json:"content"`
+}
+
+type claudeEditStep struct {
+	OldString  *string `json:"old_string"`
+	NewString  *string `json:"new_string"`
+	ReplaceAll *bool   `json:"replace_all"`
 }
 
 type claudeWriteResponse struct {
@@ -99,16 +109,18 @@ type claudeGrepResponse struct {
 	Content string `json:"content"`
 }
 
-// Claude answers one Claude Code hook event. It never fails: what it cannot
-// do (a malformed event, a server gone) lets the tool call proceed, and
-// says why on standard error.
+// Claude answers one Claude Code hook event. A change of a file it cannot
+// judge exactly as Claude Code's tool will make it (an input not as
+// documented, a path it cannot resolve, a text it cannot place, a server
+// gone) is denied with the reason, and audited; what it cannot record is
+// said on standard error.
 func Claude(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	c := engine.Caller{Session: ClaudeSession(ev), Agent: "claude-code"}
 	switch ev.HookEventName {
 	case "PreToolUse":
-		return claudePre(ctx, r, c, ev)
+		return claudePre(ctx, r, c, ev, opt)
 	case "PostToolUse":
-		return claudePost(ctx, r, c, ev)
+		return claudePost(ctx, r, c, ev, opt)
 	case "PreCompact":
 		return expire(ctx, r, c, opt, "the context was compacted")
 	case "SessionStart":
@@ -138,25 +150,51 @@ func expire(ctx context.Context, r Runner, c engine.Caller, opt Options, why str
 	return Answer{}
 }
 
-func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) Answer {
-	var in claudeEdit
-	if !decode(ev.ToolInput, &in) || !filepath.IsAbs(in.FilePath) {
-		return Answer{}
+func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) Answer {
+	switch ev.ToolName {
+	case "Edit", "MultiEdit", "Write":
+	default:
+		return Answer{} // not a tool that writes a file
 	}
-	p := engine.CheckParams{Caller: c, Tool: ev.ToolName}
+	if opt.Root == "" {
+		return refuseUnjudged(ctx, r, c, ev.ToolName, "", "the project's root is unknown (Claude Code gave the hook no CLAUDE_PROJECT_DIR), so sightline cannot tell which workspace guards the file. Nothing was changed; tell the user (the hook's command can name the root: `sightline hook claude --root DIR`)")
+	}
+	var in claudeEditInput
+	if err := decodeInput(ev.ToolInput, &in); err != nil {
+		return refuseUnjudged(ctx, r, c, ev.ToolName, "", "its tool_input "+err.Error()+". Nothing was changed; retry the call with the tool's documented parameters")
+	}
+	path, why := claudePath(ev.Cwd, in.FilePath)
+	if why != "" {
+		return refuseUnjudged(ctx, r, c, ev.ToolName, "", why)
+	}
+	path, r = place(r, opt, path)
+	p := engine.CheckParams{Caller: c, Tool: ev.ToolName, Dialect: engine.DialectClaudeCode}
+	bad := func(what string) Answer {
+		return refuseUnjudged(ctx, r, c, ev.ToolName, path, "its tool_input "+what+". Nothing was changed; retry the call with the tool's documented parameters")
+	}
 	switch ev.ToolName {
 	case "Edit":
-		p.Old = []engine.OldText{{Text: in.OldString, All: in.ReplaceAll}}
+		if in.OldString == nil || in.NewString == nil {
+			return bad("has no old_string or no new_string")
+		}
+		p.Old = []engine.OldText{{Text: *in.OldString, New: in.NewString, All: in.ReplaceAll != nil && *in.ReplaceAll}}
 	case "MultiEdit":
-		for _, e := range in.Edits {
-			p.Old = append(p.Old, engine.OldText{Text: e.OldString, All: e.ReplaceAll})
+		if in.Edits == nil || len(*in.Edits) == 0 {
+			return bad("has no edits")
+		}
+		for i, e := range *in.Edits {
+			if e.OldString == nil || e.NewString == nil {
+				return bad(fmt.Sprintf("has no old_string or no new_string in edit %d", i+1))
+			}
+			p.Old = append(p.Old, engine.OldText{Text: *e.OldString, New: e.NewString, All: e.ReplaceAll != nil && *e.ReplaceAll})
 		}
 	case "Write":
+		if in.Content == nil {
+			return bad("has no content")
+		}
 		p.Whole = true
-	default:
-		return Answer{}
 	}
-	why, err := check(ctx, r, p, in.FilePath)
+	why, err := check(ctx, r, p, path)
 	a := Answer{}
 	if err != nil {
 		a.Stderr = "sightline: " + err.Error() + "\n"
@@ -166,6 +204,114 @@ func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) A
 	}
 	return a
 }
+
+// decodeInput decodes a tool's input as sightline judges it: exactly as
+// named, no member twice; an absent input is an error too.
+func decodeInput(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("is missing")
+	}
+	if err := result.DecodeJudged(raw, v); err != nil {
+		return fmt.Errorf("cannot be read exactly as Claude Code reads it (%v)", err)
+	}
+	return nil
+}
+
+// claudePath is the absolute path Claude Code's tools act on: file_path,
+// a relative one resolved against the event's cwd as the tools resolve
+// it; why says what sightline cannot resolve exactly.
+func claudePath(cwd string, fp *string) (path, why string) {
+	const next = ". Nothing was changed; retry with the file's absolute path"
+	switch {
+	case fp == nil || *fp == "":
+		return "", "its tool_input has no file_path" + next
+	case strings.ContainsRune(*fp, 0) || strings.TrimSpace(*fp) != *fp || strings.HasPrefix(*fp, "~"):
+		return "", fmt.Sprintf("sightline cannot tell which file the path %q names as Claude Code would", *fp) + next
+	case filepath.IsAbs(*fp):
+		return filepath.Clean(*fp), ""
+	case !filepath.IsAbs(cwd):
+		return "", fmt.Sprintf("the path %q is relative and the event has no absolute cwd to resolve it against", *fp) + next
+	}
+	return filepath.Join(cwd, *fp), ""
+}
+
+// place is where a file is judged, and under which name: the workspace
+// for a file under its root, named so or reached through links (the
+// agent's tool writes through them); another repository for a file in one
+// (Elsewhere); else the workspace, which leaves a file outside it to the
+// agent's own rules.
+func place(r Runner, opt Options, path string) (string, Runner) {
+	if within(opt.Root, path) {
+		return path, r
+	}
+	land := landing(path)
+	if real, err := filepath.EvalSymlinks(opt.Root); err == nil && within(real, land) {
+		rel, _ := filepath.Rel(real, land)
+		return filepath.Join(opt.Root, rel), r
+	}
+	if opt.Elsewhere != nil {
+		if o := opt.Elsewhere(land); o != nil {
+			return land, o
+		}
+	}
+	return path, r
+}
+
+// landing is the file a write of path outside the workspace lands on,
+// through the links the system follows (the agent's tool writes through
+// them): the path of an existing file, or its folder's, resolved.
+func landing(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
+}
+
+// within reports whether path lies under root, as named.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// refuseUnjudged denies a change the hook could not read exactly as Claude
+// Code will carry it out, through sightline/check (unjudged) so that the
+// refusal is audited like the guard's.
+func refuseUnjudged(ctx context.Context, r Runner, c engine.Caller, tool, path, why string) Answer {
+	p := engine.CheckParams{Caller: c, Tool: tool, Unjudged: why}
+	shown := path
+	if path == "" {
+		shown = "a file"
+	} else {
+		p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
+	}
+	a := Answer{Stdout: denyClaude("sightline refused this change of " + shown + ": " + why + ".")}
+	if _, err := r.Call(ctx, ops.Check.Op, p); err != nil {
+		a.Stderr = fmt.Sprintf("sightline: auditing the refusal of %s's change: %v\n", tool, err)
+	}
+	return a
+}
+
+// ClaudeUnreadable answers an event that cannot be read exactly (why): a
+// PreToolUse, or an event whose name cannot be told, is denied, and the
+// refusal audited; another event records nothing.
+func ClaudeUnreadable(ctx context.Context, r Runner, raw []byte, why string) Answer {
+	var peek struct {
+		SessionID     string `json:"session_id"`
+		HookEventName string `json:"hook_event_name"`
+		ToolName      string `json:"tool_name"`
+	}
+	if json.Unmarshal(raw, &peek) == nil && peek.HookEventName != "" && peek.HookEventName != "PreToolUse" {
+		return Answer{Stderr: "sightline: " + why + "; nothing was recorded\n"}
+	}
+	c := engine.Caller{Session: ClaudeSession(ClaudeEvent{SessionID: peek.SessionID}), Agent: "claude-code"}
+	return refuseUnjudged(ctx, r, c, peek.ToolName, "", why+". Nothing was changed; retry the call with the tool's documented parameters")
+}
+
+// DenyClaude is a PreToolUse answer that denies the tool call with reason.
+func DenyClaude(reason string) []byte { return denyClaude(reason) }
 
 // denyClaude is a PreToolUse answer that denies the tool call; the reason
 // is shown to the model.
@@ -178,15 +324,20 @@ func denyClaude(reason string) []byte {
 	return append(b, '\n')
 }
 
-func claudePost(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) Answer {
+func claudePost(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) Answer {
+	if opt.Root == "" {
+		// Which workspace the lines belong to is unknown: nothing is
+		// recorded (every change is refused meanwhile).
+		return Answer{}
+	}
 	var err error
 	switch ev.ToolName {
 	case "Read":
-		err = claudeReadShown(ctx, r, c, ev)
+		err = claudeReadShown(ctx, r, c, ev, opt)
 	case "Grep":
-		err = claudeGrepShown(ctx, r, c, ev)
+		err = claudeGrepShown(ctx, r, c, ev, opt)
 	case "Edit", "MultiEdit", "Write":
-		err = claudeWritten(ctx, r, c, ev)
+		err = claudeWritten(ctx, r, c, ev, opt)
 	}
 	if err != nil {
 		return Answer{Stderr: "sightline: " + err.Error() + "\n"}
@@ -195,20 +346,26 @@ func claudePost(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) 
 }
 
 // claudeReadShown records what a Read showed: the response's lines from its
-// start line; without them, offset and limit as the tool defaults them,
-// lines longer than the tool's cut excepted.
-func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) error {
+// start line. Without a response, offset and limit as the tool defaults
+// them, lines longer than the tool's cut excepted; a response of another
+// shape than the documented one records nothing.
+func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) error {
 	var in claudeRead
-	if !decode(ev.ToolInput, &in) || !filepath.IsAbs(in.FilePath) {
+	if decodeInput(ev.ToolInput, &in) != nil {
 		return nil
 	}
-	var out claudeReadResponse
-	if decode(ev.ToolResponse, &out) && out.File != nil {
-		if out.Type != "" && out.Type != "text" {
-			return nil // an image, a notebook, a PDF: no lines
+	path, why := claudePath(ev.Cwd, in.FilePath)
+	if why != "" {
+		return nil
+	}
+	path, r = place(r, opt, path)
+	if len(ev.ToolResponse) > 0 {
+		var out claudeReadResponse
+		if err := result.DecodeJudged(ev.ToolResponse, &out); err != nil || out.File == nil || out.File.Content == nil || out.Type != "text" {
+			return nil // an image, a notebook, a PDF, or an answer not as documented: no lines
 		}
 		start := max(out.File.StartLine, 1)
-		return shown(ctx, r, c, in.FilePath, Numbered(start, TextLines(out.File.Content)), false, false, "Read")
+		return shown(ctx, r, c, path, Numbered(start, TextLines(*out.File.Content)), false, false, "Read")
 	}
 	// No content to compare: the range the tool reads, trusted as shown,
 	// but only lines the tool did not cut.
@@ -217,15 +374,15 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	if limit <= 0 {
 		limit = readLimit
 	}
-	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(in.FilePath))}, Tool: "Read"}
+	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))}, Tool: "Read"}
 	p.Range = &ledger.Range{Start: start, End: start + limit - 1}
 	p.Cut = readLineCut
 	res, err := r.Call(ctx, ops.Shown.Op, p)
 	if err != nil {
-		return fmt.Errorf("recording what Read showed of %s: %w", in.FilePath, err)
+		return fmt.Errorf("recording what Read showed of %s: %w", path, err)
 	}
 	if o := ops.Shown.Outcome(res); !o.OK {
-		return fmt.Errorf("recording what Read showed of %s: %s: %s", in.FilePath, o.Error, o.Message)
+		return fmt.Errorf("recording what Read showed of %s: %s: %s", path, o.Error, o.Message)
 	}
 	return nil
 }
@@ -238,10 +395,10 @@ var (
 
 // claudeGrepShown records the lines a content search showed with their
 // numbers (Grep with -n): "path:line:text", or "line:text" for one file.
-func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) error {
+func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) error {
 	var in claudeGrep
 	var out claudeGrepResponse
-	if !decode(ev.ToolInput, &in) || !decode(ev.ToolResponse, &out) || out.Mode != "content" {
+	if decodeInput(ev.ToolInput, &in) != nil || decodeInput(ev.ToolResponse, &out) != nil || out.Mode != "content" {
 		return nil
 	}
 	byFile := map[string][]engine.ShownLine{}
@@ -265,7 +422,8 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 		byFile[file] = append(byFile[file], engine.ShownLine{Line: n, Text: strings.TrimSuffix(text, "\r")})
 	}
 	for _, f := range order {
-		if err := shown(ctx, r, c, f, byFile[f], false, false, "Grep"); err != nil {
+		p, fr := place(r, opt, f)
+		if err := shown(ctx, fr, c, p, byFile[f], false, false, "Grep"); err != nil {
 			return err
 		}
 	}
@@ -274,15 +432,25 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 
 // claudeWritten records the lines an Edit, MultiEdit or Write wrote as the
 // session's own: a Write's whole content, an edit's added lines.
-func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent) error {
-	var in claudeEdit
-	if !decode(ev.ToolInput, &in) || !filepath.IsAbs(in.FilePath) {
+func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) error {
+	var in claudeEditInput
+	if decodeInput(ev.ToolInput, &in) != nil {
 		return nil
 	}
+	path, why := claudePath(ev.Cwd, in.FilePath)
+	if why != "" {
+		return nil
+	}
+	path, r = place(r, opt, path)
 	var out claudeWriteResponse
-	decode(ev.ToolResponse, &out)
+	if decodeInput(ev.ToolResponse, &out) != nil {
+		return nil // not the documented answer: nothing is known to be written
+	}
 	if ev.ToolName == "Write" {
-		return shown(ctx, r, c, in.FilePath, Numbered(1, TextLines(in.Content)), true, out.Type == "create", "Write")
+		if in.Content == nil {
+			return nil
+		}
+		return shown(ctx, r, c, path, Numbered(1, TextLines(*in.Content)), true, out.Type == "create", "Write")
 	}
 	var lines []engine.ShownLine
 	for _, h := range out.StructuredPatch {
@@ -300,5 +468,5 @@ func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEven
 	if len(lines) == 0 {
 		return nil
 	}
-	return shown(ctx, r, c, in.FilePath, lines, true, false, ev.ToolName)
+	return shown(ctx, r, c, path, lines, true, false, ev.ToolName)
 }

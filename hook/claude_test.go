@@ -77,6 +77,10 @@ func (w *workspace) event(step string, ev map[string]any, opt hook.Options) hook
 		w.t.Fatalf("%s: %v", step, err)
 	}
 	b := w.backend()
+	if opt.Root == "" {
+		// The root the hook's process was given (CLAUDE_PROJECT_DIR).
+		opt.Root = w.root
+	}
 	a := w.answer(context.Background(), b, parsed, opt)
 	if err := b.Close(context.Background()); err != nil {
 		w.t.Fatal(err)
@@ -261,15 +265,16 @@ func TestClaudeContract(t *testing.T) {
 			refused++
 		}
 	}
-	if refused != 7 {
-		t.Fatalf("%d refused checks audited, want 7: %+v", refused, res.Entries)
+	if refused != 8 {
+		t.Fatalf("%d refused checks audited, want 8: %+v", refused, res.Entries)
 	}
 
 	golden(t, "claude.golden", w.log.String())
 }
 
-// TestClaudeHostile: what is not a usable event lets the tool call proceed
-// and panics nowhere.
+// TestClaudeHostile: an event that is not a change to judge lets the tool
+// call proceed, a change that cannot be judged is refused, and nothing
+// panics.
 func TestClaudeHostile(t *testing.T) {
 	w := newWorkspace(t, map[string]string{"f.txt": "one\n"})
 	f := w.path("f.txt")
@@ -279,9 +284,6 @@ func TestClaudeHostile(t *testing.T) {
 		}
 	}
 	for name, ev := range map[string]map[string]any{
-		"no tool_input":        {"hook_event_name": "PreToolUse", "tool_name": "Edit"},
-		"tool_input a string":  {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": "x"},
-		"relative path":        {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": map[string]any{"file_path": "f.txt", "old_string": "one"}},
 		"outside the root":     edit("/etc/passwd", "root", "x"),
 		"unknown tool":         {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf /"}},
 		"unknown event":        {"hook_event_name": "Stop"},
@@ -296,13 +298,36 @@ func TestClaudeHostile(t *testing.T) {
 			}
 		})
 	}
-	// An old text sightline cannot place is refused, never let through.
+	// A change sightline cannot judge exactly is refused, never let
+	// through: an input not as documented, an old text it cannot place.
 	for name, ev := range map[string]map[string]any{
-		"old_string absent": edit(f, "nothing", "x"),
-		"old_string empty":  edit(f, "", "x"),
+		"no tool_input":        {"hook_event_name": "PreToolUse", "tool_name": "Edit"},
+		"tool_input a string":  {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": "x"},
+		"no new_string":        {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": map[string]any{"file_path": "f.txt", "old_string": "one"}},
+		"case variant members": {"hook_event_name": "PreToolUse", "tool_name": "Edit", "tool_input": map[string]any{"file_path": f, "Old_String": "one", "new_string": "1"}},
+		"MultiEdit, no edits":  {"hook_event_name": "PreToolUse", "tool_name": "MultiEdit", "tool_input": map[string]any{"file_path": f, "edits": []any{}}},
+		"Write, no content":    {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": f}},
+		"old_string absent":    edit(f, "nothing", "x"),
+		"old_string empty":     edit(f, "", "x"),
 	} {
 		if a := w.event(name, ev, hook.Options{}); !denied(a) {
 			t.Errorf("%s: not denied: %s", name, a.Stdout)
+		}
+	}
+	// A member named twice, or in another case, is not read one way by
+	// sightline and another by Claude Code: the event is refused whole.
+	for _, raw := range []string{
+		`{"session_id":"abc","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/a","file_path":"/b","old_string":"x","new_string":"y"}}`,
+		"{\"session_id\":\"abc\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/a\xff\",\"content\":\"\"}}",
+	} {
+		if _, err := hook.ParseClaude([]byte(raw)); err == nil {
+			t.Errorf("%s: parsed", raw)
+		}
+		b := w.backend()
+		a := hook.ClaudeUnreadable(context.Background(), b, []byte(raw), "unreadable")
+		b.Close(context.Background())
+		if !denied(a) {
+			t.Errorf("%s: not denied: %s", raw, a.Stdout)
 		}
 	}
 	// Without content, a Read counts offset..offset+limit-1.

@@ -38,6 +38,15 @@ type Options struct {
 	// KeepReads keeps what was shown across a context compaction or clear;
 	// by default they start a new epoch in which nothing counts as read.
 	KeepReads bool
+	// Root is the workspace root the Runner serves, fixed by the trusted
+	// side (Claude Code's CLAUDE_PROJECT_DIR, the installed project), never
+	// by the event. Claude's hook refuses every change while it is empty.
+	Root string
+	// Elsewhere is the Runner for a file outside Root that lies in another
+	// repository (the nearest folder above it holding .git): such a file
+	// is judged there. nil, or a nil answer: the file is outside any
+	// workspace, and the agent's own rules decide.
+	Elsewhere func(path string) Runner
 }
 
 // Answer is what the hook prints: Stdout for the agent (nil: nothing, the

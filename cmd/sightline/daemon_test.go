@@ -396,10 +396,10 @@ func TestTableThroughTheDaemon(t *testing.T) {
 		"sightline/sessions":      func(string) row { return row{"", []string{"session", "list"}, false} },
 		"sightline/shown": func(dir string) row {
 			return row{event(dir, "PostToolUse", "Read", map[string]any{"file_path": filepath.Join(dir, "f.txt")},
-				map[string]any{"type": "text", "file": map[string]any{"content": "a\nb", "startLine": 1}}), []string{"hook", "claude"}, true}
+				map[string]any{"type": "text", "file": map[string]any{"content": "a\nb", "startLine": 1}}), []string{"hook", "claude", "--root", dir}, true}
 		},
 		"sightline/check": func(dir string) row {
-			return row{event(dir, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(dir, "f.txt"), "old_string": "b", "new_string": "B"}, nil), []string{"hook", "claude"}, true}
+			return row{event(dir, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(dir, "f.txt"), "old_string": "b", "new_string": "B"}, nil), []string{"hook", "claude", "--root", dir}, true}
 		},
 	}
 	// The first read runs in the CLI's process and starts the daemon.

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/route"
 )
 
-const hookUsage = "usage: sightline hook claude|codex [--keep-reads] < EVENT | sightline hook install|uninstall claude|codex [--user|--project] [--dry-run]"
+const hookUsage = "usage: sightline hook claude|codex [--keep-reads] [--root DIR] < EVENT | sightline hook install|uninstall claude|codex [--user|--project] [--dry-run]"
 
 // hookTimeout bounds one hook call: the agent waits for it before its tool
 // runs.
@@ -28,8 +29,12 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	case "claude", "codex":
 		fs := flag.NewFlagSet("hook "+args[0], flag.ContinueOnError)
 		keep := fs.Bool("keep-reads", false, "keep what was read across a context compaction or clear")
+		root := fs.String("root", "", "claude: the project's root when Claude Code gives no CLAUDE_PROJECT_DIR")
 		if _, ok := parseFlags(fs, args[1:], stderr); !ok {
 			return exitUsage
+		}
+		if args[0] == "claude" {
+			return runClaudeHook(ctx, stdin, stdout, stderr, hook.Options{KeepReads: *keep, Root: claudeRoot(os.Getenv("CLAUDE_PROJECT_DIR"), *root)})
 		}
 		return runHookEvent(ctx, args[0], stdin, stdout, stderr, hook.Options{KeepReads: *keep})
 	case "install", "uninstall":
@@ -85,6 +90,103 @@ func runHookEvent(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	stdout.Write(a.Stdout)
 	io.WriteString(stderr, a.Stderr)
 	return exitOK
+}
+
+// claudeRoot is the workspace Claude Code's hook guards: the repository
+// holding the project Claude Code was started in (CLAUDE_PROJECT_DIR, which
+// it gives every hook), else the root the hook was installed with. The
+// event's cwd follows the agent's cd and never decides; "" when unknown.
+func claudeRoot(projectDir, flagRoot string) string {
+	for _, d := range []string{projectDir, flagRoot} {
+		if filepath.IsAbs(d) {
+			return workspaceRoot(filepath.Clean(d))
+		}
+	}
+	return ""
+}
+
+// runClaudeHook answers one Claude Code hook event in the workspace at
+// opt.Root (a file in another repository is judged in that one). It exits 0
+// whatever happens: a change it cannot judge is denied on standard output,
+// and audited; what it could not do otherwise is said on standard error.
+func runClaudeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
+	raw, rerr := io.ReadAll(io.LimitReader(stdin, hook.MaxEvent+1))
+	root := opt.Root
+	if root == "" {
+		// Only to audit the refusals: nothing is judged without a root.
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline: no project root and no working directory (%v)\n", err)
+			stdout.Write(hook.DenyClaude("sightline refused this change: the project's root is unknown. Nothing was changed; tell the user."))
+			return exitOK
+		}
+		root = workspaceRoot(wd)
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	b := newRouter(root, stderr, 0, nil)
+	others := map[string]*route.Router{}
+	opt.Elsewhere = func(path string) hook.Runner {
+		r, ok := gitRoot(filepath.Dir(path))
+		if !ok {
+			return nil
+		}
+		if o := others[r]; o != nil {
+			return o
+		}
+		o := newRouter(r, stderr, 0, nil)
+		others[r] = o
+		return o
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "sightline: the hook failed (%v)\n", r)
+			stdout.Write(hook.DenyClaude(fmt.Sprintf("sightline refused this change because it failed judging it (%v). Nothing was changed; tell the user.", r)))
+			code = exitOK
+		}
+	}()
+	var a hook.Answer
+	switch ev, err := hook.ParseClaude(raw); {
+	case rerr != nil || len(raw) > hook.MaxEvent:
+		a = hook.ClaudeUnreadable(ctx, b, raw, fmt.Sprintf("the hook event could not be read whole (%v, %d bytes)", rerr, len(raw)))
+	case err != nil:
+		a = hook.ClaudeUnreadable(ctx, b, raw, err.Error())
+	default:
+		a = hook.Claude(ctx, b, ev, opt)
+	}
+	for _, r := range append([]*route.Router{b}, mapValues(others)...) {
+		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
+		}
+		for _, n := range r.Notices() {
+			fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
+		}
+	}
+	stdout.Write(a.Stdout)
+	io.WriteString(stderr, a.Stderr)
+	return exitOK
+}
+
+func mapValues[K comparable, V any](m map[K]V) []V {
+	out := make([]V, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// gitRoot is the nearest folder from dir up holding .git.
+func gitRoot(dir string) (string, bool) {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // runHookInstall adds sightline's hooks to an agent's settings, or removes

@@ -59,9 +59,9 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 		// hook contract, not in the operation's words.
 		"sightline/shown": {map[string]any{"textDocument": doc, "lines": []map[string]any{{"line": 1, "text": "a"}}},
 			claudeEvent(c.dir, "PostToolUse", "Read", map[string]any{"file_path": filepath.Join(c.dir, "f.txt")},
-				map[string]any{"type": "text", "file": map[string]any{"content": "a\nb", "startLine": 1}}), []string{"hook", "claude"}, nil, false},
+				map[string]any{"type": "text", "file": map[string]any{"content": "a\nb", "startLine": 1}}), []string{"hook", "claude", "--root", c.dir}, nil, false},
 		"sightline/check": {map[string]any{"textDocument": doc, "old": []map[string]any{{"text": "b"}}},
-			claudeEvent(c.dir, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(c.dir, "f.txt"), "old_string": "b", "new_string": "B"}, nil), []string{"hook", "claude"}, nil, false},
+			claudeEvent(c.dir, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(c.dir, "f.txt"), "old_string": "b", "new_string": "B"}, nil), []string{"hook", "claude", "--root", c.dir}, nil, false},
 	}
 	s := mcpSession(t, c)
 	// The first read makes the dry runs' lines read.
