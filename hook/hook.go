@@ -124,7 +124,7 @@ func Judge(cr engine.CheckResult, path string) string {
 // and what to do next.
 func CannotJudge(path, why string) string {
 	return "sightline refused this change of " + path + " because it could not judge it (" + why +
-		"). Nothing was changed. Retry; if it keeps failing, tell the user (`sightline hook uninstall` removes the guard)."
+		"). Nothing was changed. Retry; if it keeps failing, tell the user, whose `sightline audit` lists the refusals."
 }
 
 func unmatchedList(idx []int) string {
