@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"io"
 	"net"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 )
 
 // MaxMessage bounds one message on the bridge: the answer to a whole read
@@ -50,14 +51,17 @@ type stream struct {
 	huge  bool // a large frame in huge pages (CallerOptions.OneCall)
 	takes bool // reads attachments: a caller's side, which asks for them
 
+	peer *peer // a server's side: who connected
+
 	headers atomic.Bool // write Content-Length frames
 	attach  atomic.Bool // the peer reads attachments (set with headers)
 
 	wmu  sync.Mutex // one message written at a time, each whole
 	wbuf []byte     // reused for small messages; under wmu
 
-	omu    sync.Mutex
-	outbox map[string]string // attachments to write, by the head of their answer (answerHead)
+	omu       sync.Mutex
+	outbox    map[string]string // attachments to write, by the head of their answer (answerHead)
+	hangAfter string            // the head of the answer after which the connection is closed (HangUp)
 }
 
 // readBuffer is the read side's buffer: a small message (the most) is
@@ -253,8 +257,12 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	body := jsonrpc2.AppendMessage(s.wbuf[:0], msg)
-	n, err := s.writeLocked(body, s.attachmentOf(body))
+	att, last := s.attachmentOf(body)
+	n, err := s.writeLocked(body, att)
 	s.keep(body)
+	if last {
+		_ = s.conn.Close()
+	}
 	return n, err
 }
 
@@ -299,20 +307,29 @@ func (s *stream) queue(id jsonrpc2.ID, text string) {
 }
 
 // attachmentOf takes the attachment queued for the answer body is: a
-// success answer carries it; an error answer to the call drops it.
-func (s *stream) attachmentOf(body []byte) string {
+// success answer carries it; an error answer to the call drops it. last:
+// the connection is hung up on after it (HangUp).
+func (s *stream) attachmentOf(body []byte) (text string, last bool) {
 	s.omu.Lock()
 	defer s.omu.Unlock()
+	last = s.hangAfter != "" && bytes.HasPrefix(body, []byte(s.hangAfter))
 	for head, text := range s.outbox {
 		if rest, ok := bytes.CutPrefix(body, []byte(head)); ok {
 			delete(s.outbox, head)
 			if bytes.HasPrefix(rest, []byte(`"result":`)) {
-				return text
+				return text, last
 			}
-			return ""
+			return "", last
 		}
 	}
-	return ""
+	return "", last
+}
+
+// hangUpAfter closes the connection once the answer to call id is written.
+func (s *stream) hangUpAfter(id jsonrpc2.ID) {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	s.hangAfter = answerHead(id)
 }
 
 // answerHead is how jsonrpc2 begins its answers to call id, up to the
