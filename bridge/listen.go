@@ -9,15 +9,26 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
 
 // Listener is one server's socket. Only the user's own processes are
-// served (the kernel's credentials of the peer, checked as it connects).
+// served (the kernel's credentials of the peer, checked as it connects);
+// what each may send is bounded (see stream): its messages' memory grows
+// as their bytes arrive, within a budget for all the connections
+// together, and a message under way is cut off after Stall without a
+// byte.
 type Listener struct {
 	Path string
-	ln   *net.UnixListener
+	// Stall bounds the wait for the next bytes of a message under way (0:
+	// DefaultStall); set before Serve.
+	Stall time.Duration
+	ln    *net.UnixListener
+	// mem is the memory all connections' messages may take as they are
+	// read, beyond each one's first buffer.
+	mem *budget
 
 	mu     sync.Mutex
 	conns  map[jsonrpc2.Conn]struct{}
@@ -77,7 +88,7 @@ func listenAt(dir, p string) (*Listener, error) {
 		return nil, err
 	}
 	RemoveStale(dir)
-	return &Listener{Path: p, ln: ln, conns: map[jsonrpc2.Conn]struct{}{}}, nil
+	return &Listener{Path: p, ln: ln, mem: newBudget(MaxMessage), conns: map[jsonrpc2.Conn]struct{}{}}, nil
 }
 
 func isAddrInUse(err error) bool {
@@ -120,8 +131,7 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 			continue
 		}
 		h, done := newHandler()
-		st := newStream(nc, MaxMessage)
-		st.peer = p
+		st := newServerStream(nc, MaxMessage, l.mem, l.Stall, p)
 		conn := jsonrpc2.NewConn(st)
 		l.mu.Lock()
 		if l.closed {

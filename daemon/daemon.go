@@ -95,6 +95,9 @@ type Options struct {
 	Log *zap.Logger
 	// Ready, when set, is told the socket's path once the daemon listens.
 	Ready func(socket string)
+	// Stall: a caller that sends nothing for this long in the middle of a
+	// message is hung up on (0: bridge.DefaultStall).
+	Stall time.Duration
 }
 
 // Build names this build: a daemon serves callers of its own build only
@@ -165,6 +168,7 @@ func Run(ctx context.Context, o Options) error {
 		_ = d.env.Close(context.WithoutCancel(ctx))
 		return fmt.Errorf("daemon: %w", err)
 	}
+	l.Stall = o.Stall
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.env.RunPersistence(bg, flushEvery) })

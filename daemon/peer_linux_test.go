@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,6 +35,7 @@ import (
 const (
 	envDaemonRoot  = "SIGHTLINE_TEST_DAEMON_ROOT"
 	envDaemonState = "SIGHTLINE_TEST_DAEMON_STATE"
+	envDaemonStall = "SIGHTLINE_TEST_DAEMON_STALL"
 	envPeerSocket  = "SIGHTLINE_TEST_PEER_SOCKET"
 	envPeerSend    = "SIGHTLINE_TEST_PEER_SEND"
 	envPeerWait    = "SIGHTLINE_TEST_PEER_WAIT"
@@ -51,7 +53,8 @@ func init() {
 	if root := os.Getenv(envDaemonRoot); root != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 		defer stop()
-		err := Run(ctx, Options{Root: root, StateDir: os.Getenv(envDaemonState), Ready: func(s string) { fmt.Println("socket", s) }})
+		stall, _ := time.ParseDuration(os.Getenv(envDaemonStall))
+		err := Run(ctx, Options{Root: root, StateDir: os.Getenv(envDaemonState), Stall: stall, Ready: func(s string) { fmt.Println("socket", s) }})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "daemon:", err)
 			os.Exit(1)
@@ -318,4 +321,98 @@ func TestDaemonRefusesAnotherNamespaceWhateverItsHelloSays(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the daemon asked to exit did not")
 	}
+}
+
+// vmRSS is a process's resident memory, in bytes.
+func vmRSS(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// Peers that announce the largest message and send none of it (nor more
+// than a few bytes) cost the daemon the bytes they sent, not the length
+// they announced; one that stalls mid-message is hung up on; and the daemon
+// still serves a caller meanwhile.
+func TestDaemonMemoryIsWhatPeersSend(t *testing.T) {
+	d := startDaemon(t, map[string]string{"f.txt": "a\nb\nc\n"}, envDaemonStall+"=2s")
+	pid := d.cmd.Process.Pid
+	ctx := context.Background()
+	serve := func() {
+		t.Helper()
+		c, err := bridge.Dial(ctx, d.sock, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Call(ctx, bridge.MethodHello, d.hello()); err != nil {
+			t.Fatal(err)
+		}
+		a, err := c.Call(ctx, ops.Read.Method, engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(d.root, "f.txt")))}})
+		if err != nil || !strings.Contains(a.Attachment+string(a.Result), "|b") {
+			t.Fatalf("a caller was not served: %v %s", err, a.Result)
+		}
+	}
+	serve()
+	before := vmRSS(t, pid, "VmRSS")
+	huge := fmt.Sprintf("Content-Length: %d\r\n\r\n{\"jsonrpc\"", bridge.MaxMessage-1)
+	hangup := func(held []net.Conn) {
+		for _, nc := range held {
+			_ = nc.Close()
+		}
+	}
+	// Rounds of peers that hang up: the memory the daemon freed is then
+	// reused, and cleared, for the next round's messages.
+	var held []net.Conn
+	for round := range 4 {
+		for range 3 {
+			nc, err := net.Dial("unix", d.sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := nc.Write([]byte(huge)); err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, nc)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if round < 3 {
+			hangup(held)
+			held = nil
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	serve()
+	after, peak := vmRSS(t, pid, "VmRSS"), vmRSS(t, pid, "VmHWM")
+	t.Logf("daemon's resident memory: %d MB before, %d MB after, peak %d MB", before>>20, after>>20, peak>>20)
+	if after-before > 64<<20 || peak-before > 64<<20 {
+		t.Fatalf("peers that sent a few bytes each made the daemon's resident memory grow from %d MB to %d MB (peak %d MB)", before>>20, after>>20, peak>>20)
+	}
+	// The peers still connected stalled mid-message: they are hung up on.
+	for _, nc := range held {
+		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, 512)
+		for {
+			_, err := nc.Read(buf)
+			if err == nil {
+				continue
+			}
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("a peer stalled mid-message was not hung up on")
+			}
+			break
+		}
+	}
+	hangup(held)
+	serve()
 }
