@@ -383,7 +383,7 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 				bridge.HangUp(ctx, req)
 				return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon serves a caller only after its hello (%s)", bridge.MethodHello)
 			}
-			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: it is of %s", *why)
+			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: %s", *why)
 		}
 		jsonrpc2.Async(ctx)
 		d.touch()
@@ -459,19 +459,19 @@ func (d *daemon) hello(p bridge.HelloParams, kernel string, kerr error) (h bridg
 	lied = kerr == nil && p.Confinement != "" && p.Confinement != kernel
 	switch {
 	case kerr != nil:
-		h.Serves, h.Why = false, "a caller whose confinement the kernel does not tell ("+kerr.Error()+")"
+		h.Serves, h.Why = false, "the kernel does not tell the caller's confinement ("+kerr.Error()+")"
 	case lied:
-		h.Serves, h.Why = false, "a caller whose hello names a confinement not its own (the kernel's: "+kernel+")"
+		h.Serves, h.Why = false, "the hello names a confinement that is not the caller's (the kernel's: "+kernel+")"
 	case kernel != d.confinement:
-		h.Serves, h.Why = false, "another confinement (a sandbox, or none: "+d.confinement+")"
+		h.Serves, h.Why = false, "it is of another confinement (a sandbox, or none: "+d.confinement+")"
 	case p.Confinement != kernel:
-		h.Serves, h.Why = false, "a caller whose hello names no confinement"
+		h.Serves, h.Why = false, "the hello names no confinement"
 	case p.Build != d.build:
-		h.Serves, h.Why = false, "another build ("+d.build+")"
+		h.Serves, h.Why = false, "it is of another build ("+d.build+")"
 	case p.Root != d.root:
-		h.Serves, h.Why = false, "another workspace ("+d.root+")"
+		h.Serves, h.Why = false, "it is of another workspace ("+d.root+")"
 	case p.Config != d.userConfig:
-		h.Serves, h.Why = false, "another user configuration ("+d.userConfig+")"
+		h.Serves, h.Why = false, "it is of another user configuration ("+d.userConfig+")"
 	}
 	return h, lied
 }
