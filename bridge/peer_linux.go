@@ -127,32 +127,65 @@ func (p *peer) readConfinement() (string, error) {
 }
 
 func (p *peer) read() (string, error) {
-	switch {
-	case p.pid <= 0:
+	if p.pid <= 0 {
 		// A peer in a pid namespace above this process's has no pid here.
 		return "", errors.New("the kernel names no process of this pid namespace as the caller")
-	case p.pidfd < 0:
-		return "", fmt.Errorf("the caller (pid %d) is gone", p.pid)
 	}
-	if got := pidfdPid(p.pidfd); got != p.pid {
+	proc := "/proc/" + strconv.Itoa(p.pid)
+	if p.pidfd < 0 {
+		// No pidfd (Linux before 5.3): the process's start time, the same
+		// before and after the reading, says one process was read.
+		before, err := startTime(proc)
+		if err != nil {
+			return "", err
+		}
+		c, err := confinementOf(proc, false)
+		if err != nil {
+			return "", err
+		}
+		if after, err := startTime(proc); err != nil || after != before {
+			return "", fmt.Errorf("the caller (pid %d) exited while its confinement was read", p.pid)
+		}
+		return c, nil
+	}
+	if got := pidfdPid(p.pidfd); got != 0 && got != p.pid {
 		return "", fmt.Errorf("the caller (pid %d) is gone (its pidfd names pid %d)", p.pid, got)
 	}
-	c, err := confinementOf("/proc/"+strconv.Itoa(p.pid), false)
+	c, err := confinementOf(proc, false)
 	if err != nil {
 		return "", err
 	}
-	// Still alive, after the reading: the pid named the caller all along.
+	// Still alive after the reading, and still that pid: the pid named the
+	// caller all along.
 	if err := unix.PidfdSendSignal(p.pidfd, 0, nil, 0); err != nil {
 		return "", fmt.Errorf("the caller (pid %d) exited while its confinement was read: %w", p.pid, err)
 	}
-	if got := pidfdPid(p.pidfd); got != p.pid {
+	if got := pidfdPid(p.pidfd); got != 0 && got != p.pid {
 		return "", fmt.Errorf("the caller (pid %d) is gone (its pidfd names pid %d)", p.pid, got)
 	}
 	return c, nil
 }
 
+// startTime is a process's start time (in clock ticks since boot), from
+// the 22nd field of its stat.
+func startTime(proc string) (string, error) {
+	b, err := os.ReadFile(proc + "/stat")
+	if err != nil {
+		return "", fmt.Errorf("bridge: the stat of %s: %w", proc, err)
+	}
+	// The command's name, in parentheses, may hold spaces: fields count
+	// from after it.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 20 {
+		return "", fmt.Errorf("bridge: the stat of %s has no start time", proc)
+	}
+	return f[19], nil
+}
+
 // pidfdPid is the pid a pidfd's process has in this process's pid
-// namespace, from its fdinfo (-1 when it exited, 0 when unknown).
+// namespace, from its fdinfo (-1 when it exited, 0 when unknown: Linux
+// 5.3's fdinfo has none).
 func pidfdPid(fd int) int {
 	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
 	if err != nil {

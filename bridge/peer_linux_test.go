@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"golang.org/x/sys/unix"
 )
 
 // envPeer: the test binary run with it set to a socket pings it and prints
@@ -99,5 +100,40 @@ func TestAnotherUserIsHungUpOn(t *testing.T) {
 	case m := <-served:
 		t.Fatalf("a process of another user was served %s", m)
 	default:
+	}
+}
+
+// A peer's confinement is read for the process that connected, with or
+// without a pidfd (Linux before 5.3), and not at all once it is gone.
+func TestPeerReadOfAProcess(t *testing.T) {
+	self := &peer{uid: os.Getuid(), pid: os.Getpid(), pidfd: -1}
+	if c, err := self.readConfinement(); err != nil || c != Confinement() {
+		t.Fatalf("without a pidfd: %q %v, want %q", c, err, Confinement())
+	}
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		t.Skip("no pidfd here:", err)
+	}
+	held := &peer{uid: os.Getuid(), pid: os.Getpid(), pidfd: fd}
+	defer held.close()
+	if c, err := held.readConfinement(); err != nil || c != Confinement() {
+		t.Fatalf("with a pidfd: %q %v, want %q", c, err, Confinement())
+	}
+	cmd := exec.Command("/bin/true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fd, err = unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := &peer{uid: os.Getuid(), pid: cmd.Process.Pid, pidfd: fd}
+	defer gone.close()
+	_ = cmd.Wait()
+	if c, err := gone.readConfinement(); err == nil {
+		t.Fatalf("a peer that exited read as %q", c)
+	}
+	if _, err := (&peer{pid: 0, pidfd: -1}).readConfinement(); err == nil {
+		t.Fatal("a peer with no pid here was read")
 	}
 }
