@@ -306,9 +306,9 @@ func (s *stream) readBody(n int) ([]byte, error) {
 				return nil, fmt.Errorf("%w: the server's memory for messages being read is taken (%d bytes of this one read)", ErrTooLarge, len(buf))
 			}
 			taken += c - cap(buf)
-			grown := make([]byte, len(buf), c)
-			copy(grown, buf)
-			buf = grown
+			next := make([]byte, len(buf), c)
+			copy(next, buf)
+			buf = next
 		}
 		m, err := s.in.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
