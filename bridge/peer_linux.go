@@ -148,15 +148,12 @@ func (p *peer) read() (string, error) {
 		}
 		return c, nil
 	}
-	if got := pidfdPid(p.pidfd); got != 0 && got != p.pid {
-		return "", fmt.Errorf("the caller (pid %d) is gone (its pidfd names pid %d)", p.pid, got)
-	}
 	c, err := confinementOf(proc, false)
 	if err != nil {
 		return "", err
 	}
 	// Still alive after the reading, and still that pid: the pid named the
-	// caller all along.
+	// caller all along (a pid is not given again while its process lives).
 	if err := unix.PidfdSendSignal(p.pidfd, 0, nil, 0); err != nil {
 		return "", fmt.Errorf("the caller (pid %d) exited while its confinement was read: %w", p.pid, err)
 	}

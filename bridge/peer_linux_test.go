@@ -137,3 +137,19 @@ func TestPeerReadOfAProcess(t *testing.T) {
 		t.Fatal("a peer with no pid here was read")
 	}
 }
+
+// BenchmarkPeerRead is the daemon's reading of a caller's confinement, once
+// per connection (at its hello).
+func BenchmarkPeerRead(b *testing.B) {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		b.Skip("no pidfd here:", err)
+	}
+	defer unix.Close(fd)
+	for range b.N {
+		p := &peer{uid: os.Getuid(), pid: os.Getpid(), pidfd: fd}
+		if _, err := p.read(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
