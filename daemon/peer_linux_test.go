@@ -24,6 +24,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -99,9 +100,9 @@ func init() {
 
 // testDaemon is a daemon process of a fresh workspace.
 type testDaemon struct {
-	root, sock string
-	cmd        *exec.Cmd
-	env        []string
+	root, state, sock string
+	cmd               *exec.Cmd
+	env               []string
 }
 
 // startDaemon runs the test binary as a daemon of a fresh workspace holding
@@ -120,7 +121,8 @@ func startDaemon(t *testing.T, files map[string]string, env ...string) *testDaem
 	common := []string{"XDG_CONFIG_HOME=" + cfg, "XDG_STATE_HOME=" + t.TempDir()}
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(append(os.Environ(), common...), envDaemonRoot+"="+root, envDaemonState+"="+t.TempDir()), env...)
+	state := t.TempDir()
+	cmd.Env = append(append(append(os.Environ(), common...), envDaemonRoot+"="+root, envDaemonState+"="+state), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -129,7 +131,7 @@ func startDaemon(t *testing.T, files map[string]string, env ...string) *testDaem
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &testDaemon{root: root, cmd: cmd, env: common}
+	d := &testDaemon{root: root, state: state, cmd: cmd, env: common}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
@@ -415,4 +417,37 @@ func TestDaemonMemoryIsWhatPeersSend(t *testing.T) {
 	}
 	hangup(held)
 	serve()
+}
+
+// A caller that keeps its router (sightline mcp) says hello again on each
+// new connection to the same daemon: after the daemon stopped answering
+// for a while (a probe given up on, the connection closed), the next call
+// is served, not refused for a hello the daemon never got on it.
+func TestRouterSaysHelloOnEachConnection(t *testing.T) {
+	d := startDaemon(t, map[string]string{"f.txt": "a\nb\nc\n"})
+	hello := d.hello()
+	r := route.New(route.Options{Root: d.root, StateDir: d.state, Daemon: &hello, Wait: 300 * time.Millisecond,
+		OpenLocal: func(context.Context) (*engine.Env, error) {
+			return nil, errors.New("not on disk: the daemon serves this test")
+		}})
+	ctx := context.Background()
+	read := func() error {
+		p := engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(d.root, "f.txt")))}}
+		_, err := route.Do(ctx, r, ops.Read, p)
+		return err
+	}
+	if err := read(); err != nil {
+		t.Fatal(err)
+	}
+	pid := d.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	_ = read() // the daemon does not answer: the router hangs up on it
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(); err != nil {
+		t.Fatalf("the daemon, answering again, on a new connection: %v (notices %q)", err, r.Notices())
+	}
 }
