@@ -102,7 +102,6 @@ func init() {
 type testDaemon struct {
 	root, state, sock string
 	cmd               *exec.Cmd
-	env               []string
 }
 
 // startDaemon runs the test binary as a daemon of a fresh workspace holding
@@ -131,7 +130,7 @@ func startDaemon(t *testing.T, files map[string]string, env ...string) *testDaem
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &testDaemon{root: root, state: state, cmd: cmd, env: common}
+	d := &testDaemon{root: root, state: state, cmd: cmd}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
