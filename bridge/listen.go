@@ -9,14 +9,26 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Listener is one server's socket.
+// Listener is one server's socket. Only the user's own processes are
+// served (the kernel's credentials of the peer, checked as it connects);
+// what each may send is bounded (see stream): its messages' memory grows
+// as their bytes arrive, within a budget for all the connections
+// together, and a message under way is cut off after Stall without a
+// byte.
 type Listener struct {
 	Path string
-	ln   *net.UnixListener
+	// Stall bounds the wait for the next bytes of a message under way (0:
+	// DefaultStall); set before Serve.
+	Stall time.Duration
+	ln    *net.UnixListener
+	// mem is the memory all connections' messages may take as they are
+	// read, beyond each one's first buffer.
+	mem *budget
 
 	mu     sync.Mutex
 	conns  map[jsonrpc2.Conn]struct{}
@@ -76,7 +88,7 @@ func listenAt(dir, p string) (*Listener, error) {
 		return nil, err
 	}
 	RemoveStale(dir)
-	return &Listener{Path: p, ln: ln, conns: map[jsonrpc2.Conn]struct{}{}}, nil
+	return &Listener{Path: p, ln: ln, mem: newBudget(MaxMessage), conns: map[jsonrpc2.Conn]struct{}{}}, nil
 }
 
 func isAddrInUse(err error) bool {
@@ -109,13 +121,23 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 		if err != nil {
 			return // closed
 		}
+		p, err := peerOf(nc)
+		if err != nil || !p.sameUser() {
+			// Another user (root) or no credentials at all: the socket's
+			// permissions let only the user in, and its server acts as the
+			// user.
+			p.close()
+			_ = nc.Close()
+			continue
+		}
 		h, done := newHandler()
-		st := newStream(nc, MaxMessage)
+		st := newServerStream(nc, MaxMessage, l.mem, l.Stall, p)
 		conn := jsonrpc2.NewConn(st)
 		l.mu.Lock()
 		if l.closed {
 			l.mu.Unlock()
 			_ = nc.Close()
+			p.close()
 			done()
 			return
 		}
@@ -127,6 +149,7 @@ func (l *Listener) Serve(ctx context.Context, newHandler Handler) {
 		go func() {
 			defer l.wg.Done()
 			<-conn.Done()
+			p.close()
 			done()
 			l.mu.Lock()
 			delete(l.conns, conn)
@@ -186,6 +209,33 @@ func framed(st *stream, h jsonrpc2.Handler) jsonrpc2.Handler {
 type Attached struct {
 	Result     []byte
 	Attachment string
+}
+
+// HangUp ends the connection a request served by Serve came on once the
+// answer to it is written (a notification's: at once): a peer refused
+// outright is told why, then nothing more of it is read.
+func HangUp(ctx context.Context, req *jsonrpc2.Request) {
+	st, _ := ctx.Value(streamKey{}).(*stream)
+	if st == nil {
+		return
+	}
+	if !req.IsCall() {
+		_ = st.conn.Close()
+		return
+	}
+	st.hangUpAfter(req.ID())
+}
+
+// PeerConfinement is the confinement (Confinement) of the process that
+// opened the connection a request served by Serve came on, read from the
+// kernel for that process (Linux; "" elsewhere): what it is, not what its
+// messages say.
+func PeerConfinement(ctx context.Context) (string, error) {
+	st, _ := ctx.Value(streamKey{}).(*stream)
+	if st == nil || st.peer == nil {
+		return "", errors.New("bridge: no connection of a listener")
+	}
+	return st.peer.readConfinement()
 }
 
 // Attaches reports whether the caller of a request served by Serve reads

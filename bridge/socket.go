@@ -32,11 +32,13 @@ const (
 	// caller's probe that the server is not stopped or wedged.
 	MethodPing = "sightline/bridge/ping"
 	// MethodHello is a caller's first message to a daemon (HelloParams): the
-	// daemon answers whether it serves that caller (the same build, root
-	// and user configuration), and remembers whether the caller can answer
-	// approval requests. Sent as a notification (no answer awaited), the
-	// daemon refuses the connection's calls with CodeNotServed when it does
-	// not serve the caller.
+	// daemon answers whether it serves that caller (the same build, root,
+	// user configuration and confinement, the last read from the kernel
+	// for the process that connected), and remembers whether the caller
+	// can answer approval requests. Sent as a notification (no answer
+	// awaited), the daemon refuses the connection's calls with
+	// CodeNotServed when it does not serve the caller. Before a hello it
+	// accepts, a daemon answers nothing but pings, status and exit.
 	MethodHello = "sightline/bridge/hello"
 	// MethodExit asks a daemon to exit: it stops accepting, writes its
 	// ledger to the database, and answers when it no longer holds it.
@@ -60,8 +62,9 @@ type framesParams struct {
 }
 
 // CodeNotServed is a daemon's refusal of a call on a connection whose hello
-// it does not serve (another build, root or configuration): the caller runs
-// the call itself. The call was not run.
+// it does not serve (another build, root, configuration or confinement), or
+// that sent none (then the daemon hangs up): the caller runs the call
+// itself. The call was not run.
 const CodeNotServed = -32001
 
 // HelloParams identify a daemon's caller.
@@ -73,7 +76,8 @@ type HelloParams struct {
 	// Approves: the caller answers approval requests (MethodApprove).
 	Approves bool `json:"approves"`
 	// Confinement names what confines the caller's process (a sandbox's
-	// namespaces and filters; see daemon.Confinement).
+	// namespaces and filters; see Confinement). The daemon reads it from
+	// the kernel too: a hello naming another is refused and hung up on.
 	Confinement string `json:"confinement,omitempty"`
 }
 

@@ -7,16 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/sightline-lsp/sightline/internal/hugepage"
 )
 
 // MaxMessage bounds one message on the bridge: the answer to a whole read
@@ -43,6 +46,14 @@ var ErrTooLarge = errors.New("bridge: message too large")
 //
 // Every frame it returns is a fresh allocation that nothing else holds or
 // reuses, so what is decoded from it may keep it (ownedCodec).
+//
+// A server's side trusts no length it is sent: anyone who reaches the
+// socket can announce the largest message and send nothing. Its frames
+// grow as their bytes arrive (at most twice what arrived), the growth
+// drawn from the listener's budget for all its connections, and a peer
+// that stops sending in the middle of a message is hung up on after stall.
+// A caller's side reads the answers of its own user's server into one
+// allocation of their length (in huge pages for a caller of one call).
 type stream struct {
 	conn  io.ReadWriteCloser
 	in    *bufio.Reader
@@ -50,14 +61,84 @@ type stream struct {
 	huge  bool // a large frame in huge pages (CallerOptions.OneCall)
 	takes bool // reads attachments: a caller's side, which asks for them
 
+	// A server's side: the memory its connections' messages may take as
+	// they are read (nil: a caller's side), the deadline of a message under
+	// way (nil: none), and who connected.
+	budget *budget
+	stall  *stallReader
+	peer   *peer
+
 	headers atomic.Bool // write Content-Length frames
 	attach  atomic.Bool // the peer reads attachments (set with headers)
 
 	wmu  sync.Mutex // one message written at a time, each whole
 	wbuf []byte     // reused for small messages; under wmu
 
-	omu    sync.Mutex
-	outbox map[string]string // attachments to write, by the head of their answer (answerHead)
+	omu       sync.Mutex
+	outbox    map[string]string // attachments to write, by the head of their answer (answerHead)
+	hangAfter string            // the head of the answer after which the connection is closed (HangUp)
+}
+
+// budget is the memory a listener's connections may take, all together,
+// for the messages they are reading beyond each one's first buffer: peers
+// that announce large messages and send them slowly, or not at all, cannot
+// make a server hold more than this.
+type budget struct{ left atomic.Int64 }
+
+func newBudget(n int) *budget {
+	b := &budget{}
+	b.left.Store(int64(n))
+	return b
+}
+
+// take reserves n bytes; false when fewer are left.
+func (b *budget) take(n int) bool {
+	if b.left.Add(-int64(n)) < 0 {
+		b.left.Add(int64(n))
+		return false
+	}
+	return true
+}
+
+func (b *budget) give(n int) { b.left.Add(int64(n)) }
+
+// DefaultStall is how long a server waits for the next bytes of a message
+// under way: a caller writes each message whole, at once.
+const DefaultStall = 10 * time.Second
+
+// firstRead is the first buffer of a message a server reads; it grows as
+// the message's bytes arrive.
+const firstRead = 64 << 10
+
+// stallReader reads a server's connection with a deadline while a message
+// is under way (armed): none between messages, when a caller may keep a
+// connection open as long as it likes.
+type stallReader struct {
+	nc    net.Conn
+	wait  time.Duration
+	armed bool // a message is under way
+	set   bool // a deadline is set on nc
+}
+
+func (r *stallReader) Read(p []byte) (int, error) {
+	if r.armed {
+		_ = r.nc.SetReadDeadline(time.Now().Add(r.wait))
+		r.set = true
+	}
+	n, err := r.nc.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("bridge: the peer sent nothing for %v in the middle of a message: %w", r.wait, err)
+	}
+	return n, err
+}
+
+// done ends a message: no deadline until the next one starts.
+func (r *stallReader) done() {
+	r.armed = false
+	if r.set {
+		_ = r.nc.SetReadDeadline(time.Time{})
+		r.set = false
+	}
 }
 
 // readBuffer is the read side's buffer: a small message (the most) is
@@ -73,6 +154,20 @@ func newStream(conn io.ReadWriteCloser, max int) *stream {
 		max = MaxMessage
 	}
 	return &stream{conn: conn, in: bufio.NewReaderSize(conn, readBuffer), max: max}
+}
+
+// newServerStream is a server's side of a connection from p: its messages'
+// memory drawn from b, a message under way cut off after stall without a
+// byte (0: DefaultStall).
+func newServerStream(nc net.Conn, max int, b *budget, stall time.Duration, p *peer) *stream {
+	if stall <= 0 {
+		stall = DefaultStall
+	}
+	s := newStream(nc, max)
+	s.stall = &stallReader{nc: nc, wait: stall}
+	s.in = bufio.NewReaderSize(s.stall, readBuffer)
+	s.budget, s.peer = b, p
+	return s
 }
 
 // Read implements jsonrpc2.Stream (a server's side: no attachments).
@@ -114,6 +209,10 @@ func (s *stream) read(ctx context.Context) (frame, attachment []byte, n int64, e
 			return nil, nil, 0, io.EOF
 		}
 		return nil, nil, 0, fmt.Errorf("bridge: read: %w", err)
+	}
+	if s.stall != nil {
+		s.stall.armed = true
+		defer s.stall.done()
 	}
 	if c := first[0]; c == 'C' || c == 'c' || c == 'A' || c == 'a' {
 		return s.readHeaders()
@@ -169,17 +268,69 @@ func (s *stream) readHeaders() (body, attachment []byte, n int64, err error) {
 	}
 	// The peer writes headers, so it reads them.
 	s.headers.Store(true)
-	buf := hugepage.Bytes(length+attach, s.huge)[:length+attach]
-	if _, err := io.ReadFull(s.in, buf); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
+	buf, err := s.readBody(length + attach)
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("bridge: read a message of %d bytes and its attachment of %d: %w", length, attach, err)
 	}
 	if attach > 0 {
 		attachment = buf[length:]
 	}
 	return buf[:length:length], attachment, int64(consumed + length + attach), nil
+}
+
+// readBody reads the n bytes of a message framed with headers: on a
+// caller's side into one allocation of n, on a server's side into a buffer
+// that grows as they arrive, within the listener's budget.
+func (s *stream) readBody(n int) ([]byte, error) {
+	if s.budget == nil {
+		buf := hugepage.Bytes(n, s.huge)[:n]
+		if _, err := io.ReadFull(s.in, buf); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		return buf, nil
+	}
+	first := n
+	for first > firstRead {
+		first = (first + 1) / 2
+	}
+	buf := make([]byte, 0, first)
+	taken := 0
+	defer func() { s.budget.give(taken) }()
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			c := grown(cap(buf), n)
+			if !s.budget.take(c - cap(buf)) {
+				return nil, fmt.Errorf("%w: the server's memory for messages being read is taken (%d bytes of this one read)", ErrTooLarge, len(buf))
+			}
+			taken += c - cap(buf)
+			next := make([]byte, len(buf), c)
+			copy(next, buf)
+			buf = next
+		}
+		m, err := s.in.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err != nil && len(buf) < n {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	return buf, nil
+}
+
+// grown is the capacity after c of a buffer on its way to n: about twice
+// c, the halvings of n, so that the last is n itself (the buffers of a
+// message allocate about twice its length in all).
+func grown(c, n int) int {
+	x := n
+	for (x+1)/2 > c {
+		x = (x + 1) / 2
+	}
+	return x
 }
 
 // length reads a header's length: a positive number within the limit.
@@ -221,13 +372,24 @@ func (s *stream) readLine() ([]byte, int64, error) {
 	}
 	buf := make([]byte, 0, 4*len(line))
 	buf = append(buf, line...)
+	taken := 0
+	if s.budget != nil {
+		defer func() { s.budget.give(taken) }()
+	}
 	for {
 		line, err = s.in.ReadSlice('\n')
 		if len(buf)+len(line) > s.max+1 {
 			return nil, 0, fmt.Errorf("%w: a line over the limit of %d bytes", ErrTooLarge, s.max)
 		}
 		if len(buf)+len(line) > cap(buf) {
-			grown := make([]byte, len(buf), min(2*cap(buf)+len(line), s.max+1))
+			c := min(2*cap(buf)+len(line), s.max+1)
+			if s.budget != nil {
+				if !s.budget.take(c - cap(buf)) {
+					return nil, 0, fmt.Errorf("%w: the server's memory for messages being read is taken (%d bytes of this line read)", ErrTooLarge, len(buf))
+				}
+				taken += c - cap(buf)
+			}
+			grown := make([]byte, len(buf), c)
 			copy(grown, buf)
 			buf = grown
 		}
@@ -253,8 +415,12 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	body := jsonrpc2.AppendMessage(s.wbuf[:0], msg)
-	n, err := s.writeLocked(body, s.attachmentOf(body))
+	att, last := s.attachmentOf(body)
+	n, err := s.writeLocked(body, att)
 	s.keep(body)
+	if last {
+		_ = s.conn.Close()
+	}
 	return n, err
 }
 
@@ -299,20 +465,29 @@ func (s *stream) queue(id jsonrpc2.ID, text string) {
 }
 
 // attachmentOf takes the attachment queued for the answer body is: a
-// success answer carries it; an error answer to the call drops it.
-func (s *stream) attachmentOf(body []byte) string {
+// success answer carries it; an error answer to the call drops it. last:
+// the connection is hung up on after it (HangUp).
+func (s *stream) attachmentOf(body []byte) (text string, last bool) {
 	s.omu.Lock()
 	defer s.omu.Unlock()
+	last = s.hangAfter != "" && bytes.HasPrefix(body, []byte(s.hangAfter))
 	for head, text := range s.outbox {
 		if rest, ok := bytes.CutPrefix(body, []byte(head)); ok {
 			delete(s.outbox, head)
 			if bytes.HasPrefix(rest, []byte(`"result":`)) {
-				return text
+				return text, last
 			}
-			return ""
+			return "", last
 		}
 	}
-	return ""
+	return "", last
+}
+
+// hangUpAfter closes the connection once the answer to call id is written.
+func (s *stream) hangUpAfter(id jsonrpc2.ID) {
+	s.omu.Lock()
+	defer s.omu.Unlock()
+	s.hangAfter = answerHead(id)
 }
 
 // answerHead is how jsonrpc2 begins its answers to call id, up to the

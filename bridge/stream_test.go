@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -363,23 +364,38 @@ func FuzzStreamRead(f *testing.F) {
 	f.Add([]byte("C\r\n\r\n"))
 	f.Add([]byte("{\"jsonrpc\":\"2.0\"}\n\n\n"))
 	f.Fuzz(func(t *testing.T, wire []byte) {
-		st := newStream(struct {
+		check := func(st *stream) {
+			total := 0
+			for range len(wire) + 1 {
+				frame, n, err := st.ReadFrame(context.Background())
+				if err != nil {
+					return
+				}
+				total += int(n)
+				if len(frame) > int(n) || total > len(wire) {
+					t.Fatalf("frame of %d bytes from %d read, %d in all of %d sent", len(frame), n, total, len(wire))
+				}
+			}
+			t.Fatal("more frames than bytes")
+		}
+		check(newStream(struct {
 			io.Reader
 			io.Writer
 			io.Closer
-		}{strings.NewReader(string(wire)), io.Discard, io.NopCloser(nil)}, 1<<16)
-		total := 0
-		for range len(wire) + 1 {
-			frame, n, err := st.ReadFrame(context.Background())
-			if err != nil {
-				return
-			}
-			total += int(n)
-			if len(frame) > int(n) || total > len(wire) {
-				t.Fatalf("frame of %d bytes from %d read, %d in all of %d sent", len(frame), n, total, len(wire))
-			}
+		}{strings.NewReader(string(wire)), io.Discard, io.NopCloser(nil)}, 1<<16))
+		// A server's side, whose frames grow as their bytes come, within
+		// its budget, which it has back when the reading ends.
+		a, peer := net.Pipe()
+		defer a.Close()
+		go func() {
+			peer.Write(wire)
+			peer.Close()
+		}()
+		b := newBudget(1 << 16)
+		check(newServerStream(a, 1<<16, b, time.Second, nil))
+		if left := b.left.Load(); left != 1<<16 {
+			t.Fatalf("the budget holds %d bytes after the reading, want %d", left, 1<<16)
 		}
-		t.Fatal("more frames than bytes")
 	})
 }
 
@@ -474,4 +490,46 @@ func FuzzAnswer(f *testing.F) {
 			t.Fatalf("%q: read %v %s, jsonrpc2 reads %v %s %v", frame, r.ID(), r.Result(), w.ID(), w.Result(), w.Err())
 		}
 	})
+}
+
+// BenchmarkLargeRequest is one call whose request is 16 MB (a large write's
+// content), the server's side: its reading of the frame and the handler's
+// answer of a few bytes.
+func BenchmarkLargeRequest(b *testing.B) {
+	l, err := Listen(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	go l.Serve(context.Background(), func() (jsonrpc2.Handler, func()) {
+		return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+			return len(req.Params()), nil
+		}, func() {}
+	})
+	nc, err := net.Dial("unix", l.Path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	in := bufio.NewReader(nc)
+	params := bigAnswer(16 << 20)
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":` + string(params) + `}`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		answerRaw(nc, true, body)
+		for {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.TrimSpace(line) == "" {
+				break
+			}
+		}
+		if _, err := in.ReadString('}'); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

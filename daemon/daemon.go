@@ -95,6 +95,9 @@ type Options struct {
 	Log *zap.Logger
 	// Ready, when set, is told the socket's path once the daemon listens.
 	Ready func(socket string)
+	// Stall: a caller that sends nothing for this long in the middle of a
+	// message is hung up on (0: bridge.DefaultStall).
+	Stall time.Duration
 }
 
 // Build names this build: a daemon serves callers of its own build only
@@ -165,6 +168,7 @@ func Run(ctx context.Context, o Options) error {
 		_ = d.env.Close(context.WithoutCancel(ctx))
 		return fmt.Errorf("daemon: %w", err)
 	}
+	l.Stall = o.Stall
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { d.env.RunPersistence(bg, flushEvery) })
@@ -300,48 +304,68 @@ func (d *daemon) reloadConfig() {
 	}
 }
 
-// handler serves one caller's connection.
+// handler serves one caller's connection. Nothing but the bridge's own
+// methods (ping, hello, status, exit) is served before a hello the daemon
+// accepts: a caller that sends anything else first is answered that it is
+// not served and hung up on, and so is one whose hello names a
+// confinement other than the one the kernel gives its process. A caller
+// refused for what it truly is (another build, root, configuration or
+// confinement) keeps its connection, to ask the daemon to exit.
 func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 	runs := ops.NewBlockRuns()
-	var approves atomic.Bool
-	// refused is why this connection's caller is not served ("": served),
-	// as its hello said.
+	var approves, served atomic.Bool
+	// refused is why this connection's caller is not served, as its last
+	// hello showed (nil: no hello).
 	var refused atomic.Pointer[string]
-	hello := func(raw []byte) (bridge.Hello, error) {
+	// hello judges a hello; lied: its confinement is not the caller's.
+	hello := func(ctx context.Context, raw []byte) (h bridge.Hello, lied bool, err error) {
+		served.Store(false)
 		var p bridge.HelloParams
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return bridge.Hello{}, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
+			return bridge.Hello{}, false, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params: %v", err)
 		}
+		kernel, kerr := bridge.PeerConfinement(ctx)
+		h, lied = d.hello(p, kernel, kerr)
 		approves.Store(p.Approves)
-		h := d.hello(p)
 		refused.Store(&h.Why)
-		return h, nil
+		served.Store(h.Serves)
+		if !h.Serves {
+			d.log.Info("daemon: a caller not served", zap.String("why", h.Why), zap.Bool("lied", lied))
+		}
+		return h, lied, nil
 	}
 	h := func(ctx context.Context, req *jsonrpc2.Request) (res any, err error) {
+		method := req.Method()
 		if !req.IsCall() {
-			if req.Method() == bridge.MethodHello {
+			if method == bridge.MethodHello {
 				// Handled before the next message is read (no Async):
 				// the calls after it are judged by it.
 				d.touch()
-				_, _ = hello(req.Params())
+				if _, lied, err := hello(ctx, req.Params()); lied || err != nil {
+					bridge.HangUp(ctx, req)
+				}
 			}
 			return nil, nil
 		}
-		jsonrpc2.Async(ctx)
-		d.touch()
-		method := req.Method()
 		switch method {
-		case bridge.MethodPing:
-			return struct{}{}, nil
 		case bridge.MethodHello:
-			h, err := hello(req.Params())
+			// Before the next message is read, as the notification.
+			d.touch()
+			h, lied, err := hello(ctx, req.Params())
+			if lied {
+				bridge.HangUp(ctx, req)
+			}
 			if err != nil {
 				return nil, err
 			}
 			return h, nil
+		case bridge.MethodPing:
+			d.touch()
+			return struct{}{}, nil
 		case bridge.MethodStatus:
 			return bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: []string{d.root}, Open: []string{}, Daemon: true}, nil
 		case bridge.MethodExit:
+			jsonrpc2.Async(ctx)
 			done := make(chan struct{})
 			select {
 			case d.exit <- done:
@@ -351,9 +375,18 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			}
 			return struct{}{}, nil
 		}
-		if why := refused.Load(); why != nil && *why != "" {
-			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: it is of %s", *why)
+		// Judged before the next message is read (no Async yet): a hello
+		// sent after the call does not serve it.
+		if !served.Load() {
+			why := refused.Load()
+			if why == nil {
+				bridge.HangUp(ctx, req)
+				return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon serves a caller only after its hello (%s)", bridge.MethodHello)
+			}
+			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: %s", *why)
 		}
+		jsonrpc2.Async(ctx)
+		d.touch()
 		select {
 		case <-d.ready:
 		case <-ctx.Done():
@@ -419,20 +452,28 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 
 // hello says whether the daemon serves a caller: one of another build, root,
 // user configuration or confinement would get other answers than in its own
-// process.
-func (d *daemon) hello(p bridge.HelloParams) bridge.Hello {
-	h := bridge.Hello{PID: os.Getpid(), Serves: true}
+// process. The caller's confinement is the kernel's (kernel, or kerr when
+// it cannot be read): a hello that names another lied.
+func (d *daemon) hello(p bridge.HelloParams, kernel string, kerr error) (h bridge.Hello, lied bool) {
+	h = bridge.Hello{PID: os.Getpid(), Serves: true}
+	lied = kerr == nil && p.Confinement != "" && p.Confinement != kernel
 	switch {
+	case kerr != nil:
+		h.Serves, h.Why = false, "the kernel does not tell the caller's confinement ("+kerr.Error()+")"
+	case lied:
+		h.Serves, h.Why = false, "the hello names a confinement that is not the caller's (the kernel's: "+kernel+")"
+	case kernel != d.confinement:
+		h.Serves, h.Why = false, "it is of another confinement (a sandbox, or none: "+d.confinement+")"
+	case p.Confinement != kernel:
+		h.Serves, h.Why = false, "the hello names no confinement"
 	case p.Build != d.build:
-		h.Serves, h.Why = false, "another build ("+d.build+")"
+		h.Serves, h.Why = false, "it is of another build ("+d.build+")"
 	case p.Root != d.root:
-		h.Serves, h.Why = false, "another workspace ("+d.root+")"
+		h.Serves, h.Why = false, "it is of another workspace ("+d.root+")"
 	case p.Config != d.userConfig:
-		h.Serves, h.Why = false, "another user configuration ("+d.userConfig+")"
-	case p.Confinement != d.confinement:
-		h.Serves, h.Why = false, "another confinement (a sandbox, or none: "+d.confinement+")"
+		h.Serves, h.Why = false, "it is of another user configuration ("+d.userConfig+")"
 	}
-	return h
+	return h, lied
 }
 
 // callerApprover asks the caller of a call (its --yes, its terminal),

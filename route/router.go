@@ -67,8 +67,10 @@ type Router struct {
 	sockErr error
 	clients map[string]*bridge.Client
 	// daemons are the daemons' connections that said they serve this
-	// caller (Hello), by socket.
-	daemons map[string]bool
+	// caller (Hello): a connection, not a socket, since a daemon serves
+	// nothing on a connection before its own hello (a new connection to the
+	// same daemon says it again).
+	daemons map[*bridge.Client]bool
 	bridged bool // the last call went to a server
 	// served: a server (or a daemon) was found running; no daemon is
 	// started then.
@@ -85,7 +87,7 @@ type Router struct {
 
 // New makes a Router; nothing is opened until the first call.
 func New(o Options) *Router {
-	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}, daemons: map[string]bool{}}
+	return &Router{o: o, ws: workspace.New([]string{o.Root}, workspace.Options{}), clients: map[string]*bridge.Client{}, daemons: map[*bridge.Client]bool{}}
 }
 
 // Root is the workspace root.
@@ -237,6 +239,7 @@ func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Clien
 		c := b.clients[p]
 		if c != nil && !c.Alive() {
 			_ = c.Close()
+			delete(b.daemons, c)
 			c = nil
 		}
 		if bridge.IsDaemon(p) && b.o.Daemon == nil {
@@ -258,7 +261,7 @@ func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Clien
 	for p, c := range b.clients {
 		if keep[p] == nil {
 			_ = c.Close()
-			delete(b.daemons, p)
+			delete(b.daemons, c)
 		}
 	}
 	b.clients = keep
@@ -309,6 +312,7 @@ func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client, writes b
 			silent = append(silent, na)
 			_ = c.Close()
 			delete(b.clients, c.Path)
+			delete(b.daemons, c)
 		default:
 			b.stopDaemon(ctx, c)
 		}
@@ -320,7 +324,7 @@ func (b *Router) withDaemon(ctx context.Context, live []*bridge.Client, writes b
 // unless wait, it sends the hello and takes the answer to be yes (the
 // call after it is refused if not).
 func (b *Router) hello(ctx context.Context, c *bridge.Client, wait bool) (bool, error) {
-	if b.daemons[c.Path] {
+	if b.daemons[c] {
 		return true, nil
 	}
 	p := *b.o.Daemon
@@ -329,7 +333,7 @@ func (b *Router) hello(ctx context.Context, c *bridge.Client, wait bool) (bool, 
 		if err := c.Notify(ctx, bridge.MethodHello, p); err != nil {
 			return false, err
 		}
-		b.daemons[c.Path] = true
+		b.daemons[c] = true
 		return true, nil
 	}
 	raw, err := c.Query(ctx, bridge.MethodHello, p)
@@ -340,7 +344,7 @@ func (b *Router) hello(ctx context.Context, c *bridge.Client, wait bool) (bool, 
 	if json.Unmarshal(raw, &h) != nil || !h.Serves {
 		return false, nil
 	}
-	b.daemons[c.Path] = true
+	b.daemons[c] = true
 	return true, nil
 }
 
@@ -352,7 +356,20 @@ func (b *Router) stopDaemon(ctx context.Context, c *bridge.Client) {
 	_, _ = c.Call(cctx, bridge.MethodExit, nil)
 	_ = c.Close()
 	delete(b.clients, c.Path)
-	delete(b.daemons, c.Path)
+	delete(b.daemons, c)
+}
+
+// forget drops a connection the caller hung up on (a server that stopped
+// answering): the next call dials again, and says hello again to a daemon,
+// rather than finding it closed.
+func (b *Router) forget(c *bridge.Client) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = c.Close()
+	if b.clients[c.Path] == c {
+		delete(b.clients, c.Path)
+	}
+	delete(b.daemons, c)
 }
 
 // notServed asks a daemon that refused to serve this caller to exit and
@@ -558,8 +575,10 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		case ctx.Err() != nil:
 			return zero, ctx.Err()
 		case errors.As(err, &na) && writes:
+			b.forget(c)
 			return zero, silentWrite(na)
 		case errors.As(err, &na):
+			b.forget(c)
 			b.notice(silentRead(na))
 		case errors.Is(err, bridge.ErrGone) || !writes:
 			b.notice("The language server went away; this answer comes from the files on disk (unsaved editor changes are not seen).")
