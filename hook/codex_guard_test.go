@@ -1,0 +1,93 @@
+package hook_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sightline-lsp/sightline/hook"
+)
+
+func codexWorkspace(t *testing.T, files map[string]string) *workspace {
+	w := newWorkspace(t, files)
+	w.answer = hook.Codex
+	return w
+}
+
+func patchOf(body string) map[string]any {
+	return applyPatch("PreToolUse", "*** Begin Patch\n"+body+"*** End Patch\n")
+}
+
+// TestCodexPatchDestination: a patch's destination passes the admission of
+// a write and, when it exists, is judged as a whole-file overwrite; the
+// source of a move is deleted whole, as Codex's apply_patch does it.
+func TestCodexPatchDestination(t *testing.T) {
+	w := codexWorkspace(t, map[string]string{"src.py": "a\n", "src2.py": "b\n", "other.py": "secret\n", ".env": "KEY=1\n"})
+	os.MkdirAll(filepath.Join(w.root, ".git", "hooks"), 0o755)
+	w.write(".git/config", "[core]\n")
+	none := hook.Options{}
+	w.event("cat src.py", shell("cat src.py", "a\n"), none)
+	w.event("cat src2.py", shell("cat src2.py", "b\n"), none)
+
+	for name, body := range map[string]string{
+		"move into .git":           "*** Update File: src.py\n*** Move to: .git/hooks/pre-commit\n@@\n-a\n+#!/bin/sh\n",
+		"move onto .env":           "*** Update File: src.py\n*** Move to: .env\n@@\n-a\n+KEY=2\n",
+		"move over an unread file": "*** Update File: src.py\n*** Move to: other.py\n@@\n-a\n+x\n",
+	} {
+		if a := w.event(name, patchOf(body), none); !denied(a) {
+			t.Errorf("%s: allowed", name)
+		}
+	}
+	// A unified diff is no patch Codex's apply_patch reads: refused with
+	// the reason, never let through unjudged.
+	rename := applyPatch("PreToolUse", "diff --git a/src.py b/.git/config\nsimilarity index 100%\nrename from src.py\nrename to .git/config\n")
+	if why := denyReason(t, w.event("unified rename to .git/config", rename, none)); !strings.Contains(why, "Begin Patch") {
+		t.Errorf("reason: %s", why)
+	}
+	// The source of a move is deleted: all of it must have been read.
+	w.write("half.py", "one\ntwo\n")
+	w.event("sed half", shell("sed -n '1,1p' half.py", "one\n"), none)
+	if a := w.event("move of a half-read file", patchOf("*** Update File: half.py\n*** Move to: whole.py\n@@\n-one\n+1\n"), none); !denied(a) {
+		t.Errorf("move of a half-read file: allowed")
+	}
+	// A move of a file read whole to a new name proceeds.
+	if a := w.event("move to a new file", patchOf("*** Update File: src2.py\n*** Move to: fresh.py\n@@\n-b\n+B\n"), none); denied(a) {
+		t.Errorf("move to a new file: %s", a.Stdout)
+	}
+}
+
+// TestCodexLenientHunks: hunks are judged where Codex's apply_patch will
+// apply them: its search from a cursor that moves forward, exact first,
+// then ignoring trailing whitespace, then surrounding whitespace, then
+// Unicode punctuation; a trailing empty context line retried without it.
+func TestCodexLenientHunks(t *testing.T) {
+	none := hook.Options{}
+	cases := []struct {
+		name, file, read, patch string
+	}{{
+		// The second hunk is sought after the first: the exact "foo"
+		// above is behind the cursor, the unread "foo  " is where it goes.
+		name: "cursor past an exact match", file: "foo\nA\nB\nfoo  \n", read: "foo\nA\nB\n",
+		patch: "*** Update File: f.py\n@@\n A\n-B\n+b\n@@\n-foo\n+bar\n",
+	}, {
+		// Codex keeps the empty context line and finds "foo  " followed
+		// by an empty line before it drops it.
+		name: "trailing empty context line", file: "foo\nbar\nfoo  \n\nend\n", read: "foo\nbar\n",
+		patch: "*** Update File: f.py\n@@\n-foo\n+baz\n\n",
+	}, {
+		name: "unicode dash after the cursor", file: "a - b\nx\ny\na – b\n", read: "a - b\nx\ny\n",
+		patch: "*** Update File: f.py\n@@\n-y\n+Y\n@@\n-a - b\n+c\n",
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := codexWorkspace(t, map[string]string{"f.py": c.file})
+			n := strings.Count(c.read, "\n")
+			w.event("read", shell("sed -n '1,"+strconv.Itoa(n)+"p' f.py", c.read), none)
+			if a := w.event(c.name, patchOf(c.patch), none); !denied(a) {
+				t.Fatalf("allowed: Codex changes an unread line")
+			}
+		})
+	}
+}

@@ -1,0 +1,134 @@
+package patch
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestParseCodex: a patch is read as Codex's apply_patch reads it, paths
+// and lines as written, and refused where Codex refuses it.
+func TestParseCodex(t *testing.T) {
+	got, err := ParseCodex("  *** Begin Patch \n*** Add File: a b.txt\n+one\n+\n*** Delete File: gone.txt\n*** Update File: src/x.py\n*** Move to: dst/y.py \n@@ def f():\n-    pass\n+    return 1\n@@\n ctx\n-old\n+new\n*** End of File\n*** Update File: z.py\n first\n+second\n\n*** End Patch\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []File{
+		{Kind: Add, Path: "a b.txt", Line: 2, Hunks: []Hunk{{New: []string{"one", ""}, Line: 3}}},
+		{Kind: Delete, Path: "gone.txt", Line: 5},
+		{Kind: Modify, Path: "src/x.py", NewPath: "dst/y.py ", Line: 6, Hunks: []Hunk{
+			{Anchors: []string{"def f():"}, Old: []string{"    pass"}, New: []string{"    return 1"}, Line: 8},
+			{Old: []string{"ctx", "old"}, New: []string{"ctx", "new"}, EOF: true, Line: 11},
+		}},
+		{Kind: Modify, Path: "z.py", Line: 16, Hunks: []Hunk{
+			// The empty line before *** End Patch is an empty context line.
+			{Old: []string{"first", ""}, New: []string{"first", "second", ""}, Line: 17},
+		}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got\n%+v\nwant\n%+v", got, want)
+	}
+	// Heredoc around the patch, and CRLF patch lines.
+	if fs, err := ParseCodex("<<'EOF'\r\n*** Begin Patch\r\n*** Delete File: a\r\n*** End Patch\r\nEOF\r\n"); err != nil || len(fs) != 1 || fs[0].Path != "a" {
+		t.Fatalf("heredoc: %+v %v", fs, err)
+	}
+	for name, text := range map[string]string{
+		"text before":           "Here it is:\n*** Begin Patch\n*** Delete File: a\n*** End Patch\n",
+		"text after":            "*** Begin Patch\n*** Delete File: a\n*** End Patch\nDone.\n",
+		"no end":                "*** Begin Patch\n*** Delete File: a\n",
+		"unified diff":          "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+		"two @@ lines":          "*** Begin Patch\n*** Update File: a\n@@ class A\n@@ def f():\n-x\n+y\n*** End Patch\n",
+		"second chunk, no @@":   "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End of File\n-z\n*** End Patch\n",
+		"empty update":          "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+		"blank after an add":    "*** Begin Patch\n*** Add File: a\n+x\n\n*** Delete File: b\n*** End Patch\n",
+		"padded End of File":    "*** Begin Patch\n*** Update File: a\n@@\n-x\n*** End of File \n*** End Patch\n",
+		"bad line in a chunk":   "*** Begin Patch\n*** Update File: a\n@@\n#x\n*** End Patch\n",
+		"header with no path":   "*** Begin Patch\n*** Add File:\n+x\n*** End Patch\n",
+		"lowercase header":      "*** Begin Patch\n*** update file: a\n@@\n-x\n*** End Patch\n",
+		"End of File, no lines": "*** Begin Patch\n*** Update File: a\n@@\n*** End of File\n*** End Patch\n",
+	} {
+		if fs, err := ParseCodex(text); err == nil {
+			t.Errorf("%s: read as %+v", name, fs)
+		}
+	}
+}
+
+// TestSeekCodex: the passes, strictest first, each over every position
+// from the cursor; End of File tries the last position only.
+func TestSeekCodex(t *testing.T) {
+	ls := func(s string) []string { return strings.Split(s, "|") }
+	for _, c := range []struct {
+		lines, pattern string
+		start          int
+		eof            bool
+		at             int
+		ok             bool
+	}{
+		{"foo|bar|baz", "bar|baz", 0, false, 1, true},
+		{"foo   |bar\t\t", "foo|bar", 0, false, 0, true},
+		{"    foo   |   bar\t", "foo|bar", 0, false, 0, true},
+		{"x  |x", "x", 0, false, 1, true},   // exact anywhere beats lenient earlier
+		{"x|y|x  ", "x", 1, false, 2, true}, // behind the cursor is not looked at
+		{"a — b|“q”", "a - b|\"q\"", 0, false, 0, true},
+		{"a\u00a0b", "a b", 0, false, 0, true},
+		{"x|y|x", "x", 0, true, 2, true},        // End of File: the last place
+		{"x|y|z", "x", 0, true, 0, false},       // ... only
+		{"x|y|x", "x", 3, true, 2, true},        // ... whatever the cursor
+		{"one", "too|many", 0, false, 0, false}, // longer than the file
+		{"a|b", "", 1, false, 1, true},
+	} {
+		at, ok := SeekCodex(ls(c.lines), ls(c.pattern)[:len(ls(c.pattern))*min(len(c.pattern), 1)], c.start, c.eof)
+		if at != c.at || ok != c.ok {
+			t.Errorf("seek %q in %q from %d (eof %v): %d %v, want %d %v", c.pattern, c.lines, c.start, c.eof, at, ok, c.at, c.ok)
+		}
+	}
+}
+
+// TestPlaceCodex: chunks in order from a cursor moved past each one and
+// past its @@ line; added lines alone go to the end, before a last empty
+// line; a last empty context line is dropped when the search fails.
+func TestPlaceCodex(t *testing.T) {
+	lines := []string{"def f():", "    x = 1", "def g():", "    x = 1", "end", ""}
+	rs, fail := PlaceCodex(lines, []Hunk{
+		{Anchors: []string{"def g():"}, Old: []string{"    x = 1"}, New: []string{"    x = 2"}},
+		{Old: []string{"end", "", ""}, New: []string{"END", "", ""}},
+	})
+	if fail != nil {
+		t.Fatal(fail.Err)
+	}
+	want := []Replacement{
+		{Hunk: 0, Start: 3, Old: 1, New: []string{"    x = 2"}},
+		{Hunk: 1, Start: 4, Old: 2, New: []string{"END", ""}},
+	}
+	if !reflect.DeepEqual(rs, want) {
+		t.Fatalf("got %+v\nwant %+v", rs, want)
+	}
+	if rs, _ := PlaceCodex(lines, []Hunk{{New: []string{"tail"}}}); !reflect.DeepEqual(rs, []Replacement{{Start: 5, New: []string{"tail"}}}) {
+		t.Fatalf("added lines alone: %+v", rs)
+	}
+	if _, fail := PlaceCodex(lines, []Hunk{{Anchors: []string{"def h():"}, Old: []string{"x"}}}); fail == nil || fail.Kind != "not_found" {
+		t.Fatalf("an absent @@ line: %+v", fail)
+	}
+	// An End of File chunk placed before the cursor overlaps: refused.
+	if _, fail := PlaceCodex([]string{"a", "b"}, []Hunk{{Old: []string{"b"}}, {Old: []string{"b"}, EOF: true}}); fail == nil || fail.Kind != "overlap" {
+		t.Fatalf("overlap: %+v", fail)
+	}
+}
+
+func TestCodexLines(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		keepCR bool
+		want   []string
+	}{
+		{"", false, []string{}},
+		{"a\r\nb\r\n", false, []string{"a", "b"}},
+		{"a\r\nb\r\n", true, []string{"a\r", "b\r"}},
+		{"a\nb\r", false, []string{"a", "b\r"}},
+		{"a\n\n", false, []string{"a", ""}},
+	} {
+		if got := CodexLines(c.text, c.keepCR); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q (keepCR %v): %q, want %q", c.text, c.keepCR, got, c.want)
+		}
+	}
+}
