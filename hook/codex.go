@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/patch"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // Codex's hooks speak Claude Code's wire format (the same event fields, the
@@ -23,19 +25,24 @@ import (
 // CodexSession is the ledger session of a Codex conversation.
 func CodexSession(ev ClaudeEvent) string { return "codex-" + ev.SessionID }
 
-// Codex answers one Codex hook event; like Claude, it never fails.
+// Codex answers one Codex hook event; like Claude, it never fails. A patch
+// it cannot judge exactly as Codex's apply_patch will apply it is refused.
 func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	c := engine.Caller{Session: CodexSession(ev), Agent: "codex"}
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}
-	decode(ev.ToolInput, &in)
+	inErr := result.DecodeJudged(ev.ToolInput, &in)
 	command := commandText(in.Command)
 	var err error
 	switch {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
 		var why string
-		why, err = codexPatch(ctx, r, c, ev.Cwd, command)
+		if inErr != nil || json.Unmarshal(in.Command, &command) != nil {
+			why, err = codexUnjudged(ctx, r, c, "", "its tool_input is not the {\"command\": PATCH} sightline reads")
+		} else {
+			why, err = codexPatch(ctx, r, c, ev.Cwd, command)
+		}
 		if why != "" {
 			a := Answer{Stdout: denyClaude(why)}
 			if err != nil {
@@ -100,26 +107,67 @@ func abs(cwd, path string) string {
 	return filepath.Join(cwd, path)
 }
 
-// codexPatch guards every file of a patch: each hunk's context and removed
-// lines, placed in the current text as sightline's own patch command places
-// them; a deleted file, and a file added over an existing one, whole.
+// codexPatch judges a patch as Codex's apply_patch will apply it (read by
+// patch.ParseCodex, its paths resolved against cwd as Codex resolves them):
+// an updated file's hunks placed as Codex places them (the check's
+// SeekCodex); a deleted file, a file added over an existing one, and the
+// source of a move (Codex writes the destination, then removes the
+// source) need all of their lines; a move's destination passes the
+// admission of a write and, when it exists, needs all of its lines, as an
+// overwrite. Anything sightline cannot judge so is refused, audited.
 func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string) (string, error) {
-	files, err := patch.Parse(text)
+	files, err := patch.ParseCodex(text)
 	if err != nil {
-		return "", nil // not a patch sightline reads: Codex reports it
+		return codexUnjudged(ctx, r, c, "", "Codex's apply_patch would not read it ("+err.Error()+"); send one patch from *** Begin Patch to *** End Patch, each file once")
 	}
-	var reasons []string
+	if len(files) == 0 {
+		return codexUnjudged(ctx, r, c, "", "it changes no file")
+	}
+	type judged struct {
+		path string
+		p    engine.CheckParams
+	}
+	var todo []judged
+	seen := map[string]bool{}
+	add := func(name string, p engine.CheckParams) string {
+		path, why := codexPath(cwd, name)
+		if why != "" {
+			return why
+		}
+		// Codex applies the files one after the other: a file named twice
+		// would be judged as it is now, and changed as an earlier section
+		// left it. (Case folded: a file system may fold it.)
+		k := strings.ToLower(path)
+		if seen[k] {
+			return fmt.Sprintf("it changes %s more than once; sightline judges each file once, as it is now: send one section per file", name)
+		}
+		seen[k] = true
+		p.Caller, p.Tool = c, "apply_patch"
+		todo = append(todo, judged{path, p})
+		return ""
+	}
 	for _, f := range files {
-		p := engine.CheckParams{Caller: c, Tool: "apply_patch"}
+		var why string
 		switch f.Kind {
 		case patch.Delete, patch.Add:
-			p.Whole = true
+			why = add(f.Path, engine.CheckParams{Whole: true})
 		default:
+			p := engine.CheckParams{Seek: engine.SeekCodex, Whole: f.NewPath != ""}
 			for _, h := range f.Hunks {
 				p.Hunks = append(p.Hunks, engine.CheckHunk{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF})
 			}
+			why = add(f.Path, p)
+			if why == "" && f.NewPath != "" {
+				why = add(f.NewPath, engine.CheckParams{Whole: true})
+			}
 		}
-		why, err := check(ctx, r, p, abs(cwd, f.Path))
+		if why != "" {
+			return codexUnjudged(ctx, r, c, "", why)
+		}
+	}
+	var reasons []string
+	for _, j := range todo {
+		why, err := check(ctx, r, j.p, j.path)
 		if err != nil {
 			return why, err
 		}
@@ -130,19 +178,83 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 	return strings.Join(reasons, "\n\n"), nil
 }
 
+// codexPath resolves a patch's path as Codex does: against the folder it
+// runs in, unless absolute, ".." taken by name. why says what sightline
+// cannot resolve so: no folder to resolve against, or a ".." after a
+// symbolic link, which an older Codex leaves to the system to resolve from
+// the link's target.
+func codexPath(cwd, name string) (path, why string) {
+	if name == "" {
+		return "", "a file of the patch has an empty path"
+	}
+	joined := name
+	if !filepath.IsAbs(name) {
+		if !filepath.IsAbs(cwd) {
+			return "", fmt.Sprintf("the hook event gives no absolute folder to resolve %q against", name)
+		}
+		joined = cwd + string(filepath.Separator) + name
+	}
+	if dotDotAfterLink(joined) {
+		return "", fmt.Sprintf("%q goes up (..) from a symbolic link, which Codex releases resolve differently; name the file without ..", name)
+	}
+	return filepath.Clean(joined), ""
+}
+
+// dotDotAfterLink reports whether a ".." of an absolute path follows a
+// symbolic link.
+func dotDotAfterLink(path string) bool {
+	vol := filepath.VolumeName(path)
+	cur := vol + string(filepath.Separator)
+	for _, el := range strings.Split(filepath.ToSlash(path[len(vol):]), "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return true
+			}
+			cur = filepath.Dir(cur)
+		default:
+			cur = filepath.Join(cur, el)
+		}
+	}
+	return false
+}
+
+// codexUnjudged refuses a patch (or its change of path, when not "")
+// sightline cannot judge as Codex will apply it, through the check, which
+// audits the refusal.
+func codexUnjudged(ctx context.Context, r Runner, c engine.Caller, path, why string) (string, error) {
+	p := engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why}
+	what := "this patch"
+	if path != "" {
+		p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
+		what = "this change of " + path
+	}
+	refusal := "sightline refused " + what + " because it cannot judge it as Codex's apply_patch will apply it: " + why + ". Nothing was changed."
+	res, err := r.Call(ctx, ops.Check.Op, p)
+	if err != nil {
+		return refusal, fmt.Errorf("auditing the refusal of an apply_patch: %w", err)
+	}
+	if cr, ok := res.(engine.CheckResult); !ok || cr.Error != result.Unjudged {
+		return refusal, fmt.Errorf("auditing the refusal of an apply_patch: an unexpected answer %v", res)
+	}
+	return refusal, nil
+}
+
 // codexPatched records a patch's added lines as the session's own: the
 // new side of each hunk, found in the file as it is now.
 func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text string) error {
-	files, err := patch.Parse(text)
+	files, err := patch.ParseCodex(text)
 	if err != nil {
-		return nil
+		return nil // Codex applied nothing
 	}
 	for _, f := range files {
-		path := f.Path
+		name := f.Path
 		if f.NewPath != "" {
-			path = f.NewPath
+			name = f.NewPath
 		}
-		if f.Kind == patch.Delete {
+		path, why := codexPath(cwd, name)
+		if f.Kind == patch.Delete || why != "" {
 			continue
 		}
 		var hunks []engine.CheckHunk
@@ -154,12 +266,12 @@ func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text stri
 			for _, h := range f.Hunks {
 				lines = append(lines, h.New...)
 			}
-			if err := shown(ctx, r, c, abs(cwd, path), Numbered(1, lines), true, true, "apply_patch"); err != nil {
+			if err := shown(ctx, r, c, path, Numbered(1, lines), true, true, "apply_patch"); err != nil {
 				return err
 			}
 			continue
 		}
-		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(abs(cwd, path)))},
+		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
 			Hunks: hunks, Authored: true, Tool: "apply_patch"}
 		res, err := r.Call(ctx, ops.Shown.Op, p)
 		if err != nil {

@@ -31,13 +31,14 @@ func TestCodexPatchDestination(t *testing.T) {
 	w.event("cat src.py", shell("cat src.py", "a\n"), none)
 	w.event("cat src2.py", shell("cat src2.py", "b\n"), none)
 
-	for name, body := range map[string]string{
-		"move into .git":           "*** Update File: src.py\n*** Move to: .git/hooks/pre-commit\n@@\n-a\n+#!/bin/sh\n",
-		"move onto .env":           "*** Update File: src.py\n*** Move to: .env\n@@\n-a\n+KEY=2\n",
-		"move over an unread file": "*** Update File: src.py\n*** Move to: other.py\n@@\n-a\n+x\n",
+	for _, c := range []struct{ name, body, want string }{
+		{"move into .git", "*** Update File: src.py\n*** Move to: .git/hooks/pre-commit\n@@\n-a\n+#!/bin/sh\n", ".git/hooks/pre-commit: "},
+		{"move onto .env", "*** Update File: src.py\n*** Move to: .env\n@@\n-a\n+KEY=2\n", "sensitive"},
+		{"move over an unread file", "*** Update File: src.py\n*** Move to: other.py\n@@\n-a\n+x\n", "other.py: Line 1 was never shown"},
+		{"add over .git/config", "*** Add File: .git/config\n+[x]\n", ".git/config: "},
 	} {
-		if a := w.event(name, patchOf(body), none); !denied(a) {
-			t.Errorf("%s: allowed", name)
+		if why := denyReason(t, w.event(c.name, patchOf(c.body), none)); !strings.Contains(why, c.want) {
+			t.Errorf("%s: the refusal does not say %q: %s", c.name, c.want, why)
 		}
 	}
 	// A unified diff is no patch Codex's apply_patch reads: refused with
@@ -66,27 +67,31 @@ func TestCodexLenientHunks(t *testing.T) {
 	none := hook.Options{}
 	cases := []struct {
 		name, file, read, patch string
+		want                    string // the unread lines the refusal names
 	}{{
 		// The second hunk is sought after the first: the exact "foo"
 		// above is behind the cursor, the unread "foo  " is where it goes.
 		name: "cursor past an exact match", file: "foo\nA\nB\nfoo  \n", read: "foo\nA\nB\n",
 		patch: "*** Update File: f.py\n@@\n A\n-B\n+b\n@@\n-foo\n+bar\n",
+		want:  "Line 4 was never shown",
 	}, {
 		// Codex keeps the empty context line and finds "foo  " followed
 		// by an empty line before it drops it.
 		name: "trailing empty context line", file: "foo\nbar\nfoo  \n\nend\n", read: "foo\nbar\n",
 		patch: "*** Update File: f.py\n@@\n-foo\n+baz\n\n",
+		want:  "Lines 3-4 were never shown",
 	}, {
 		name: "unicode dash after the cursor", file: "a - b\nx\ny\na – b\n", read: "a - b\nx\ny\n",
 		patch: "*** Update File: f.py\n@@\n-y\n+Y\n@@\n-a - b\n+c\n",
+		want:  "Line 4 was never shown",
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := codexWorkspace(t, map[string]string{"f.py": c.file})
 			n := strings.Count(c.read, "\n")
 			w.event("read", shell("sed -n '1,"+strconv.Itoa(n)+"p' f.py", c.read), none)
-			if a := w.event(c.name, patchOf(c.patch), none); !denied(a) {
-				t.Fatalf("allowed: Codex changes an unread line")
+			if why := denyReason(t, w.event(c.name, patchOf(c.patch), none)); !strings.Contains(why, c.want) {
+				t.Fatalf("the refusal does not name the lines Codex changes (%s): %s", c.want, why)
 			}
 		})
 	}
