@@ -22,7 +22,7 @@ func codexTargets(s *textdoc.Snapshot, hunks []CheckHunk) (targets []ledger.Rang
 	if cr > 0 {
 		// A lone "\r" ends a line for sightline, not for Codex: the lines
 		// would be numbered differently.
-		return nil, nil, "the file has a line ending in a lone carriage return, which Codex's apply_patch does not count as a line break, so sightline cannot number the lines it would change"
+		return nil, nil, "the file has a line ending in a lone carriage return, which Codex's apply_patch does not count as a line break, so sightline cannot number the lines it would change; make this change with sightline's own edit tools instead"
 	}
 	hs := make([]patch.Hunk, len(hunks))
 	for i, h := range hunks {

@@ -195,7 +195,7 @@ func codexPath(cwd, name string) (path, why string) {
 		joined = cwd + string(filepath.Separator) + name
 	}
 	if dotDotAfterLink(joined) {
-		return "", fmt.Sprintf("%q goes up (..) from a symbolic link, which Codex releases resolve differently; name the file without ..", name)
+		return "", fmt.Sprintf("%q goes up (..) from a symbolic link, which Codex releases resolve differently; name the file without going up from a link", name)
 	}
 	return filepath.Clean(joined), ""
 }

@@ -1,6 +1,7 @@
 package hook_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,5 +95,50 @@ func TestCodexLenientHunks(t *testing.T) {
 				t.Fatalf("the refusal does not name the lines Codex changes (%s): %s", c.want, why)
 			}
 		})
+	}
+}
+
+// TestCodexHostile: patches and events a confused or hostile agent can
+// send are refused, never let through unjudged.
+func TestCodexHostile(t *testing.T) {
+	w := codexWorkspace(t, map[string]string{"f.py": "a\nb\n", "crlf.py": "a\rb\n"})
+	os.MkdirAll(filepath.Join(w.root, ".git"), 0o755)
+	w.write(".git/config", "[core]\n")
+	os.MkdirAll(filepath.Join(w.root, "sub"), 0o755)
+	if err := os.Symlink(filepath.Join(w.root, ".git"), filepath.Join(w.root, "lnk")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	os.Symlink(filepath.Join(w.root, ".git", "config"), filepath.Join(w.root, "cfg.py"))
+	none := hook.Options{}
+	w.event("cat f.py", shell("cat f.py", "a\nb\n"), none)
+	w.event("cat crlf.py", shell("cat crlf.py", "a\rb\n"), none)
+
+	for name, ev := range map[string]map[string]any{
+		"absolute path into .git":    patchOf("*** Add File: " + w.path(".git/config") + "\n+x\n"),
+		"dot-dot into .git":          patchOf("*** Add File: sub/../.git/config\n+x\n"),
+		"through a link into .git":   patchOf("*** Add File: lnk/config\n+x\n"),
+		"dot-dot after a link":       patchOf("*** Add File: lnk/../f.py\n+x\n"),
+		"update through a link":      patchOf("*** Update File: cfg.py\n@@\n-[core]\n+[x]\n"),
+		"a file twice":               patchOf("*** Update File: f.py\n@@\n-a\n+A\n*** Update File: f.py\n@@\n-A\n+Z\n"),
+		"a file twice, other case":   patchOf("*** Update File: f.py\n@@\n-a\n+A\n*** Delete File: F.py\n"),
+		"a move onto itself":         patchOf("*** Update File: f.py\n*** Move to: f.py\n@@\n-a\n+A\n"),
+		"prose around the patch":     applyPatch("PreToolUse", "Here:\n*** Begin Patch\n*** Delete File: f.py\n*** End Patch\n"),
+		"no file":                    applyPatch("PreToolUse", "*** Begin Patch\n*** End Patch\n"),
+		"two @@ lines":               patchOf("*** Update File: f.py\n@@ a\n@@ b\n-x\n+y\n"),
+		"a lone carriage return":     patchOf("*** Update File: crlf.py\n@@\n-b\n+B\n"),
+		"command twice":              {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": json.RawMessage(`{"command":"*** Begin Patch\n*** Delete File: x\n*** End Patch","command":"*** Begin Patch\n*** Delete File: f.py\n*** End Patch"}`)},
+		"command in another case":    {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": json.RawMessage(`{"Command":"*** Begin Patch\n*** Delete File: f.py\n*** End Patch"}`)},
+		"command an argument list":   {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": map[string]any{"command": []string{"apply_patch", "*** Begin Patch\n*** Delete File: .git/config\n*** End Patch"}}},
+		"no tool_input":              {"hook_event_name": "PreToolUse", "tool_name": "apply_patch"},
+		"hunks colliding at the end": patchOf("*** Update File: f.py\n@@\n-b\n+B\n@@\n-b\n+C\n*** End of File\n"),
+	} {
+		if a := w.event(name, ev, none); !denied(a) {
+			t.Errorf("%s: allowed (%q)", name, a.Stderr)
+		} else if testing.Verbose() {
+			t.Logf("%s: %s", name, denyReason(t, a))
+		}
+	}
+	if got := w.read(".git/config"); got != "[core]\n" {
+		t.Fatalf(".git/config: %q", got)
 	}
 }
