@@ -2,6 +2,7 @@ package patch
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,56 @@ func TestCodexLines(t *testing.T) {
 		if got := CodexLines(c.text, c.keepCR); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q (keepCR %v): %q, want %q", c.text, c.keepCR, got, c.want)
 		}
+	}
+}
+
+// applyCodex applies replacements as Codex does, for the tests: in
+// reverse order, the result ending with a line break.
+func applyCodex(lines []string, rs []Replacement) string {
+	out := slices.Clone(lines)
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		out = slices.Concat(out[:r.Start], r.New, out[r.Start+r.Old:])
+	}
+	if len(out) == 0 || out[len(out)-1] != "" {
+		out = append(out, "")
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestCodexScenarios: the cases of Codex's own apply_patch test scenarios
+// (codex-rs/apply-patch/tests/fixtures/scenarios), restated: the file
+// Codex leaves, from the file and the patch.
+func TestCodexScenarios(t *testing.T) {
+	for _, c := range []struct{ name, file, patch, want string }{
+		{"multiple chunks", "line1\nline2\nline3\nline4\n",
+			"*** Begin Patch\n*** Update File: f\n@@\n-line2\n+changed2\n@@\n-line4\n+changed4\n*** End Patch", "line1\nchanged2\nline3\nchanged4\n"},
+		{"no final line break", "no newline at end", "*** Begin Patch\n*** Update File: f\n@@\n-no newline at end\n+first line\n+second line\n*** End Patch", "first line\nsecond line\n"},
+		{"added lines alone", "line1\nline2\n", "*** Begin Patch\n*** Update File: f\n@@\n+added line 1\n+added line 2\n*** End Patch", "line1\nline2\nadded line 1\nadded line 2\n"},
+		{"padded file header", "old\n", "*** Begin Patch\n  *** Update File: f\n@@\n-old\n+new\n*** End Patch", "new\n"},
+		{"padded envelope", "one\n", "*** Begin Patch \n*** Update File: f\n@@\n-one\n+two\n *** End Patch", "two\n"},
+		{"unicode", "line1\nnaïve café\nline3\n", "*** Begin Patch\n*** Update File: f\n@@\n line1\n-naïve café\n+naïve café ✅\n*** End Patch ", "line1\nnaïve café ✅\nline3\n"},
+		{"removal only", "line1\nline2\nline3\n", "*** Begin Patch\n*** Update File: f\n@@\n line1\n-line2\n line3\n*** End Patch", "line1\nline3\n"},
+		{"End of File", "first\nsecond\n", "*** Begin Patch\n*** Update File: f\n@@\n first\n-second\n+second updated\n*** End of File\n*** End Patch", "first\nsecond updated\n"},
+		{"typographic dash", "a — b\n", "*** Begin Patch\n*** Update File: f\n@@\n-a - b\n+c\n*** End Patch", "c\n"},
+	} {
+		fs, err := ParseCodex(c.patch)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		lines := CodexLines(c.file, false)
+		rs, fail := PlaceCodex(lines, fs[0].Hunks)
+		if fail != nil {
+			t.Errorf("%s: %v", c.name, fail.Err)
+			continue
+		}
+		if got := applyCodex(lines, rs); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	// Codex rejects a hunk whose lines are missing: so does the placement.
+	if _, fail := PlaceCodex([]string{"line1", "line2"}, []Hunk{{Old: []string{"missing"}}}); fail == nil {
+		t.Error("missing context placed")
 	}
 }
