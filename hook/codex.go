@@ -33,7 +33,10 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 		Command json.RawMessage `json:"command"`
 	}
 	inErr := result.DecodeJudged(ev.ToolInput, &in)
-	command := commandText(in.Command)
+	var command string
+	if inErr == nil {
+		command = commandText(in.Command)
+	}
 	var err error
 	switch {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
