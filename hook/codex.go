@@ -42,7 +42,7 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
 		var why string
 		if inErr != nil || json.Unmarshal(in.Command, &command) != nil {
-			why, err = codexUnjudged(ctx, r, c, "", "its tool_input is not the {\"command\": PATCH} sightline reads")
+			why, err = codexUnjudged(ctx, r, c, "its tool_input is not the {\"command\": PATCH} sightline reads")
 		} else {
 			why, err = codexPatch(ctx, r, c, ev.Cwd, command)
 		}
@@ -121,10 +121,10 @@ func abs(cwd, path string) string {
 func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string) (string, error) {
 	files, err := patch.ParseCodex(text)
 	if err != nil {
-		return codexUnjudged(ctx, r, c, "", "Codex's apply_patch would not read it ("+err.Error()+"); send one patch from *** Begin Patch to *** End Patch, each file once")
+		return codexUnjudged(ctx, r, c, "Codex's apply_patch would not read it ("+err.Error()+"); send one patch from *** Begin Patch to *** End Patch, each file once")
 	}
 	if len(files) == 0 {
-		return codexUnjudged(ctx, r, c, "", "it changes no file")
+		return codexUnjudged(ctx, r, c, "it changes no file")
 	}
 	type judged struct {
 		path string
@@ -165,7 +165,7 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 			}
 		}
 		if why != "" {
-			return codexUnjudged(ctx, r, c, "", why)
+			return codexUnjudged(ctx, r, c, why)
 		}
 	}
 	var reasons []string
@@ -223,18 +223,11 @@ func dotDotAfterLink(path string) bool {
 	return false
 }
 
-// codexUnjudged refuses a patch (or its change of path, when not "")
-// sightline cannot judge as Codex will apply it, through the check, which
-// audits the refusal.
-func codexUnjudged(ctx context.Context, r Runner, c engine.Caller, path, why string) (string, error) {
-	p := engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why}
-	what := "this patch"
-	if path != "" {
-		p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
-		what = "this change of " + path
-	}
-	refusal := "sightline refused " + what + " because it cannot judge it as Codex's apply_patch will apply it: " + why + ". Nothing was changed."
-	res, err := r.Call(ctx, ops.Check.Op, p)
+// codexUnjudged refuses a patch sightline cannot judge as Codex will apply
+// it, through the check, which audits the refusal.
+func codexUnjudged(ctx context.Context, r Runner, c engine.Caller, why string) (string, error) {
+	refusal := "sightline refused this patch because it cannot judge it as Codex's apply_patch will apply it: " + why + ". Nothing was changed."
+	res, err := r.Call(ctx, ops.Check.Op, engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why})
 	if err != nil {
 		return refusal, fmt.Errorf("auditing the refusal of an apply_patch: %w", err)
 	}

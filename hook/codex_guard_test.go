@@ -1,6 +1,7 @@
 package hook_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 func codexWorkspace(t *testing.T, files map[string]string) *workspace {
@@ -140,5 +144,21 @@ func TestCodexHostile(t *testing.T) {
 	}
 	if got := w.read(".git/config"); got != "[core]\n" {
 		t.Fatalf(".git/config: %q", got)
+	}
+	// The door's own refusals are audited.
+	b := w.backend()
+	defer b.Close(context.Background())
+	res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Session: "codex-abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unjudged := 0
+	for _, e := range res.Entries {
+		if e.Error == "unjudged" {
+			unjudged++
+		}
+	}
+	if unjudged < 10 {
+		t.Fatalf("%d unjudged refusals audited", unjudged)
 	}
 }
