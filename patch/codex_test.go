@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseCodex: a patch is read as Codex's apply_patch reads it, paths
@@ -182,5 +183,19 @@ func TestCodexScenarios(t *testing.T) {
 	// Codex rejects a hunk whose lines are missing: so does the placement.
 	if _, fail := PlaceCodex([]string{"line1", "line2"}, []Hunk{{Old: []string{"missing"}}}); fail == nil {
 		t.Error("missing context placed")
+	}
+}
+
+// TestPlaceCodexBudget: a placement built to compare almost everywhere is
+// refused, quickly, rather than outlast the hook's deadline.
+func TestPlaceCodexBudget(t *testing.T) {
+	lines := slices.Repeat([]string{"a"}, 200_000)
+	pattern := append(slices.Repeat([]string{"a"}, 1000), "b")
+	start := time.Now()
+	if _, fail := PlaceCodex(lines, []Hunk{{Old: pattern}}); fail == nil || fail.Kind != "too_large" {
+		t.Fatalf("placed: %+v", fail)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %v", d)
 	}
 }

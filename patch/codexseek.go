@@ -54,13 +54,20 @@ func CodexLines(text string, keepCR bool) []string {
 func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 	var out []Replacement
 	cursor := 0
+	sk := newCodexSeeker(lines)
+	tooLarge := func(i int) *Failure {
+		return &Failure{Hunk: i, Kind: "too_large", Err: result.Errorf(result.InvalidEdit, "The patch is too large for sightline to place its hunks as Codex's apply_patch would: send it in smaller patches.")}
+	}
 	for i, h := range hunks {
 		where := fmt.Sprintf("hunk %d (patch line %d)", i+1, h.Line)
 		if len(h.Anchors) > 1 {
 			return nil, &Failure{Hunk: i, Kind: "invalid", Err: result.Errorf(result.InvalidEdit, "%s has more than one @@ line, which Codex's apply_patch does not read.", capital(where))}
 		}
 		for _, a := range h.Anchors {
-			at, ok := SeekCodex(lines, []string{a}, cursor, false)
+			at, ok, over := sk.seek([]string{a}, cursor, false)
+			if over {
+				return nil, tooLarge(i)
+			}
 			if !ok {
 				return nil, &Failure{Hunk: i, Kind: "not_found", Err: result.Errorf(result.NoMatch, "Codex's apply_patch finds no line %q for the @@ line of %s.", a, where)}
 			}
@@ -77,15 +84,18 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 			continue
 		}
 		old, nw := h.Old, h.New
-		at, ok := SeekCodex(lines, old, cursor, h.EOF)
-		if !ok && old[len(old)-1] == "" {
+		at, ok, over := sk.seek(old, cursor, h.EOF)
+		if !ok && !over && old[len(old)-1] == "" {
 			// Codex retries without a last empty line, which it takes for
 			// the file's final line break.
 			old = old[:len(old)-1]
 			if len(nw) > 0 && nw[len(nw)-1] == "" {
 				nw = nw[:len(nw)-1]
 			}
-			at, ok = SeekCodex(lines, old, cursor, h.EOF)
+			at, ok, over = sk.seek(old, cursor, h.EOF)
+		}
+		if over {
+			return nil, tooLarge(i)
 		}
 		if !ok {
 			return nil, &Failure{Hunk: i, Kind: "not_found", Err: result.Errorf(result.NoMatch, "Codex's apply_patch finds no place for the lines of %s.", where)}
@@ -108,47 +118,86 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 // lenient, pass. With eof only the position that ends at the last line is
 // tried, whatever start is. An empty pattern is found at start.
 func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
-	if len(pattern) == 0 {
-		return start, true
+	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof)
+	return at, ok
+}
+
+// codexBudget bounds the line comparisons one file's placement makes: a
+// patch that needs more (thousands of hunks against a long file, or
+// patterns built to match almost everywhere) is refused rather than let
+// the hook outlast its deadline.
+const codexBudget = 1 << 26
+
+// codexSeeker holds a file's lines in the forms each of SeekCodex's passes
+// compares, computed once for all the chunks of the file, and counts the
+// comparisons made.
+type codexSeeker struct {
+	forms [4][]string
+	spent int
+}
+
+func newCodexSeeker(lines []string) *codexSeeker {
+	s := &codexSeeker{}
+	for pass := range s.forms {
+		if pass == 0 {
+			s.forms[0] = lines
+			continue
+		}
+		s.forms[pass] = make([]string, len(lines))
+		for i, l := range lines {
+			s.forms[pass][i] = codexForm(pass, l)
+		}
 	}
-	if len(pattern) > len(lines) {
-		return 0, false
+	return s
+}
+
+// seek is SeekCodex; over is true when the budget ran out first.
+func (s *codexSeeker) seek(pattern []string, start int, eof bool) (at int, ok, over bool) {
+	n := len(s.forms[0])
+	if len(pattern) == 0 {
+		return start, true, false
+	}
+	if len(pattern) > n {
+		return 0, false, false
 	}
 	from := start
 	if eof {
-		from = len(lines) - len(pattern)
+		from = n - len(pattern)
 	}
-	for pass := range 4 {
-		for i := from; i <= len(lines)-len(pattern); i++ {
-			if matchAll(lines[i:i+len(pattern)], pattern, pass) {
-				return i, true
+	for pass, lines := range s.forms {
+		p := make([]string, len(pattern))
+		for j, l := range pattern {
+			p[j] = codexForm(pass, l)
+		}
+		for i := from; i <= n-len(p); i++ {
+			j := 0
+			for j < len(p) && lines[i+j] == p[j] {
+				j++
+			}
+			if s.spent += j + 1; s.spent > codexBudget {
+				return 0, false, true
+			}
+			if j == len(p) {
+				return i, true, false
 			}
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
-// codexSame compares a line of the file with one of the pattern as
-// SeekCodex's pass does, strictest first.
-func codexSame(pass int, a, b string) bool {
+// codexForm is a line as SeekCodex's pass compares it, strictest first:
+// as it is; without trailing whitespace; without surrounding whitespace;
+// and that with typographic punctuation as ASCII.
+func codexForm(pass int, s string) string {
 	switch pass {
-	case 0:
-		return a == b
 	case 1:
-		return strings.TrimRightFunc(a, unicode.IsSpace) == strings.TrimRightFunc(b, unicode.IsSpace)
+		return strings.TrimRightFunc(s, unicode.IsSpace)
 	case 2:
-		return strings.TrimFunc(a, unicode.IsSpace) == strings.TrimFunc(b, unicode.IsSpace)
+		return strings.TrimFunc(s, unicode.IsSpace)
+	case 3:
+		return codexNormal(s)
 	}
-	return codexNormal(a) == codexNormal(b)
-}
-
-func matchAll(ls, pattern []string, pass int) bool {
-	for j, p := range pattern {
-		if !codexSame(pass, ls[j], p) {
-			return false
-		}
-	}
-	return true
+	return s
 }
 
 // codexNormal is a line as Codex's last pass compares it: trimmed, with
