@@ -13,8 +13,9 @@ const SeekCodex = "codex"
 
 // codexTargets are the lines Codex's apply_patch will replace for hunks
 // (patch.PlaceCodex): each hunk's whole matched span, whether matched
-// exactly or leniently, and for a hunk that only adds lines the line
-// above them. unmatched are the hunks Codex would find no place for; why,
+// exactly or leniently (current releases rewrite its removed lines and
+// keep the file's context lines, earlier ones rewrite it all), and for a
+// hunk that only adds lines the line above them. unmatched are the hunks Codex would find no place for; why,
 // when not empty, says why sightline cannot tell which lines Codex will
 // change, and the change is refused as unjudged.
 func codexTargets(s *textdoc.Snapshot, hunks []CheckHunk) (targets []ledger.Range, unmatched []int, why string) {
@@ -45,10 +46,15 @@ func codexTargets(s *textdoc.Snapshot, hunks []CheckHunk) (targets []ledger.Rang
 		}
 		return nil, nil, fail.Err.Message
 	}
+	lines := patch.CodexLines(text, false)
 	for _, r := range rs {
 		switch {
 		case r.Old > 0:
 			targets = append(targets, ledger.Range{Start: r.Start + 1, End: r.Start + r.Old})
+		case r.Append && r.Start >= 2 && lines[r.Start-1] == "":
+			// Releases differ on which side of a last empty line the
+			// lines go: the lines above both places.
+			targets = append(targets, ledger.Range{Start: r.Start - 1, End: r.Start})
 		case r.Start >= 1:
 			targets = append(targets, ledger.Range{Start: r.Start, End: r.Start})
 		}

@@ -65,8 +65,8 @@ func modelSeek(lines, pattern []string, start int, eof bool) int {
 	if len(pattern) > len(lines) {
 		return -1
 	}
-	if eof {
-		start = len(lines) - len(pattern)
+	if eof && len(lines)-len(pattern) > start {
+		start = len(lines) - len(pattern) // the end, never before the cursor
 	}
 	norms := []func(string) string{
 		func(s string) string { return s },
@@ -89,7 +89,10 @@ func modelSeek(lines, pattern []string, start int, eof bool) int {
 }
 
 func modelPlace(lines []string, hunks []engine.CheckHunk) codexModel {
-	type repl struct{ start, old int }
+	type repl struct {
+		start, old int
+		appended   bool
+	}
 	var rs []repl
 	idx := 0
 	for k, h := range hunks {
@@ -101,11 +104,9 @@ func modelPlace(lines []string, hunks []engine.CheckHunk) codexModel {
 			idx = at + 1
 		}
 		if len(h.Old) == 0 {
-			at := len(lines)
-			if at > 0 && lines[at-1] == "" {
-				at--
-			}
-			rs = append(rs, repl{at, 0})
+			// Appended at the end (0.169 on); before a last empty line
+			// before it.
+			rs = append(rs, repl{len(lines), 0, true})
 			continue
 		}
 		pat := h.Old
@@ -117,11 +118,13 @@ func modelPlace(lines []string, hunks []engine.CheckHunk) codexModel {
 		if at < 0 {
 			return codexModel{notFound: k}
 		}
-		rs = append(rs, repl{at, len(pat)})
+		rs = append(rs, repl{at, len(pat), false})
 		idx = at + len(pat)
 	}
 	slices.SortStableFunc(rs, func(a, b repl) int { return a.start - b.start })
 	m := codexModel{notFound: -1}
+	n := len(lines)
+	blankEnd := n > 0 && lines[n-1] == ""
 	for i, r := range rs {
 		if i > 0 && (rs[i-1].start+rs[i-1].old > r.start || rs[i-1].start == r.start) {
 			return codexModel{notFound: -1, overlap: true}
@@ -131,6 +134,16 @@ func modelPlace(lines []string, hunks []engine.CheckHunk) codexModel {
 		}
 		if r.old == 0 && r.start >= 1 {
 			m.changed = append(m.changed, r.start)
+		}
+		if r.appended && blankEnd {
+			if n >= 2 {
+				m.changed = append(m.changed, n-1)
+			}
+			for _, o := range rs {
+				if !o.appended && (o.start+o.old > n-1 || o.start == n-1) {
+					return codexModel{notFound: -1, overlap: true}
+				}
+			}
 		}
 	}
 	slices.Sort(m.changed)

@@ -12,7 +12,10 @@ import (
 // others (nothing before *** Begin Patch or after *** End Patch, one @@ line
 // per chunk, paths taken as written). A door that judges what Codex is
 // about to do must read the patch exactly as Codex will: ParseCodex is that
-// reading, and it reads nothing else.
+// reading (Codex 0.169's, checked against its binary), and it reads nothing
+// else. Where Codex releases read a patch differently (a marker line with
+// trailing whitespace, a blank line right after a file's header), it
+// refuses the patch: no single reading is the one Codex will make.
 
 // The markers of Codex's grammar.
 const (
@@ -118,15 +121,23 @@ func codexFile(ls []string, line int) (File, int, error) {
 	f := File{Kind: Modify, Path: path, Line: line}
 	rest, n := ls[1:], 1
 	if len(rest) > 0 {
-		// The move line is taken as written: no space around it.
+		// The move line starts the line: indented, it is a context line.
 		if to, ok := strings.CutPrefix(rest[0], codexMove); ok {
+			if err := sameInReleases(rest[0], line+n); err != nil {
+				return File{}, 0, err
+			}
 			f.NewPath = to
 			rest, n = rest[1:], n+1
 		}
 	}
+	if len(rest) > 0 && strings.TrimFunc(rest[0], unicode.IsSpace) == "" {
+		// Codex 0.169 reads it as a first chunk's context line (which moves
+		// its cursor past a blank line), later releases skip it.
+		return File{}, 0, &Error{Line: line + n, Msg: "a blank line right after the file's header, which Codex releases read differently: remove it", Releases: true}
+	}
 	for len(rest) > 0 {
-		if strings.TrimFunc(rest[0], unicode.IsSpace) == "" {
-			// Blank lines between chunks.
+		if len(f.Hunks) > 0 && strings.TrimFunc(rest[0], unicode.IsSpace) == "" {
+			// Blank lines between chunks (after *** End of File).
 			rest, n = rest[1:], n+1
 			continue
 		}
@@ -146,26 +157,45 @@ func codexFile(ls []string, line int) (File, int, error) {
 	return f, n, nil
 }
 
+// sameInReleases refuses a marker line with trailing whitespace: Codex
+// 0.169 drops it (an `@@ ` line with nothing after is then no @@ line at
+// all, `*** End of File ` ends the file), earlier releases keep it.
+func sameInReleases(l string, line int) error {
+	if strings.TrimRightFunc(l, unicode.IsSpace) != l {
+		return &Error{Line: line, Msg: fmt.Sprintf("the line %q ends with whitespace, which Codex releases read differently: remove it", l), Releases: true}
+	}
+	return nil
+}
+
 // codexChunk reads one chunk: an optional @@ line, then its lines, up to
 // *** End of File or the first line that is not one of a chunk.
 func codexChunk(ls []string, line int, first bool) (Hunk, int, error) {
 	h := Hunk{Line: line}
 	start := 0
+	marker := strings.TrimRightFunc(ls[0], unicode.IsSpace)
 	switch {
-	case ls[0] == codexNoContext:
+	case marker == codexNoContext:
 		start = 1
-	case strings.HasPrefix(ls[0], codexContext):
-		h.Anchors = []string{ls[0][len(codexContext):]}
+	case strings.HasPrefix(marker, codexContext):
+		h.Anchors = []string{marker[len(codexContext):]}
 		start = 1
 	case !first:
 		return Hunk{}, 0, &Error{Line: line, Msg: fmt.Sprintf("expected update hunk to start with a @@ context marker, got: '%s'", ls[0])}
+	}
+	if start == 1 {
+		if err := sameInReleases(ls[0], line); err != nil {
+			return Hunk{}, 0, err
+		}
 	}
 	if start >= len(ls) {
 		return Hunk{}, 0, &Error{Line: line + 1, Msg: "update hunk does not contain any lines"}
 	}
 	n := 0
 	for _, l := range ls[start:] {
-		if l == codexEOF {
+		if strings.TrimRightFunc(l, unicode.IsSpace) == codexEOF {
+			if err := sameInReleases(l, line+start+n); err != nil {
+				return Hunk{}, 0, err
+			}
 			if n == 0 {
 				return Hunk{}, 0, &Error{Line: line + 1, Msg: "update hunk does not contain any lines"}
 			}

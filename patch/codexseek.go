@@ -21,10 +21,13 @@ import (
 
 // Replacement is what Codex's apply_patch does for one chunk: the Old lines
 // from Start (0-based, in Codex's lines of the file) are replaced by New.
+// Append marks a chunk that only adds lines: current releases append them
+// at the end of the file (Start), earlier ones before a last empty line.
 type Replacement struct {
 	Hunk       int
 	Start, Old int
 	New        []string
+	Append     bool
 }
 
 // CodexLines are a file's lines as Codex's apply_patch reads them: split
@@ -75,12 +78,9 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 		}
 		if len(h.Old) == 0 {
 			// Only added lines: Codex puts them at the end of the file,
-			// before a last empty line.
-			at := len(lines)
-			if at > 0 && lines[at-1] == "" {
-				at--
-			}
-			out = append(out, Replacement{Hunk: i, Start: at, New: h.New})
+			// whatever the @@ line (releases before 0.169: before a last
+			// empty line).
+			out = append(out, Replacement{Hunk: i, Start: len(lines), New: h.New, Append: true})
 			continue
 		}
 		old, nw := h.Old, h.New
@@ -104,10 +104,25 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 		cursor = at + len(old)
 	}
 	slices.SortStableFunc(out, func(a, b Replacement) int { return cmp.Compare(a.Start, b.Start) })
-	for j := 1; j < len(out); j++ {
-		a, b := out[j-1], out[j]
-		if a.Start+a.Old > b.Start || a.Start == b.Start {
-			return nil, &Failure{Hunk: max(a.Hunk, b.Hunk), Kind: "overlap", Err: result.Errorf(result.Overlap, "Hunks %d and %d change overlapping lines as Codex's apply_patch places them: merge them into one hunk.", min(a.Hunk, b.Hunk)+1, max(a.Hunk, b.Hunk)+1)}
+	overlap := func(a, b Replacement) *Failure {
+		return &Failure{Hunk: max(a.Hunk, b.Hunk), Kind: "overlap", Err: result.Errorf(result.Overlap, "Hunks %d and %d change overlapping lines as Codex's apply_patch places them: merge them into one hunk.", min(a.Hunk, b.Hunk)+1, max(a.Hunk, b.Hunk)+1)}
+	}
+	n := len(lines)
+	for j, b := range out {
+		if j > 0 {
+			if a := out[j-1]; a.Start+a.Old > b.Start || a.Start == b.Start {
+				return nil, overlap(a, b)
+			}
+		}
+		if !b.Append || n == 0 || lines[n-1] != "" {
+			continue
+		}
+		// An earlier release puts these lines before the last, empty,
+		// line: a chunk that changes that line collides with them there.
+		for _, a := range out {
+			if !a.Append && (a.Start+a.Old > n-1 || a.Start == n-1) {
+				return nil, overlap(a, b)
+			}
 		}
 	}
 	return out, nil
@@ -116,7 +131,7 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 // SeekCodex finds pattern in lines at or after start as Codex's apply_patch
 // seeks a chunk: each pass over every position before the next, more
 // lenient, pass. With eof only the position that ends at the last line is
-// tried, whatever start is. An empty pattern is found at start.
+// tried, when it is not before start. An empty pattern is found at start.
 func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
 	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof)
 	return at, ok
@@ -162,7 +177,10 @@ func (s *codexSeeker) seek(pattern []string, start int, eof bool) (at int, ok, o
 	}
 	from := start
 	if eof {
-		from = n - len(pattern)
+		// Only the place that ends the file, and only after the cursor
+		// (releases before 0.169 look there even before the cursor, and
+		// may splice over an earlier hunk: refused here as unplaced).
+		from = max(start, n-len(pattern))
 	}
 	for pass, lines := range s.forms {
 		p := make([]string, len(pattern))
