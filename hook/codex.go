@@ -53,6 +53,22 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 			}
 			return a
 		}
+	case ev.HookEventName == "PreToolUse" && ev.ToolName == "Bash":
+		// Codex carries out an apply_patch run through the shell itself:
+		// judged as the tool's, or refused when sightline cannot read it.
+		var why string
+		if cwd, patchText, ok, bad := shellPatch(command, ev.Cwd); bad != "" {
+			why, err = codexUnjudged(ctx, r, c, bad)
+		} else if ok {
+			why, err = codexPatch(ctx, r, c, cwd, patchText)
+		}
+		if why != "" {
+			a := Answer{Stdout: denyClaude(why)}
+			if err != nil {
+				a.Stderr = "sightline: " + err.Error() + "\n"
+			}
+			return a
+		}
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "apply_patch":
 		err = codexPatched(ctx, r, c, ev.Cwd, command)
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "Bash":
@@ -179,6 +195,67 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 		}
 	}
 	return strings.Join(reasons, "\n\n"), nil
+}
+
+// shellPatch finds the patch of a shell command that runs apply_patch, as
+// Codex intercepts it: the whole script `apply_patch <<'EOF'` (or
+// applypatch, any delimiter, quoted or not), the patch, the delimiter,
+// optionally after `cd DIR && `. ok says the command is one; bad, when not
+// "", says why a command that names apply_patch and holds a patch cannot be
+// read so (Codex may still apply it); cwd is where its paths resolve.
+func shellPatch(command, cwd string) (dir, text string, ok bool, bad string) {
+	if !strings.Contains(command, "*** Begin Patch") || !strings.Contains(command, "apply_patch") && !strings.Contains(command, "applypatch") {
+		return "", "", false, ""
+	}
+	const cannot = "the shell command runs apply_patch in a form sightline does not read exactly; send the patch with the apply_patch tool"
+	script := strings.TrimSpace(command)
+	dir = cwd
+	if rest, found := strings.CutPrefix(script, "cd "); found {
+		arg, after, found := strings.Cut(rest, " && ")
+		if !found {
+			return "", "", false, cannot
+		}
+		arg = strings.TrimSpace(arg)
+		if len(arg) >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg[len(arg)-1] == arg[0] {
+			arg = arg[1 : len(arg)-1]
+		}
+		if arg == "" || strings.ContainsAny(arg, "'\"$`\\ \t;&|<>()*?[]{}~") {
+			return "", "", false, cannot
+		}
+		if !filepath.IsAbs(arg) {
+			arg = filepath.Join(cwd, arg)
+		}
+		dir, script = arg, strings.TrimSpace(after)
+	}
+	head, body, found := strings.Cut(script, "\n")
+	if !found {
+		return "", "", false, cannot
+	}
+	delim, found := strings.CutPrefix(head, "apply_patch <<")
+	if !found {
+		delim, found = strings.CutPrefix(head, "applypatch <<")
+	}
+	if !found {
+		return "", "", false, cannot
+	}
+	delim = strings.TrimSpace(delim)
+	if len(delim) >= 2 && (delim[0] == '\'' || delim[0] == '"') && delim[len(delim)-1] == delim[0] {
+		delim = delim[1 : len(delim)-1]
+	}
+	if delim == "" || strings.ContainsAny(delim, "'\"$`\\ \t;&|<>()-") {
+		return "", "", false, cannot
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if l != delim {
+			continue
+		}
+		if strings.TrimSpace(strings.Join(lines[i+1:], "\n")) != "" {
+			return "", "", false, cannot
+		}
+		return dir, strings.Join(lines[:i], "\n"), true, ""
+	}
+	return "", "", false, cannot
 }
 
 // codexPath resolves a patch's path as Codex does: against the folder it

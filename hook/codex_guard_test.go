@@ -162,3 +162,45 @@ func TestCodexHostile(t *testing.T) {
 		t.Fatalf("%d unjudged refusals audited", unjudged)
 	}
 }
+
+func shellPre(command string) map[string]any {
+	return map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": command}}
+}
+
+// TestCodexShellPatch: Codex carries out an apply_patch run through its
+// shell itself, so the hook judges it as the tool's (from the folder a
+// leading cd names), and refuses one it cannot read exactly; other shell
+// commands are not its to judge.
+func TestCodexShellPatch(t *testing.T) {
+	w := codexWorkspace(t, map[string]string{"f.py": "a\nb\n"})
+	os.MkdirAll(filepath.Join(w.root, "sub"), 0o755)
+	w.write("sub/g.py", "x\ny\n")
+	none := hook.Options{}
+	body := "*** Begin Patch\n*** Update File: f.py\n@@\n-b\n+B\n*** End Patch\n"
+	if why := denyReason(t, w.event("shell apply_patch of an unread line", shellPre("apply_patch <<'EOF'\n"+body+"EOF\n"), none)); !strings.Contains(why, "f.py: Lines 2") && !strings.Contains(why, "f.py: Line 2") {
+		t.Fatalf("reason: %s", why)
+	}
+	// The refusal handed the lines over: the same command now proceeds.
+	if a := w.event("retried", shellPre("apply_patch <<'EOF'\n"+body+"EOF\n"), none); denied(a) {
+		t.Fatalf("retry denied: %s", a.Stdout)
+	}
+	sub := "cd sub && applypatch <<EOF\n*** Begin Patch\n*** Update File: g.py\n@@\n-y\n+Y\n*** End Patch\nEOF"
+	if why := denyReason(t, w.event("cd sub && applypatch", shellPre(sub), none)); !strings.Contains(why, filepath.Join("sub", "g.py")+": Line 2") {
+		t.Fatalf("reason: %s", why)
+	}
+	for name, command := range map[string]string{
+		"a command before":   "echo hi; apply_patch <<'EOF'\n" + body + "EOF\n",
+		"a command after":    "apply_patch <<'EOF'\n" + body + "EOF\necho done\n",
+		"no end":             "apply_patch <<'EOF'\n" + body,
+		"cd with a variable": "cd $HOME && apply_patch <<'EOF'\n" + body + "EOF\n",
+		"tab-stripping <<-":  "apply_patch <<-EOF\n" + body + "EOF\n",
+		"a bare patch as sh": "bash -c 'apply_patch \"" + body + "\"'",
+	} {
+		if a := w.event(name, shellPre(command), none); !denied(a) {
+			t.Errorf("%s: allowed", name)
+		}
+	}
+	if a := w.event("ls", shellPre("ls -la"), none); denied(a) || len(a.Stdout) != 0 {
+		t.Fatalf("ls: %s", a.Stdout)
+	}
+}

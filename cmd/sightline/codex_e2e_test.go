@@ -23,7 +23,8 @@ import (
 type scriptedResponses struct {
 	mu      sync.Mutex
 	outputs []string
-	// read and patches replace the shell read and the two patches.
+	// read and patches replace the shell read and the two patches (a
+	// patch "sh:COMMAND" is a shell command).
 	read    string
 	patches []string
 }
@@ -68,6 +69,8 @@ func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch n := len(outputs); {
 	case n == 0:
 		item = call("exec_command", map[string]any{"cmd": read, "login": false})
+	case n <= len(patches) && strings.HasPrefix(patches[n-1], "sh:"):
+		item = call("exec_command", map[string]any{"cmd": strings.TrimPrefix(patches[n-1], "sh:"), "login": false})
 	case n <= len(patches):
 		// apply_patch is a freeform tool: the patch is the call's input.
 		item = map[string]any{"type": "custom_tool_call", "call_id": fmt.Sprintf("call_%d", n), "name": "apply_patch", "input": patches[n-1]}
@@ -152,10 +155,10 @@ func codexEndToEnd(t *testing.T, c *cli) {
 // TestCodexEndToEndHostile runs the real Codex as TestCodexEndToEnd does,
 // with patches a hostile model writes: a hunk Codex places past an exact
 // match of a line read, on an unread line it matches ignoring trailing
-// space; a move into .git; a move over a file never read. Each is denied,
-// and nothing changes.
+// space; a move into .git; a move over a file never read; a patch of an
+// unread line run through the shell. Each is denied, and nothing changes.
 func TestCodexEndToEndHostile(t *testing.T) {
-	c := newCLI(t, map[string]string{"g.txt": "foo\nA\nB\nfoo  \n", "secret.txt": "s\n"})
+	c := newCLI(t, map[string]string{"g.txt": "foo\nA\nB\nfoo  \n", "secret.txt": "s\n", "h.txt": "h\n"})
 	codex := agentBinary(t, "SIGHTLINE_CODEX", "@openai/codex-linux-*/vendor/*/bin/codex", "Codex")
 	os.MkdirAll(filepath.Join(c.dir, ".git", "hooks"), 0o755)
 	home := t.TempDir()
@@ -167,6 +170,7 @@ func TestCodexEndToEndHostile(t *testing.T) {
 		"*** Begin Patch\n*** Update File: g.txt\n@@\n A\n-B\n+b\n@@\n-foo\n+bar\n*** End Patch\n",
 		"*** Begin Patch\n*** Update File: g.txt\n*** Move to: .git/hooks/pre-commit\n@@\n-A\n+#!/bin/sh\n*** End Patch\n",
 		"*** Begin Patch\n*** Update File: g.txt\n*** Move to: secret.txt\n@@\n-A\n+x\n*** End Patch\n",
+		"sh:apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: h.txt\n@@\n-h\n+H\n*** End Patch\nEOF\n",
 	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
@@ -186,16 +190,19 @@ func TestCodexEndToEndHostile(t *testing.T) {
 	model.mu.Lock()
 	outputs := model.outputs
 	model.mu.Unlock()
-	if len(outputs) != 4 {
-		t.Fatalf("tool outputs %d, want 4 (read, three denied patches):\n%s", len(outputs), out)
+	if len(outputs) != 5 {
+		t.Fatalf("tool outputs %d, want 5 (read, four denied patches):\n%s", len(outputs), out)
 	}
-	for i, want := range []string{"Line 4 was never shown", ".git/hooks/pre-commit", "secret.txt: Line 1 was never shown"} {
+	for i, want := range []string{"Line 4 was never shown", ".git/hooks/pre-commit", "secret.txt: Line 1 was never shown", "h.txt: Line 1 was never shown"} {
 		if o := outputs[i+1]; !strings.Contains(o, "blocked by PreToolUse hook") || !strings.Contains(o, want) {
 			t.Errorf("patch %d not denied with %q: %s", i+1, want, o)
 		}
 	}
 	if got, _ := os.ReadFile(filepath.Join(c.dir, "g.txt")); string(got) != "foo\nA\nB\nfoo  \n" {
 		t.Errorf("g.txt: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "h.txt")); string(got) != "h\n" {
+		t.Errorf("h.txt: %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(c.dir, ".git", "hooks", "pre-commit")); err == nil {
 		t.Error(".git/hooks/pre-commit was written")
