@@ -223,9 +223,12 @@ func shellPatch(command, cwd string) (dir, text string, ok bool, bad string) {
 			return "", "", false, cannot
 		}
 		if !filepath.IsAbs(arg) {
-			arg = filepath.Join(cwd, arg)
+			arg = cwd + string(filepath.Separator) + arg
 		}
-		dir, script = arg, strings.TrimSpace(after)
+		if !filepath.IsAbs(arg) || dotDotAfterLink(arg) {
+			return "", "", false, cannot
+		}
+		dir, script = filepath.Clean(arg), strings.TrimSpace(after)
 	}
 	head, body, found := strings.Cut(script, "\n")
 	if !found {
