@@ -40,33 +40,26 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	var err error
 	switch {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
-		var why string
 		if inErr != nil || json.Unmarshal(in.Command, &command) != nil {
-			why, err = codexUnjudged(ctx, r, c, "its tool_input is not the {\"command\": PATCH} sightline reads")
-		} else {
-			why, err = codexPatch(ctx, r, c, ev.Cwd, command)
+			return codexDeny(codexUnjudged(ctx, r, c, "its tool_input is not the {\"command\": PATCH} sightline reads"))
 		}
-		if why != "" {
-			a := Answer{Stdout: denyClaude(why)}
-			if err != nil {
-				a.Stderr = "sightline: " + err.Error() + "\n"
-			}
+		if a := codexDeny(codexPatch(ctx, r, c, ev.Cwd, command)); a.Stdout != nil {
 			return a
 		}
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "Bash":
 		// Codex carries out an apply_patch run through the shell itself:
 		// judged as the tool's, or refused when sightline cannot read it.
-		var why string
-		if cwd, patchText, ok, bad := shellPatch(command, ev.Cwd); bad != "" {
-			why, err = codexUnjudged(ctx, r, c, bad)
-		} else if ok {
-			why, err = codexPatch(ctx, r, c, cwd, patchText)
+		if inErr != nil && strings.Contains(string(ev.ToolInput), "Begin Patch") {
+			return codexDeny(codexUnjudged(ctx, r, c, "its tool_input is not the {\"command\": SCRIPT} sightline reads"))
 		}
-		if why != "" {
-			a := Answer{Stdout: denyClaude(why)}
-			if err != nil {
-				a.Stderr = "sightline: " + err.Error() + "\n"
-			}
+		cwd, patchText, ok, bad := shellPatch(command, ev.Cwd)
+		if bad != "" {
+			return codexDeny(codexUnjudged(ctx, r, c, bad))
+		}
+		if !ok {
+			break
+		}
+		if a := codexDeny(codexPatch(ctx, r, c, cwd, patchText)); a.Stdout != nil {
 			return a
 		}
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "apply_patch":
@@ -82,6 +75,22 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 		return Answer{Stderr: "sightline: " + err.Error() + "\n"}
 	}
 	return Answer{}
+}
+
+// codexDeny is the answer to a PreToolUse event sightline refuses (why),
+// with what failed (err) for the user's log; empty when why is "".
+func codexDeny(why string, err error) Answer {
+	if why == "" {
+		if err != nil {
+			return Answer{Stderr: "sightline: " + err.Error() + "\n"}
+		}
+		return Answer{}
+	}
+	a := Answer{Stdout: denyClaude(why)}
+	if err != nil {
+		a.Stderr = "sightline: " + err.Error() + "\n"
+	}
+	return a
 }
 
 // commandText is a tool's command: a string, or an argument list whose

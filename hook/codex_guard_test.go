@@ -200,7 +200,21 @@ func TestCodexShellPatch(t *testing.T) {
 			t.Errorf("%s: allowed", name)
 		}
 	}
+	audit := func() []engine.AuditRow {
+		b := w.backend()
+		defer b.Close(context.Background())
+		res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Session: "codex-abc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Entries
+	}
+	before := audit()
 	if a := w.event("ls", shellPre("ls -la"), none); denied(a) || len(a.Stdout) != 0 {
 		t.Fatalf("ls: %s", a.Stdout)
+	}
+	// Nothing to judge: nothing audited.
+	if after := audit(); len(after) != len(before) {
+		t.Fatalf("ls was audited: %+v", after[len(before):])
 	}
 }
