@@ -65,6 +65,10 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "apply_patch":
 		err = codexPatched(ctx, r, c, ev.Cwd, command)
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "Bash":
+		if cwd, patchText, ok, _ := shellPatch(command, ev.Cwd); ok {
+			err = codexPatched(ctx, r, c, cwd, patchText)
+			break
+		}
 		err = codexShellRead(ctx, r, c, ev.Cwd, command, outputText(ev.ToolResponse))
 	case ev.HookEventName == "PreCompact":
 		return expire(ctx, r, c, opt, "the context was compacted")

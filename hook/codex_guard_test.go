@@ -184,6 +184,12 @@ func TestCodexShellPatch(t *testing.T) {
 	if a := w.event("retried", shellPre("apply_patch <<'EOF'\n"+body+"EOF\n"), none); denied(a) {
 		t.Fatalf("retry denied: %s", a.Stdout)
 	}
+	w.write("f.py", "a\nB\n")
+	w.event("the shell's patch ran", map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash",
+		"tool_input": map[string]any{"command": "apply_patch <<'EOF'\n" + body + "EOF\n"}, "tool_response": "Success."}, none)
+	if got := w.ledger("codex-abc", "f.py"); !strings.Contains(got, "authored 2") {
+		t.Fatalf("ledger after the shell's patch: %s", got)
+	}
 	sub := "cd sub && applypatch <<EOF\n*** Begin Patch\n*** Update File: g.py\n@@\n-y\n+Y\n*** End Patch\nEOF"
 	if why := denyReason(t, w.event("cd sub && applypatch", shellPre(sub), none)); !strings.Contains(why, filepath.Join("sub", "g.py")+": Line 2") {
 		t.Fatalf("reason: %s", why)
