@@ -257,3 +257,17 @@ func TestCheckSeeksAsCodex(t *testing.T) {
 func reflectEqual(a, b codexModel) bool {
 	return a.overlap == b.overlap && a.notFound == b.notFound && slices.Equal(a.changed, b.changed)
 }
+
+// TestCheckSeekUnknown: a placement the check does not know is an error,
+// never sightline's own placement in its stead.
+func TestCheckSeekUnknown(t *testing.T) {
+	root := t.TempDir()
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
+	u := string(workspace.FromPath(filepath.Join(root, "f.txt")))
+	env.WS.Open(u, "plaintext", 1, "a\n")
+	_, err := env.Check(context.Background(), engine.CheckParams{Caller: engine.Caller{Session: "s"}, TextDocument: engine.TextDocument{URI: u},
+		Hunks: []engine.CheckHunk{{Old: []string{"a"}, New: []string{"b"}}}, Seek: "Codex"})
+	if result.KindOf(err) != result.InvalidParams {
+		t.Fatalf("seek Codex: %v", err)
+	}
+}

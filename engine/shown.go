@@ -274,6 +274,9 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
+	if p.Seek != "" && p.Seek != SeekCodex {
+		return res, result.Errorf(result.InvalidParams, "seek %q: the hunks are placed as sightline's patch places them (no seek) or as Codex's apply_patch does (%q)", p.Seek, SeekCodex)
+	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
 	if pl, err := e.WS.PlaceURI(p.TextDocument.URI); err == nil && e.outside(pl.Key) {
