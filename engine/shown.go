@@ -248,6 +248,9 @@ type CheckResult struct {
 	// Unmatched are the indexes of old texts (or hunks) that the document
 	// does not hold exactly once: the agent's tool reports those itself.
 	Unmatched []int `json:"unmatched,omitempty"`
+	// Seek is the placement the hunks were given (CheckParams.Seek), so
+	// that a door can tell an answer from a server that does not know it.
+	Seek string `json:"seek,omitempty"`
 	GuardRefusal
 	Shown string `json:"shown,omitempty"`
 }
@@ -337,6 +340,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		targets.AddAll(changedLines(d.Snap.Text(), *p.Content, 1, total))
 	}
 	if p.Seek == SeekCodex && len(p.Hunks) > 0 {
+		res.Seek = SeekCodex
 		rs, unmatched, why := codexTargets(d.Snap, p.Hunks)
 		if why != "" {
 			res.Outcome = Outcome{Error: result.Unjudged, Message: why}

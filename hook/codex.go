@@ -199,7 +199,7 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 	}
 	var reasons []string
 	for _, j := range todo {
-		why, err := check(ctx, r, j.p, j.path)
+		why, err := codexCheck(ctx, r, j.p, j.path)
 		if err != nil {
 			return why, err
 		}
@@ -272,6 +272,31 @@ func shellPatch(command, cwd string) (dir, text string, ok bool, bad string) {
 		return dir, strings.Join(lines[:i], "\n"), true, ""
 	}
 	return "", "", false, cannot
+}
+
+// codexCheck is check, for hunks placed as Codex places them: an answer
+// that does not say it placed them so (a server of an earlier build, which
+// ignores the seek it does not know) is no verdict, and refused.
+func codexCheck(ctx context.Context, r Runner, p engine.CheckParams, path string) (string, error) {
+	if p.Seek == "" || len(p.Hunks) == 0 {
+		return check(ctx, r, p, path)
+	}
+	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
+	res, err := r.Call(ctx, ops.Check.Op, p)
+	if err != nil {
+		err = fmt.Errorf("checking apply_patch's change of %s: %w", path, err)
+		return CannotJudge(path, err.Error()), err
+	}
+	cr, ok := res.(engine.CheckResult)
+	if !ok {
+		err = fmt.Errorf("checking apply_patch's change of %s: an answer of type %T", path, res)
+		return CannotJudge(path, err.Error()), err
+	}
+	if cr.Exists && cr.Error == "" && cr.Seek != p.Seek {
+		err = fmt.Errorf("checking apply_patch's change of %s: the server placed the hunks otherwise than Codex does (a server of an earlier build? restart the editor)", path)
+		return CannotJudge(path, err.Error()), err
+	}
+	return Judge(cr, path), nil
 }
 
 // codexPath resolves a patch's path as Codex does: against the folder it

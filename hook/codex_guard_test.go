@@ -11,8 +11,10 @@ import (
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/route"
+	ws "github.com/sightline-lsp/sightline/workspace"
 )
 
 func codexWorkspace(t *testing.T, files map[string]string) *workspace {
@@ -222,5 +224,30 @@ func TestCodexShellPatch(t *testing.T) {
 	// Nothing to judge: nothing audited.
 	if after := audit(); len(after) != len(before) {
 		t.Fatalf("ls was audited: %+v", after[len(before):])
+	}
+}
+
+// olderServer answers every check as a server of an earlier build does,
+// knowing no seek: the change may proceed.
+type olderServer struct{}
+
+func (o olderServer) Call(context.Context, *ops.Op, any) (any, error) {
+	return engine.CheckResult{Outcome: engine.Outcome{OK: true}, Exists: true, Targets: []ledger.Range{{Start: 1, End: 1}}}, nil
+}
+
+func (o olderServer) Key(path string) ws.Key { return ws.FromPath(path) }
+
+// TestCodexOlderServer: an answer that does not say the hunks were placed
+// as Codex places them is no verdict on them, and the patch is refused.
+func TestCodexOlderServer(t *testing.T) {
+	root := t.TempDir()
+	raw, _ := json.Marshal(map[string]any{"session_id": "abc", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+		"tool_input": map[string]any{"command": "*** Begin Patch\n*** Update File: f.py\n@@\n-a\n+b\n*** End Patch"}})
+	ev, err := hook.ParseClaude(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := hook.Codex(context.Background(), olderServer{}, ev, hook.Options{}); !denied(a) || !strings.Contains(a.Stderr, "earlier build") {
+		t.Fatalf("an older server's yes was taken: %q %q", a.Stdout, a.Stderr)
 	}
 }
