@@ -210,6 +210,13 @@ type CheckParams struct {
 	// NoExpand: a refusal hands no missing line back (auto-expand off for
 	// this call), for a door whose answer cannot carry them to the model.
 	NoExpand bool `json:"noExpand,omitempty"`
+	// Seek says how Hunks are placed: "" as sightline's own patch places
+	// them, each alone; SeekCodex as Codex's apply_patch will (in order,
+	// from a cursor, leniently: patch.PlaceCodex), each hunk's whole
+	// matched span a target, and a reading of the file that is not Codex's
+	// (a lone carriage return, CRLF lines Codex releases place differently,
+	// overlapping hunks) refused as unjudged.
+	Seek string `json:"seek,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
 	// Dialect, when given, is the agent tool whose way of placing the old
@@ -249,6 +256,9 @@ type CheckResult struct {
 	// Unmatched are the indexes of old texts (or hunks) that the document
 	// does not hold exactly once: the agent's tool reports those itself.
 	Unmatched []int `json:"unmatched,omitempty"`
+	// Seek is the placement the hunks were given (CheckParams.Seek), so
+	// that a door can tell an answer from a server that does not know it.
+	Seek string `json:"seek,omitempty"`
 	GuardRefusal
 	Shown string `json:"shown,omitempty"`
 }
@@ -277,6 +287,9 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	if p.Dialect != "" && p.Dialect != DialectClaudeCode {
 		return res, result.Errorf(result.InvalidParams, "unknown dialect %q", p.Dialect)
+	}
+	if p.Seek != "" && p.Seek != SeekCodex {
+		return res, result.Errorf(result.InvalidParams, "seek %q: the hunks are placed as sightline's patch places them (no seek) or as Codex's apply_patch does (%q)", p.Seek, SeekCodex)
 	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
@@ -351,6 +364,18 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	}
 	if p.Content != nil && total > 0 {
 		targets.AddAll(changedLines(d.Snap.Text(), *p.Content, 1, total))
+	}
+	if p.Seek == SeekCodex && len(p.Hunks) > 0 {
+		res.Seek = SeekCodex
+		rs, unmatched, why := codexTargets(d.Snap, p.Hunks)
+		if why != "" {
+			res.Outcome = Outcome{Error: result.Unjudged, Message: why}
+			e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+			return res, nil
+		}
+		targets.AddAll(rs)
+		res.Unmatched = append(res.Unmatched, unmatched...)
+		p.Hunks = nil
 	}
 	for i, h := range p.Hunks {
 		f := patch.File{Kind: patch.Modify, Hunks: []patch.Hunk{{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF}}}

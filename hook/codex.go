@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/patch"
+	"github.com/sightline-lsp/sightline/result"
 )
 
 // Codex's hooks speak Claude Code's wire format (the same event fields, the
@@ -23,29 +25,50 @@ import (
 // CodexSession is the ledger session of a Codex conversation.
 func CodexSession(ev ClaudeEvent) string { return "codex-" + ev.SessionID }
 
-// Codex answers one Codex hook event; like Claude, it never fails.
+// Codex answers one Codex hook event; like Claude, it never fails. A patch
+// it cannot judge exactly as Codex's apply_patch will apply it is refused.
 func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 	c := engine.Caller{Session: CodexSession(ev), Agent: "codex"}
 	var in struct {
 		Command json.RawMessage `json:"command"`
 	}
-	decode(ev.ToolInput, &in)
-	command := commandText(in.Command)
+	inErr := result.DecodeJudged(ev.ToolInput, &in)
+	var command string
+	if inErr == nil {
+		command = commandText(in.Command)
+	}
 	var err error
 	switch {
 	case ev.HookEventName == "PreToolUse" && ev.ToolName == "apply_patch":
-		var why string
-		why, err = codexPatch(ctx, r, c, ev.Cwd, command)
-		if why != "" {
-			a := Answer{Stdout: denyClaude(why)}
-			if err != nil {
-				a.Stderr = "sightline: " + err.Error() + "\n"
-			}
+		if inErr != nil || json.Unmarshal(in.Command, &command) != nil {
+			return codexDeny(codexUnjudged(ctx, r, c, "its tool_input is not the {\"command\": PATCH} sightline reads"))
+		}
+		if a := codexDeny(codexPatch(ctx, r, c, ev.Cwd, command)); a.Stdout != nil {
+			return a
+		}
+	case ev.HookEventName == "PreToolUse" && ev.ToolName == "Bash":
+		// Codex carries out an apply_patch run through the shell itself:
+		// judged as the tool's, or refused when sightline cannot read it.
+		if inErr != nil && strings.Contains(string(ev.ToolInput), "Begin Patch") {
+			return codexDeny(codexUnjudged(ctx, r, c, "its tool_input is not the {\"command\": SCRIPT} sightline reads"))
+		}
+		cwd, patchText, ok, bad := shellPatch(command, ev.Cwd)
+		if bad != "" {
+			return codexDeny(codexUnjudged(ctx, r, c, bad))
+		}
+		if !ok {
+			break
+		}
+		if a := codexDeny(codexPatch(ctx, r, c, cwd, patchText)); a.Stdout != nil {
 			return a
 		}
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "apply_patch":
 		err = codexPatched(ctx, r, c, ev.Cwd, command)
 	case ev.HookEventName == "PostToolUse" && ev.ToolName == "Bash":
+		if cwd, patchText, ok, _ := shellPatch(command, ev.Cwd); ok {
+			err = codexPatched(ctx, r, c, cwd, patchText)
+			break
+		}
 		err = codexShellRead(ctx, r, c, ev.Cwd, command, outputText(ev.ToolResponse))
 	case ev.HookEventName == "PreCompact":
 		return expire(ctx, r, c, opt, "the context was compacted")
@@ -56,6 +79,22 @@ func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 		return Answer{Stderr: "sightline: " + err.Error() + "\n"}
 	}
 	return Answer{}
+}
+
+// codexDeny is the answer to a PreToolUse event sightline refuses (why),
+// with what failed (err) for the user's log; empty when why is "".
+func codexDeny(why string, err error) Answer {
+	if why == "" {
+		if err != nil {
+			return Answer{Stderr: "sightline: " + err.Error() + "\n"}
+		}
+		return Answer{}
+	}
+	a := Answer{Stdout: denyClaude(why)}
+	if err != nil {
+		a.Stderr = "sightline: " + err.Error() + "\n"
+	}
+	return a
 }
 
 // commandText is a tool's command: a string, or an argument list whose
@@ -100,26 +139,67 @@ func abs(cwd, path string) string {
 	return filepath.Join(cwd, path)
 }
 
-// codexPatch guards every file of a patch: each hunk's context and removed
-// lines, placed in the current text as sightline's own patch command places
-// them; a deleted file, and a file added over an existing one, whole.
+// codexPatch judges a patch as Codex's apply_patch will apply it (read by
+// patch.ParseCodex, its paths resolved against cwd as Codex resolves them):
+// an updated file's hunks placed as Codex places them (the check's
+// SeekCodex); a deleted file, a file added over an existing one, and the
+// source of a move (Codex writes the destination, then removes the
+// source) need all of their lines; a move's destination passes the
+// admission of a write and, when it exists, needs all of its lines, as an
+// overwrite. Anything sightline cannot judge so is refused, audited.
 func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string) (string, error) {
-	files, err := patch.Parse(text)
+	files, err := patch.ParseCodex(text)
 	if err != nil {
-		return "", nil // not a patch sightline reads: Codex reports it
+		return codexUnjudged(ctx, r, c, "Codex's apply_patch would not read it ("+err.Error()+"); send one patch from *** Begin Patch to *** End Patch, each file once")
 	}
-	var reasons []string
+	if len(files) == 0 {
+		return codexUnjudged(ctx, r, c, "it changes no file")
+	}
+	type judged struct {
+		path string
+		p    engine.CheckParams
+	}
+	var todo []judged
+	seen := map[string]bool{}
+	add := func(name string, p engine.CheckParams) string {
+		path, why := codexPath(cwd, name)
+		if why != "" {
+			return why
+		}
+		// Codex applies the files one after the other: a file named twice
+		// would be judged as it is now, and changed as an earlier section
+		// left it. (Case folded: a file system may fold it.)
+		k := strings.ToLower(path)
+		if seen[k] {
+			return fmt.Sprintf("it changes %s more than once; sightline judges each file once, as it is now: send one section per file", name)
+		}
+		seen[k] = true
+		p.Caller, p.Tool = c, "apply_patch"
+		todo = append(todo, judged{path, p})
+		return ""
+	}
 	for _, f := range files {
-		p := engine.CheckParams{Caller: c, Tool: "apply_patch"}
+		var why string
 		switch f.Kind {
 		case patch.Delete, patch.Add:
-			p.Whole = true
+			why = add(f.Path, engine.CheckParams{Whole: true})
 		default:
+			p := engine.CheckParams{Seek: engine.SeekCodex, Whole: f.NewPath != ""}
 			for _, h := range f.Hunks {
 				p.Hunks = append(p.Hunks, engine.CheckHunk{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF})
 			}
+			why = add(f.Path, p)
+			if why == "" && f.NewPath != "" {
+				why = add(f.NewPath, engine.CheckParams{Whole: true})
+			}
 		}
-		why, err := check(ctx, r, p, abs(cwd, f.Path))
+		if why != "" {
+			return codexUnjudged(ctx, r, c, why)
+		}
+	}
+	var reasons []string
+	for _, j := range todo {
+		why, err := codexCheck(ctx, r, j.p, j.path)
 		if err != nil {
 			return why, err
 		}
@@ -130,19 +210,165 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 	return strings.Join(reasons, "\n\n"), nil
 }
 
+// shellPatch finds the patch of a shell command that runs apply_patch, as
+// Codex intercepts it: the whole script `apply_patch <<'EOF'` (or
+// applypatch, any delimiter, quoted or not), the patch, the delimiter,
+// optionally after `cd DIR && `. ok says the command is one; bad, when not
+// "", says why a command that names apply_patch and holds a patch cannot be
+// read so (Codex may still apply it); cwd is where its paths resolve.
+func shellPatch(command, cwd string) (dir, text string, ok bool, bad string) {
+	if !strings.Contains(command, "*** Begin Patch") || !strings.Contains(command, "apply_patch") && !strings.Contains(command, "applypatch") {
+		return "", "", false, ""
+	}
+	const cannot = "the shell command runs apply_patch in a form sightline does not read exactly; send the patch with the apply_patch tool"
+	script := strings.TrimSpace(command)
+	dir = cwd
+	if rest, found := strings.CutPrefix(script, "cd "); found {
+		arg, after, found := strings.Cut(rest, " && ")
+		if !found {
+			return "", "", false, cannot
+		}
+		arg = strings.TrimSpace(arg)
+		if len(arg) >= 2 && (arg[0] == '\'' || arg[0] == '"') && arg[len(arg)-1] == arg[0] {
+			arg = arg[1 : len(arg)-1]
+		}
+		if arg == "" || strings.ContainsAny(arg, "'\"$`\\ \t;&|<>()*?[]{}~") {
+			return "", "", false, cannot
+		}
+		if !filepath.IsAbs(arg) {
+			arg = cwd + string(filepath.Separator) + arg
+		}
+		if !filepath.IsAbs(arg) || dotDotAfterLink(arg) {
+			return "", "", false, cannot
+		}
+		dir, script = filepath.Clean(arg), strings.TrimSpace(after)
+	}
+	head, body, found := strings.Cut(script, "\n")
+	if !found {
+		return "", "", false, cannot
+	}
+	delim, found := strings.CutPrefix(head, "apply_patch <<")
+	if !found {
+		delim, found = strings.CutPrefix(head, "applypatch <<")
+	}
+	if !found {
+		return "", "", false, cannot
+	}
+	delim = strings.TrimSpace(delim)
+	if len(delim) >= 2 && (delim[0] == '\'' || delim[0] == '"') && delim[len(delim)-1] == delim[0] {
+		delim = delim[1 : len(delim)-1]
+	}
+	if delim == "" || strings.ContainsAny(delim, "'\"$`\\ \t;&|<>()-") {
+		return "", "", false, cannot
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if l != delim {
+			continue
+		}
+		if strings.TrimSpace(strings.Join(lines[i+1:], "\n")) != "" {
+			return "", "", false, cannot
+		}
+		return dir, strings.Join(lines[:i], "\n"), true, ""
+	}
+	return "", "", false, cannot
+}
+
+// codexCheck is check, for hunks placed as Codex places them: an answer
+// that does not say it placed them so (a server of an earlier build, which
+// ignores the seek it does not know) is no verdict, and refused.
+func codexCheck(ctx context.Context, r Runner, p engine.CheckParams, path string) (string, error) {
+	if p.Seek == "" || len(p.Hunks) == 0 {
+		return check(ctx, r, p, path)
+	}
+	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
+	res, err := r.Call(ctx, ops.Check.Op, p)
+	if err != nil {
+		err = fmt.Errorf("checking apply_patch's change of %s: %w", path, err)
+		return CannotJudge(path, err.Error()), err
+	}
+	cr, ok := res.(engine.CheckResult)
+	if !ok {
+		err = fmt.Errorf("checking apply_patch's change of %s: an answer of type %T", path, res)
+		return CannotJudge(path, err.Error()), err
+	}
+	if cr.Exists && cr.Error == "" && cr.Seek != p.Seek {
+		err = fmt.Errorf("checking apply_patch's change of %s: the server placed the hunks otherwise than Codex does (a server of an earlier build? restart the editor)", path)
+		return CannotJudge(path, err.Error()), err
+	}
+	return Judge(cr, path), nil
+}
+
+// codexPath resolves a patch's path as Codex does: against the folder it
+// runs in, unless absolute, ".." taken by name. why says what sightline
+// cannot resolve so: no folder to resolve against, or a ".." after a
+// symbolic link, which an older Codex leaves to the system to resolve from
+// the link's target.
+func codexPath(cwd, name string) (path, why string) {
+	if name == "" {
+		return "", "a file of the patch has an empty path"
+	}
+	joined := name
+	if !filepath.IsAbs(name) {
+		if !filepath.IsAbs(cwd) {
+			return "", fmt.Sprintf("the hook event gives no absolute folder to resolve %q against", name)
+		}
+		joined = cwd + string(filepath.Separator) + name
+	}
+	if dotDotAfterLink(joined) {
+		return "", fmt.Sprintf("%q goes up (..) from a symbolic link, which Codex releases resolve differently; name the file without going up from a link", name)
+	}
+	return filepath.Clean(joined), ""
+}
+
+// dotDotAfterLink reports whether a ".." of an absolute path follows a
+// symbolic link.
+func dotDotAfterLink(path string) bool {
+	vol := filepath.VolumeName(path)
+	cur := vol + string(filepath.Separator)
+	for _, el := range strings.Split(filepath.ToSlash(path[len(vol):]), "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			if fi, err := os.Lstat(cur); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return true
+			}
+			cur = filepath.Dir(cur)
+		default:
+			cur = filepath.Join(cur, el)
+		}
+	}
+	return false
+}
+
+// codexUnjudged refuses a patch sightline cannot judge as Codex will apply
+// it, through the check, which audits the refusal.
+func codexUnjudged(ctx context.Context, r Runner, c engine.Caller, why string) (string, error) {
+	refusal := "sightline refused this patch because it cannot judge it as Codex's apply_patch will apply it: " + why + ". Nothing was changed."
+	res, err := r.Call(ctx, ops.Check.Op, engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why})
+	if err != nil {
+		return refusal, fmt.Errorf("auditing the refusal of an apply_patch: %w", err)
+	}
+	if cr, ok := res.(engine.CheckResult); !ok || cr.Error != result.Unjudged {
+		return refusal, fmt.Errorf("auditing the refusal of an apply_patch: an unexpected answer %v", res)
+	}
+	return refusal, nil
+}
+
 // codexPatched records a patch's added lines as the session's own: the
 // new side of each hunk, found in the file as it is now.
 func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text string) error {
-	files, err := patch.Parse(text)
+	files, err := patch.ParseCodex(text)
 	if err != nil {
-		return nil
+		return nil // Codex applied nothing
 	}
 	for _, f := range files {
-		path := f.Path
+		name := f.Path
 		if f.NewPath != "" {
-			path = f.NewPath
+			name = f.NewPath
 		}
-		if f.Kind == patch.Delete {
+		path, why := codexPath(cwd, name)
+		if f.Kind == patch.Delete || why != "" {
 			continue
 		}
 		var hunks []engine.CheckHunk
@@ -154,12 +380,12 @@ func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text stri
 			for _, h := range f.Hunks {
 				lines = append(lines, h.New...)
 			}
-			if err := shown(ctx, r, c, abs(cwd, path), Numbered(1, lines), true, true, "apply_patch"); err != nil {
+			if err := shown(ctx, r, c, path, Numbered(1, lines), true, true, "apply_patch"); err != nil {
 				return err
 			}
 			continue
 		}
-		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(abs(cwd, path)))},
+		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
 			Hunks: hunks, Authored: true, Tool: "apply_patch"}
 		res, err := r.Call(ctx, ops.Shown.Op, p)
 		if err != nil {

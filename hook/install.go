@@ -23,7 +23,7 @@ var ClaudeHooks = []struct{ Event, Matcher, Why string }{
 
 // CodexHooks are the hooks sightline adds to Codex's hooks.json.
 var CodexHooks = []struct{ Event, Matcher, Why string }{
-	{"PreToolUse", "apply_patch", "check a patch against what was read"},
+	{"PreToolUse", "apply_patch|Bash", "check a patch (the tool's, or one run through the shell) against what was read"},
 	{"PostToolUse", "apply_patch|Bash", "record what shell reads showed and what patches wrote"},
 	{"PreCompact", "", "expire reads when the context is compacted"},
 	{"SessionStart", "compact|clear", "expire reads after a compaction or clear"},

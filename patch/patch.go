@@ -64,6 +64,9 @@ type Error struct {
 	// Binary says the patch changes a binary file (GIT binary patch), which
 	// is not a text patch at all.
 	Binary bool
+	// Releases says Codex releases read this patch differently
+	// (ParseCodex): the current one may apply it.
+	Releases bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("patch line %d: %s", e.Line, e.Msg) }

@@ -23,6 +23,10 @@ import (
 type scriptedResponses struct {
 	mu      sync.Mutex
 	outputs []string
+	// read and patches replace the shell read and the two patches (a
+	// patch "sh:COMMAND" is a shell command).
+	read    string
+	patches []string
 }
 
 func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -49,17 +53,27 @@ func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.outputs = outputs
 	m.mu.Unlock()
 	patch := "*** Begin Patch\n*** Update File: f.txt\n@@\n-four\n+FOUR\n*** End Patch\n"
+	read := "sed -n '1,2p' f.txt"
+	if m.read != "" {
+		read = m.read
+	}
+	patches := []string{patch, patch}
+	if m.patches != nil {
+		patches = m.patches
+	}
 	call := func(name string, args any) map[string]any {
 		a, _ := json.Marshal(args)
 		return map[string]any{"type": "function_call", "call_id": fmt.Sprintf("call_%d", len(outputs)), "name": name, "arguments": string(a)}
 	}
 	var item map[string]any
-	switch len(outputs) {
-	case 0:
-		item = call("exec_command", map[string]any{"cmd": "sed -n '1,2p' f.txt", "login": false})
-	case 1, 2:
+	switch n := len(outputs); {
+	case n == 0:
+		item = call("exec_command", map[string]any{"cmd": read, "login": false})
+	case n <= len(patches) && strings.HasPrefix(patches[n-1], "sh:"):
+		item = call("exec_command", map[string]any{"cmd": strings.TrimPrefix(patches[n-1], "sh:"), "login": false})
+	case n <= len(patches):
 		// apply_patch is a freeform tool: the patch is the call's input.
-		item = map[string]any{"type": "custom_tool_call", "call_id": fmt.Sprintf("call_%d", len(outputs)), "name": "apply_patch", "input": patch}
+		item = map[string]any{"type": "custom_tool_call", "call_id": fmt.Sprintf("call_%d", n), "name": "apply_patch", "input": patches[n-1]}
 	default:
 		item = map[string]any{"type": "message", "role": "assistant", "id": "msg_1", "content": []any{map[string]any{"type": "output_text", "text": "done"}}}
 	}
@@ -135,5 +149,62 @@ func codexEndToEnd(t *testing.T, c *cli) {
 	// The shell read counted lines 1-2, the refusal line 4, the patch wrote it.
 	if led, _, _ := c.run("", "ledger", "f.txt", "--session", session); !strings.Contains(led, "read 1-2") || !strings.Contains(led, "authored 4") {
 		t.Fatalf("ledger of %s: %s", session, led)
+	}
+}
+
+// TestCodexEndToEndHostile runs the real Codex as TestCodexEndToEnd does,
+// with patches a hostile model writes: a hunk Codex places past an exact
+// match of a line read, on an unread line it matches ignoring trailing
+// space; a move into .git; a move over a file never read; a patch of an
+// unread line run through the shell. Each is denied, and nothing changes.
+func TestCodexEndToEndHostile(t *testing.T) {
+	c := newCLI(t, map[string]string{"g.txt": "foo\nA\nB\nfoo  \n", "secret.txt": "s\n", "h.txt": "h\n"})
+	codex := agentBinary(t, "SIGHTLINE_CODEX", "@openai/codex-linux-*/vendor/*/bin/codex", "Codex")
+	os.MkdirAll(filepath.Join(c.dir, ".git", "hooks"), 0o755)
+	home := t.TempDir()
+	c.env = append(c.env, "HOME="+home, "CODEX_HOME="+home)
+	if out, errOut, code := c.run("", "hook", "install", "codex"); code != 0 {
+		t.Fatalf("install: %d %s %s", code, out, errOut)
+	}
+	model := &scriptedResponses{read: "sed -n '1,3p' g.txt", patches: []string{
+		"*** Begin Patch\n*** Update File: g.txt\n@@\n A\n-B\n+b\n@@\n-foo\n+bar\n*** End Patch\n",
+		"*** Begin Patch\n*** Update File: g.txt\n*** Move to: .git/hooks/pre-commit\n@@\n-A\n+#!/bin/sh\n*** End Patch\n",
+		"*** Begin Patch\n*** Update File: g.txt\n*** Move to: secret.txt\n@@\n-A\n+x\n*** End Patch\n",
+		"sh:apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: h.txt\n@@\n-h\n+H\n*** End Patch\nEOF\n",
+	}}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	config := fmt.Sprintf("model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = %q\nwire_api = \"responses\"\n[features]\nhooks = true\n", srv.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "Change g.txt.")
+	cmd.Dir = c.dir
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex: %v\n%s", err, out)
+	}
+	model.mu.Lock()
+	outputs := model.outputs
+	model.mu.Unlock()
+	if len(outputs) != 5 {
+		t.Fatalf("tool outputs %d, want 5 (read, four denied patches):\n%s", len(outputs), out)
+	}
+	for i, want := range []string{"Line 4 was never shown", ".git/hooks/pre-commit", "secret.txt: Line 1 was never shown", "h.txt: Line 1 was never shown"} {
+		if o := outputs[i+1]; !strings.Contains(o, "blocked by PreToolUse hook") || !strings.Contains(o, want) {
+			t.Errorf("patch %d not denied with %q: %s", i+1, want, o)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "g.txt")); string(got) != "foo\nA\nB\nfoo  \n" {
+		t.Errorf("g.txt: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "h.txt")); string(got) != "h\n" {
+		t.Errorf("h.txt: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error(".git/hooks/pre-commit was written")
 	}
 }
