@@ -294,10 +294,11 @@ func refuseUnjudged(ctx context.Context, r Runner, c engine.Caller, tool, path, 
 	return a
 }
 
-// ClaudeUnreadable answers an event that cannot be read exactly (why): a
-// PreToolUse, or an event whose name cannot be told, is denied, and the
-// refusal audited; another event records nothing.
-func ClaudeUnreadable(ctx context.Context, r Runner, raw []byte, why string) Answer {
+// Unreadable answers an event of an agent ("claude", "codex": the same wire
+// format) that cannot be read exactly (why): a PreToolUse, or an event whose
+// name cannot be told, is denied, and the refusal audited; another event
+// records nothing.
+func Unreadable(ctx context.Context, r Runner, agent string, raw []byte, why string) Answer {
 	var peek struct {
 		SessionID     string `json:"session_id"`
 		HookEventName string `json:"hook_event_name"`
@@ -306,7 +307,11 @@ func ClaudeUnreadable(ctx context.Context, r Runner, raw []byte, why string) Ans
 	if json.Unmarshal(raw, &peek) == nil && peek.HookEventName != "" && peek.HookEventName != "PreToolUse" {
 		return Answer{Stderr: "sightline: " + why + "; nothing was recorded\n"}
 	}
-	c := engine.Caller{Session: ClaudeSession(ClaudeEvent{SessionID: peek.SessionID}), Agent: "claude-code"}
+	ev := ClaudeEvent{SessionID: peek.SessionID}
+	c := engine.Caller{Session: ClaudeSession(ev), Agent: "claude-code"}
+	if agent == "codex" {
+		c = engine.Caller{Session: CodexSession(ev), Agent: "codex"}
+	}
 	return refuseUnjudged(ctx, r, c, peek.ToolName, "", why+". Nothing was changed; retry the call with the tool's documented parameters")
 }
 

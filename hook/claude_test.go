@@ -27,15 +27,17 @@ type workspace struct {
 	root  string
 	state string
 	log   strings.Builder
-	// answer is the agent's door (hook.Claude unless set).
+	// answer is the agent's door (hook.Claude unless set), agent its name
+	// for an event that cannot be read.
 	answer func(context.Context, hook.Runner, hook.ClaudeEvent, hook.Options) hook.Answer
+	agent  string
 	// approver answers for the user (nil: nobody to ask, as in a terminal
 	// with no server running).
 	approver engine.Approver
 }
 
 func newWorkspace(t testing.TB, files map[string]string) *workspace {
-	w := &workspace{t: t, root: t.TempDir(), state: t.TempDir(), answer: hook.Claude}
+	w := &workspace{t: t, root: t.TempDir(), state: t.TempDir(), answer: hook.Claude, agent: "claude"}
 	for name, text := range files {
 		w.write(name, text)
 	}
@@ -72,16 +74,18 @@ func (w *workspace) event(step string, ev map[string]any, opt hook.Options) hook
 		ev["session_id"] = "abc"
 	}
 	raw, _ := json.Marshal(ev)
-	parsed, err := hook.ParseClaude(raw)
-	if err != nil {
-		w.t.Fatalf("%s: %v", step, err)
-	}
 	b := w.backend()
 	if opt.Root == "" {
 		// The root the hook's process was given (CLAUDE_PROJECT_DIR).
 		opt.Root = w.root
 	}
-	a := w.answer(context.Background(), b, parsed, opt)
+	var a hook.Answer
+	if parsed, err := hook.ParseClaude(raw); err != nil {
+		// As the hook's process answers an event it cannot read.
+		a = hook.Unreadable(context.Background(), b, w.agent, raw, err.Error())
+	} else {
+		a = w.answer(context.Background(), b, parsed, opt)
+	}
 	if err := b.Close(context.Background()); err != nil {
 		w.t.Fatal(err)
 	}
@@ -324,7 +328,7 @@ func TestClaudeHostile(t *testing.T) {
 			t.Errorf("%s: parsed", raw)
 		}
 		b := w.backend()
-		a := hook.ClaudeUnreadable(context.Background(), b, []byte(raw), "unreadable")
+		a := hook.Unreadable(context.Background(), b, "claude", []byte(raw), "unreadable")
 		b.Close(context.Background())
 		if !denied(a) {
 			t.Errorf("%s: not denied: %s", raw, a.Stdout)

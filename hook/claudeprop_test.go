@@ -136,7 +136,7 @@ func TestClaudeEditSpellingsProperty(t *testing.T) {
 		b := w.backend()
 		var a hook.Answer
 		if ev, err := hook.ParseClaude([]byte(raw)); err != nil {
-			a = hook.ClaudeUnreadable(context.Background(), b, []byte(raw), err.Error())
+			a = hook.Unreadable(context.Background(), b, "claude", []byte(raw), err.Error())
 		} else {
 			a = hook.Claude(context.Background(), b, ev, hook.Options{Root: w.root})
 		}

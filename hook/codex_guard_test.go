@@ -19,7 +19,7 @@ import (
 
 func codexWorkspace(t *testing.T, files map[string]string) *workspace {
 	w := newWorkspace(t, files)
-	w.answer = hook.Codex
+	w.answer, w.agent = hook.Codex, "codex"
 	return w
 }
 

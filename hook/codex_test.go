@@ -22,7 +22,7 @@ func shell(command, output string) map[string]any {
 // testdata/codex.golden.
 func TestCodexContract(t *testing.T) {
 	w := newWorkspace(t, map[string]string{"f.py": "a\nb\nc\nd\ne\nf\ng\nh\n", "g.py": "x\ny\n"})
-	w.answer = hook.Codex
+	w.answer, w.agent = hook.Codex, "codex"
 	none := hook.Options{}
 	p := "*** Begin Patch\n*** Update File: f.py\n@@\n b\n-c\n+C\n d\n*** End Patch\n"
 

@@ -78,3 +78,33 @@ func TestClaudeHookWorkspaceIsTheProject(t *testing.T) {
 		t.Errorf("--root: .env not denied: %s", out)
 	}
 }
+
+// TestCodexHookFailsClosed: `sightline hook codex` denies, and audits, a
+// PreToolUse it cannot read exactly (a member twice, one in another case, a
+// cwd that is not absolute, an event that is not JSON), where it used to let
+// the patch through unguarded.
+func TestCodexHookFailsClosed(t *testing.T) {
+	c := newCLI(t, map[string]string{"f.txt": "one\ntwo\n"})
+	c.env = append(c.env, "SIGHTLINE_NO_BRIDGE=1", "SIGHTLINE_DAEMON=0")
+	del := "*** Begin Patch\n*** Delete File: f.txt\n*** End Patch\n"
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	for name, ev := range map[string]string{
+		"tool_input twice":    `{"session_id":"s","hook_event_name":"PreToolUse","cwd":` + q(c.dir) + `,"tool_name":"apply_patch","tool_input":{"command":"x"},"tool_input":{"command":` + q(del) + `}}`,
+		"command twice":       `{"session_id":"s","hook_event_name":"PreToolUse","cwd":` + q(c.dir) + `,"tool_name":"apply_patch","tool_input":{"command":"x","command":` + q(del) + `}}`,
+		"cwd in another case": `{"session_id":"s","hook_event_name":"PreToolUse","Cwd":` + q(c.dir) + `,"tool_name":"apply_patch","tool_input":{"command":` + q(del) + `}}`,
+		"cwd relative":        `{"session_id":"s","hook_event_name":"PreToolUse","cwd":".","tool_name":"apply_patch","tool_input":{"command":` + q(del) + `}}`,
+		"not JSON":            `{"session_id":"s","hook_event_name":"PreToolUse",`,
+	} {
+		out, errOut, code := c.run(ev, "hook", "codex")
+		if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) {
+			t.Errorf("%s: not denied (exit %d): %s %s", name, code, out, errOut)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "f.txt")); string(got) != "one\ntwo\n" {
+		t.Fatalf("f.txt: %q", got)
+	}
+	out, _, _ := c.run("", "audit", "--session", "codex-s")
+	if n := strings.Count(out, "unjudged"); n < 3 {
+		t.Errorf("%d refusals audited as unjudged:\n%s", n, out)
+	}
+}

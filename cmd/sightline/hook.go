@@ -33,10 +33,11 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if _, ok := parseFlags(fs, args[1:], stderr); !ok {
 			return exitUsage
 		}
+		opt := hook.Options{KeepReads: *keep}
 		if args[0] == "claude" {
-			return runClaudeHook(ctx, stdin, stdout, stderr, hook.Options{KeepReads: *keep, Root: claudeRoot(os.Getenv("CLAUDE_PROJECT_DIR"), *root)})
+			opt.Root = claudeRoot(os.Getenv("CLAUDE_PROJECT_DIR"), *root)
 		}
-		return runHookEvent(ctx, args[0], stdin, stdout, stderr, hook.Options{KeepReads: *keep})
+		return runAgentHook(ctx, args[0], stdin, stdout, stderr, opt)
 	case "install", "uninstall":
 		return runHookInstall(args[0], args[1:], stdout, stderr)
 	}
@@ -44,74 +45,39 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return exitUsage
 }
 
-// runHookEvent answers one hook event of an agent (Claude Code, Codex: the
-// same wire format). Whatever happens it exits 0: the agent reads a deny
-// from standard output, and a hook that fails must not stop the agent's
-// tools (the reason goes to standard error, which the agent shows in its
-// debug output).
-func runHookEvent(ctx context.Context, agent string, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
+// runAgentHook answers one hook event of an agent (Claude Code, Codex: the
+// same wire format). It exits 0 whatever happens: a change it cannot judge
+// is denied on standard output, and audited; what it could not do otherwise
+// is said on standard error. Claude Code's workspace is opt.Root (the
+// project it was started in; a file in another repository is judged in
+// that one), never the event's cwd, which follows the agent's cd; Codex's
+// is the repository of the event's cwd, the session's own folder, which
+// Codex fixes when the session starts and resolves the patch's paths
+// against.
+func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "sightline: the hook failed (%v); the tool call proceeds unguarded\n", r)
+			fmt.Fprintf(stderr, "sightline: the hook failed (%v)\n", r)
+			stdout.Write(hook.DenyClaude(fmt.Sprintf("sightline refused this change because it failed judging it (%v). Nothing was changed; tell the user.", r)))
 			code = exitOK
 		}
 	}()
-	raw, err := io.ReadAll(io.LimitReader(stdin, hook.MaxEvent+1))
-	if err != nil || len(raw) > hook.MaxEvent {
-		fmt.Fprintf(stderr, "sightline: the hook event could not be read whole (%v, %d bytes); the tool call proceeds unguarded\n", err, len(raw))
-		return exitOK
-	}
-	ev, err := hook.ParseClaude(raw)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline: %v; the tool call proceeds unguarded\n", err)
-		return exitOK
-	}
-	cwd := ev.Cwd
-	if !filepath.IsAbs(cwd) {
-		if cwd, err = os.Getwd(); err != nil {
-			fmt.Fprintf(stderr, "sightline: no working directory (%v); the tool call proceeds unguarded\n", err)
-			return exitOK
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
-	defer cancel()
-	b := newRouter(workspaceRoot(cwd), stderr, 0, nil)
-	answer := hook.Claude
-	if agent == "codex" {
-		answer = hook.Codex
-	}
-	a := answer(ctx, b, ev, opt)
-	if err := b.Close(context.WithoutCancel(ctx)); err != nil {
-		fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
-	}
-	for _, n := range b.Notices() {
-		fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
-	}
-	stdout.Write(a.Stdout)
-	io.WriteString(stderr, a.Stderr)
-	return exitOK
-}
-
-// claudeRoot is the workspace Claude Code's hook guards: the repository
-// holding the project Claude Code was started in (CLAUDE_PROJECT_DIR, which
-// it gives every hook), else the root the hook was installed with. The
-// event's cwd follows the agent's cd and never decides; "" when unknown.
-func claudeRoot(projectDir, flagRoot string) string {
-	for _, d := range []string{projectDir, flagRoot} {
-		if filepath.IsAbs(d) {
-			return workspaceRoot(filepath.Clean(d))
-		}
-	}
-	return ""
-}
-
-// runClaudeHook answers one Claude Code hook event in the workspace at
-// opt.Root (a file in another repository is judged in that one). It exits 0
-// whatever happens: a change it cannot judge is denied on standard output,
-// and audited; what it could not do otherwise is said on standard error.
-func runClaudeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options) (code int) {
 	raw, rerr := io.ReadAll(io.LimitReader(stdin, hook.MaxEvent+1))
+	ev, perr := hook.ParseClaude(raw)
+	var why string
+	switch {
+	case rerr != nil || len(raw) > hook.MaxEvent:
+		why = fmt.Sprintf("the hook event could not be read whole (%v, %d bytes)", rerr, len(raw))
+	case perr != nil:
+		why = perr.Error()
+	case agent == "codex" && !filepath.IsAbs(ev.Cwd):
+		why = fmt.Sprintf("the hook event's cwd %q is not an absolute path, so the patch's paths cannot be resolved as Codex resolves them", ev.Cwd)
+	}
 	root := opt.Root
+	if agent == "codex" && why == "" {
+		root = workspaceRoot(filepath.Clean(ev.Cwd))
+		opt.Root = root
+	}
 	if root == "" {
 		// Only to audit the refusals: nothing is judged without a root.
 		wd, err := os.Getwd()
@@ -138,19 +104,12 @@ func runClaudeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 		others[r] = o
 		return o
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "sightline: the hook failed (%v)\n", r)
-			stdout.Write(hook.DenyClaude(fmt.Sprintf("sightline refused this change because it failed judging it (%v). Nothing was changed; tell the user.", r)))
-			code = exitOK
-		}
-	}()
 	var a hook.Answer
-	switch ev, err := hook.ParseClaude(raw); {
-	case rerr != nil || len(raw) > hook.MaxEvent:
-		a = hook.ClaudeUnreadable(ctx, b, raw, fmt.Sprintf("the hook event could not be read whole (%v, %d bytes)", rerr, len(raw)))
-	case err != nil:
-		a = hook.ClaudeUnreadable(ctx, b, raw, err.Error())
+	switch {
+	case why != "":
+		a = hook.Unreadable(ctx, b, agent, raw, why)
+	case agent == "codex":
+		a = hook.Codex(ctx, b, ev, opt)
 	default:
 		a = hook.Claude(ctx, b, ev, opt)
 	}
@@ -165,6 +124,19 @@ func runClaudeHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Write
 	stdout.Write(a.Stdout)
 	io.WriteString(stderr, a.Stderr)
 	return exitOK
+}
+
+// claudeRoot is the workspace Claude Code's hook guards: the repository
+// holding the project Claude Code was started in (CLAUDE_PROJECT_DIR, which
+// it gives every hook), else the root the hook was installed with. The
+// event's cwd follows the agent's cd and never decides; "" when unknown.
+func claudeRoot(projectDir, flagRoot string) string {
+	for _, d := range []string{projectDir, flagRoot} {
+		if filepath.IsAbs(d) {
+			return workspaceRoot(filepath.Clean(d))
+		}
+	}
+	return ""
 }
 
 func mapValues[K comparable, V any](m map[K]V) []V {
