@@ -8,8 +8,8 @@ import (
 	"github.com/sightline-lsp/sightline/textdoc"
 )
 
-// SeekCodex is CheckParams.Seek for the hunks of Codex's apply_patch.
-const SeekCodex = "codex"
+// DialectCodex places hunks as Codex's apply_patch does (CheckParams.Dialect).
+const DialectCodex = "codex"
 
 // codexTargets are the lines Codex's apply_patch will replace for hunks
 // (patch.PlaceCodex): each hunk's whole matched span, whether matched

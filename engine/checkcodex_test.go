@@ -220,7 +220,7 @@ func TestCheckSeeksAsCodex(t *testing.T) {
 		env.WS.Open(u, "plaintext", 1, text)
 		defer env.WS.CloseBuffer(u)
 		res, err := env.Check(context.Background(), engine.CheckParams{Caller: engine.Caller{Session: "s"},
-			TextDocument: engine.TextDocument{URI: u}, Hunks: hunks, Seek: engine.SeekCodex, NoExpand: true})
+			TextDocument: engine.TextDocument{URI: u}, Hunks: hunks, Dialect: engine.DialectCodex, NoExpand: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +266,7 @@ func TestCheckSeekUnknown(t *testing.T) {
 	u := string(workspace.FromPath(filepath.Join(root, "f.txt")))
 	env.WS.Open(u, "plaintext", 1, "a\n")
 	_, err := env.Check(context.Background(), engine.CheckParams{Caller: engine.Caller{Session: "s"}, TextDocument: engine.TextDocument{URI: u},
-		Hunks: []engine.CheckHunk{{Old: []string{"a"}, New: []string{"b"}}}, Seek: "Codex"})
+		Hunks: []engine.CheckHunk{{Old: []string{"a"}, New: []string{"b"}}}, Dialect: "Codex"})
 	if result.KindOf(err) != result.InvalidParams {
 		t.Fatalf("seek Codex: %v", err)
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,12 +19,13 @@ import (
 // the file's curly quotes); without all it must occur once in that text.
 const DialectClaudeCode = "claude-code"
 
-// dialectTool names a dialect's tool for the agent.
-func dialectTool(dialect string) string {
-	if dialect == DialectClaudeCode {
-		return "Claude Code's Edit"
+// unplaced is the refusal of a change whose i-th old text (or hunk) the
+// dialect's tool would not find once: what it would change cannot be told.
+func unplaced(dialect string, i int) string {
+	if dialect == DialectCodex {
+		return fmt.Sprintf("hunk %d is not in the file as Codex's apply_patch would look for it (in order after the hunks before it; exactly, then ignoring white space at the ends of lines, then with typographic punctuation read as ASCII), so sightline cannot tell what it would change. Nothing was changed; read the lines you mean to change, then retry with context lines the file holds.", i+1)
 	}
-	return dialect
+	return fmt.Sprintf("edit %d's old text is not in the file once as Claude Code's Edit would look for it (found as written, else with curly quotes read as straight), so sightline cannot tell what it would change. Nothing was changed; read the lines you mean to change, then retry with an old text the file holds once.", i+1)
 }
 
 // piece is a run of the text as the replacements so far left it: from the

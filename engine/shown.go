@@ -210,18 +210,18 @@ type CheckParams struct {
 	// NoExpand: a refusal hands no missing line back (auto-expand off for
 	// this call), for a door whose answer cannot carry them to the model.
 	NoExpand bool `json:"noExpand,omitempty"`
-	// Seek says how Hunks are placed: "" as sightline's own patch places
-	// them, each alone; SeekCodex as Codex's apply_patch will (in order,
-	// from a cursor, leniently: patch.PlaceCodex), each hunk's whole
-	// matched span a target, and a reading of the file that is not Codex's
-	// (a lone carriage return, CRLF lines Codex releases place differently,
-	// overlapping hunks) refused as unjudged.
-	Seek string `json:"seek,omitempty"`
 	// Tool names the agent's tool, for the audit.
 	Tool string `json:"tool,omitempty"`
-	// Dialect, when given, is the agent tool whose way of placing the old
-	// texts the check reproduces (DialectClaudeCode), each with its New;
-	// without it each old text is found in the current text as written.
+	// Dialect, when given, is the agent tool whose way of placing the
+	// change the check reproduces: DialectClaudeCode places Old (each with
+	// its New) as Claude Code's Edit does; DialectCodex places Hunks as
+	// Codex's apply_patch does (in order, from a cursor, leniently:
+	// patch.PlaceCodex), each hunk's whole matched span a target, and a
+	// reading of the file that is not Codex's (a lone carriage return, CRLF
+	// lines Codex releases place differently, overlapping hunks) refused as
+	// unjudged. Without it each old text is found as written and each hunk
+	// placed alone, as sightline's own patch places it. What the tool would
+	// not find is refused as unjudged.
 	Dialect string `json:"dialect,omitempty"`
 	// Unjudged is a door's reason for refusing a change it could not read
 	// exactly as the program that carries it out will (a message it cannot
@@ -256,9 +256,10 @@ type CheckResult struct {
 	// Unmatched are the indexes of old texts (or hunks) that the document
 	// does not hold exactly once: the agent's tool reports those itself.
 	Unmatched []int `json:"unmatched,omitempty"`
-	// Seek is the placement the hunks were given (CheckParams.Seek), so
-	// that a door can tell an answer from a server that does not know it.
-	Seek string `json:"seek,omitempty"`
+	// Dialect is the placement the change was given (CheckParams.Dialect),
+	// so that a door can tell an answer from a server of an earlier build,
+	// which ignores a dialect it does not know.
+	Dialect string `json:"dialect,omitempty"`
 	GuardRefusal
 	Shown string `json:"shown,omitempty"`
 }
@@ -285,11 +286,8 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
-	if p.Dialect != "" && p.Dialect != DialectClaudeCode {
-		return res, result.Errorf(result.InvalidParams, "unknown dialect %q", p.Dialect)
-	}
-	if p.Seek != "" && p.Seek != SeekCodex {
-		return res, result.Errorf(result.InvalidParams, "seek %q: the hunks are placed as sightline's patch places them (no seek) or as Codex's apply_patch does (%q)", p.Seek, SeekCodex)
+	if p.Dialect != "" && p.Dialect != DialectClaudeCode && p.Dialect != DialectCodex {
+		return res, result.Errorf(result.InvalidParams, "dialect %q: the change is placed as written (no dialect), as Claude Code's Edit places it (%q) or as Codex's apply_patch does (%q)", p.Dialect, DialectClaudeCode, DialectCodex)
 	}
 	start := time.Now()
 	res.Targets = []ledger.Range{}
@@ -365,8 +363,8 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.Content != nil && total > 0 {
 		targets.AddAll(changedLines(d.Snap.Text(), *p.Content, 1, total))
 	}
-	if p.Seek == SeekCodex && len(p.Hunks) > 0 {
-		res.Seek = SeekCodex
+	res.Dialect = p.Dialect
+	if p.Dialect == DialectCodex && len(p.Hunks) > 0 {
 		rs, unmatched, why := codexTargets(d.Snap, p.Hunks)
 		if why != "" {
 			res.Outcome = Outcome{Error: result.Unjudged, Message: why}
@@ -395,9 +393,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		// The tool would look for the text otherwise than as written, or
 		// fail: what it would change cannot be told, so it is refused (and
 		// audited as such), whatever the lines before it.
-		res.Outcome = Outcome{Error: result.Unjudged, Message: fmt.Sprintf(
-			"edit %d's old text is not in the file once as %s would look for it (found as written, else with curly quotes read as straight), so sightline cannot tell what it would change. Nothing was changed; read the lines you mean to change, then retry with an old text the file holds once.",
-			res.Unmatched[0]+1, dialectTool(p.Dialect))}
+		res.Outcome = Outcome{Error: result.Unjudged, Message: unplaced(p.Dialect, res.Unmatched[0])}
 		e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
 		return res, nil
 	}

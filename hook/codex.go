@@ -142,7 +142,7 @@ func abs(cwd, path string) string {
 // codexPatch judges a patch as Codex's apply_patch will apply it (read by
 // patch.ParseCodex, its paths resolved against cwd as Codex resolves them):
 // an updated file's hunks placed as Codex places them (the check's
-// SeekCodex); a deleted file, a file added over an existing one, and the
+// codex dialect); a deleted file, a file added over an existing one, and the
 // source of a move (Codex writes the destination, then removes the
 // source) need all of their lines; a move's destination passes the
 // admission of a write and, when it exists, needs all of its lines, as an
@@ -184,7 +184,7 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 		case patch.Delete, patch.Add:
 			why = add(f.Path, engine.CheckParams{Whole: true})
 		default:
-			p := engine.CheckParams{Seek: engine.SeekCodex, Whole: f.NewPath != ""}
+			p := engine.CheckParams{Dialect: engine.DialectCodex, Whole: f.NewPath != ""}
 			for _, h := range f.Hunks {
 				p.Hunks = append(p.Hunks, engine.CheckHunk{Old: h.Old, New: h.New, Anchors: h.Anchors, EOF: h.EOF})
 			}
@@ -199,7 +199,7 @@ func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string
 	}
 	var reasons []string
 	for _, j := range todo {
-		why, err := codexCheck(ctx, r, j.p, j.path)
+		why, err := check(ctx, r, j.p, j.path)
 		if err != nil {
 			return why, err
 		}
@@ -272,31 +272,6 @@ func shellPatch(command, cwd string) (dir, text string, ok bool, bad string) {
 		return dir, strings.Join(lines[:i], "\n"), true, ""
 	}
 	return "", "", false, cannot
-}
-
-// codexCheck is check, for hunks placed as Codex places them: an answer
-// that does not say it placed them so (a server of an earlier build, which
-// ignores the seek it does not know) is no verdict, and refused.
-func codexCheck(ctx context.Context, r Runner, p engine.CheckParams, path string) (string, error) {
-	if p.Seek == "" || len(p.Hunks) == 0 {
-		return check(ctx, r, p, path)
-	}
-	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
-	res, err := r.Call(ctx, ops.Check.Op, p)
-	if err != nil {
-		err = fmt.Errorf("checking apply_patch's change of %s: %w", path, err)
-		return CannotJudge(path, err.Error()), err
-	}
-	cr, ok := res.(engine.CheckResult)
-	if !ok {
-		err = fmt.Errorf("checking apply_patch's change of %s: an answer of type %T", path, res)
-		return CannotJudge(path, err.Error()), err
-	}
-	if cr.Exists && cr.Error == "" && cr.Seek != p.Seek {
-		err = fmt.Errorf("checking apply_patch's change of %s: the server placed the hunks otherwise than Codex does (a server of an earlier build? restart the editor)", path)
-		return CannotJudge(path, err.Error()), err
-	}
-	return Judge(cr, path), nil
 }
 
 // codexPath resolves a patch's path as Codex does: against the folder it

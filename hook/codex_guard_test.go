@@ -228,7 +228,7 @@ func TestCodexShellPatch(t *testing.T) {
 }
 
 // olderServer answers every check as a server of an earlier build does,
-// knowing no seek: the change may proceed.
+// knowing no dialect: the change may proceed.
 type olderServer struct{}
 
 func (o olderServer) Call(context.Context, *ops.Op, any) (any, error) {
@@ -237,8 +237,9 @@ func (o olderServer) Call(context.Context, *ops.Op, any) (any, error) {
 
 func (o olderServer) Key(path string) ws.Key { return ws.FromPath(path) }
 
-// TestCodexOlderServer: an answer that does not say the hunks were placed
-// as Codex places them is no verdict on them, and the patch is refused.
+// TestCodexOlderServer: an answer that does not say the change was placed
+// as the agent's tool places it (Codex's hunks, Claude Code's edits) is no
+// verdict on it, and the change is refused.
 func TestCodexOlderServer(t *testing.T) {
 	root := t.TempDir()
 	raw, _ := json.Marshal(map[string]any{"session_id": "abc", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
@@ -249,5 +250,13 @@ func TestCodexOlderServer(t *testing.T) {
 	}
 	if a := hook.Codex(context.Background(), olderServer{}, ev, hook.Options{}); !denied(a) || !strings.Contains(a.Stderr, "earlier build") {
 		t.Fatalf("an older server's yes was taken: %q %q", a.Stdout, a.Stderr)
+	}
+	raw, _ = json.Marshal(map[string]any{"session_id": "abc", "cwd": root, "hook_event_name": "PreToolUse", "tool_name": "Edit",
+		"tool_input": map[string]any{"file_path": filepath.Join(root, "f.py"), "old_string": "a", "new_string": "b"}})
+	if ev, err = hook.ParseClaude(raw); err != nil {
+		t.Fatal(err)
+	}
+	if a := hook.Claude(context.Background(), olderServer{}, ev, hook.Options{Root: root}); !denied(a) || !strings.Contains(a.Stderr, "earlier build") {
+		t.Fatalf("Claude Code: an older server's yes was taken: %q %q", a.Stdout, a.Stderr)
 	}
 }

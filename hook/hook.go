@@ -93,6 +93,12 @@ func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (re
 		err = fmt.Errorf("checking %s's change of %s: an answer of type %T", p.Tool, path, res)
 		return CannotJudge(path, err.Error()), err
 	}
+	if cr.Exists && cr.Error == "" && cr.Dialect != p.Dialect {
+		// A server of an earlier build ignores a dialect it does not know:
+		// it placed the change otherwise than the agent's tool will.
+		err = fmt.Errorf("checking %s's change of %s: the server placed it otherwise than the agent's tool does (a server of an earlier build? restart the editor)", p.Tool, path)
+		return CannotJudge(path, err.Error()), err
+	}
 	return Judge(cr, path), nil
 }
 
