@@ -394,7 +394,8 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 
 // Compiled on first use, not at the start of every sightline process.
 var (
-	grepWithFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/[^:]*):(\d+):(.*)$`) })
+	// An absolute path as the system writes one: /a/b, or C:\a\b on Windows.
+	grepWithFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^((?:[A-Za-z]:)?[/\\][^:]*):(\d+):(.*)$`) })
 	grepLine     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+):(.*)$`) })
 )
 
@@ -410,7 +411,7 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	var order []string
 	for _, l := range TextLines(out.Content) {
 		file, num, text := "", "", ""
-		if m := grepWithFile().FindStringSubmatch(l); m != nil {
+		if m := grepWithFile().FindStringSubmatch(l); m != nil && filepath.IsAbs(m[1]) {
 			file, num, text = m[1], m[2], m[3]
 		} else if m := grepLine().FindStringSubmatch(l); m != nil && filepath.IsAbs(in.Path) {
 			file, num, text = in.Path, m[1], m[2]

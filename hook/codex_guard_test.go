@@ -44,7 +44,10 @@ func TestCodexPatchDestination(t *testing.T) {
 		{"move over an unread file", "*** Update File: src.py\n*** Move to: other.py\n@@\n-a\n+x\n", "other.py: Line 1 was never shown"},
 		{"add over .git/config", "*** Add File: .git/config\n+[x]\n", ".git/config: "},
 	} {
-		if why := denyReason(t, w.event(c.name, patchOf(c.body), none)); !strings.Contains(why, c.want) {
+		// The path ends the refusal's first words as the system writes it.
+		want := strings.Replace(c.want, ".git/hooks/pre-commit: ", filepath.FromSlash(".git/hooks/pre-commit")+": ", 1)
+		want = strings.Replace(want, ".git/config: ", filepath.FromSlash(".git/config")+": ", 1)
+		if why := denyReason(t, w.event(c.name, patchOf(c.body), none)); !strings.Contains(why, want) {
 			t.Errorf("%s: the refusal does not say %q: %s", c.name, c.want, why)
 		}
 	}
@@ -111,9 +114,7 @@ func TestCodexHostile(t *testing.T) {
 	os.MkdirAll(filepath.Join(w.root, ".git"), 0o755)
 	w.write(".git/config", "[core]\n")
 	os.MkdirAll(filepath.Join(w.root, "sub"), 0o755)
-	if err := os.Symlink(filepath.Join(w.root, ".git"), filepath.Join(w.root, "lnk")); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
+	symlink(t, filepath.Join(w.root, ".git"), filepath.Join(w.root, "lnk"))
 	os.Symlink(filepath.Join(w.root, ".git", "config"), filepath.Join(w.root, "cfg.py"))
 	none := hook.Options{}
 	w.event("cat f.py", shell("cat f.py", "a\nb\n"), none)
