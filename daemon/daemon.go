@@ -6,7 +6,9 @@
 // between calls. The package owns the daemon's whole lifecycle: one per
 // state folder (a lock held for its life), exit when idle, when its folders
 // are removed, when asked (a caller of another build) or on SIGTERM and
-// SIGINT, always writing its ledger to the database first.
+// SIGINT, always writing its ledger to the database first. It serves the
+// folder it opened, not its path: a root moved or replaced under it makes
+// it refuse the calls and exit (see sameRoot).
 package daemon
 
 import (
@@ -159,10 +161,19 @@ func Run(ctx context.Context, o Options) error {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{})}
+	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
+	if d.rootID, err = folderID(root); err != nil {
+		return fmt.Errorf("daemon: workspace root: %w", err)
+	}
 	d.touch()
 	cfg := d.loadConfig()
 	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
+	// The engines opened the root between this look and the one above: the
+	// same folder both times is the folder they hold.
+	if !d.sameRoot() {
+		_ = d.env.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("daemon: workspace root %s was moved or replaced as the daemon started", root)
+	}
 	l, err := bridge.ListenDaemon(sockDir)
 	if err != nil {
 		_ = d.env.Close(context.WithoutCancel(ctx))
@@ -196,15 +207,27 @@ func Run(ctx context.Context, o Options) error {
 			why = "signal"
 		case asked = <-d.exit:
 			why = "asked"
+		case <-d.moved:
+			why = "workspace root moved or replaced"
 		case <-tick.C:
 			switch {
 			case d.inFlight.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= idle:
 				why = "idle"
-			case gone(root) || gone(state):
+			case !d.sameRoot():
+				why = "workspace root moved, replaced or removed"
+			case gone(state):
 				why = "folder removed"
 			case gone(l.Path):
 				why = "socket removed"
 			}
+		}
+	}
+	if asked == nil {
+		// A caller that asked while it exited for another reason hears,
+		// as one that asked first, that the ledger is written.
+		select {
+		case asked = <-d.exit:
+		default:
 		}
 	}
 	log.Info("daemon: exit", zap.String("why", why))
@@ -263,11 +286,49 @@ type daemon struct {
 	closing bool
 	calls   sync.WaitGroup
 
+	// rootID is the root folder as the daemon opened it (device and
+	// inode; on Windows the volume and file ID).
+	rootID    os.FileInfo
+	moved     chan struct{} // closed once the root is found moved or replaced
+	movedOnce sync.Once
+
 	cfgMu  sync.Mutex
 	cfgKey string
 }
 
 func (d *daemon) touch() { d.last.Store(time.Now().UnixNano()) }
+
+// folderID is the identity of the folder at path, loaded now: on Windows a
+// FileInfo's file ID is otherwise read from its path when first compared,
+// which would then name whatever folder is there.
+func folderID(path string) (os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	os.SameFile(fi, fi)
+	return fi, nil
+}
+
+// sameRoot reports whether the root's path still names the folder the
+// daemon opened. Its engines hold that folder, not the path: after `mv
+// proj proj.bak; mkdir proj` they would read and write proj.bak for a
+// caller in proj, and after `rm -rf proj` and a new clone find every file
+// missing. Not the same, the daemon exits (see leave).
+func (d *daemon) sameRoot() bool {
+	fi, err := os.Stat(d.root)
+	if err == nil && os.SameFile(fi, d.rootID) {
+		return true
+	}
+	d.movedOnce.Do(func() {
+		d.log.Info("daemon: the workspace root is no longer the folder it opened", zap.String("root", d.root), zap.Error(err))
+		close(d.moved)
+	})
+	return false
+}
+
+// notHere is why a daemon whose root moved serves nobody.
+const notHere = "its workspace root is no longer the folder it opened (moved, replaced or removed); it exits"
 
 // configKey is what says the configuration files changed: their stats,
 // compared as they are.
@@ -417,6 +478,12 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		defer func() {
 			d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start)))
 		}()
+		// Checked on every call, before the engines are reached: they hold
+		// the folder the daemon opened, which may no longer be the
+		// caller's. The caller runs the call in its own process.
+		if !d.sameRoot() {
+			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: %s", notHere)
+		}
 		d.reloadConfig()
 		var ap engine.Approver
 		if approves.Load() {
@@ -472,6 +539,8 @@ func (d *daemon) hello(p bridge.HelloParams, kernel string, kerr error) (h bridg
 		h.Serves, h.Why = false, "it is of another workspace ("+d.root+")"
 	case p.Config != d.userConfig:
 		h.Serves, h.Why = false, "it is of another user configuration ("+d.userConfig+")"
+	case !d.sameRoot():
+		h.Serves, h.Why = false, notHere
 	}
 	return h, lied
 }

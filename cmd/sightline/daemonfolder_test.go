@@ -1,0 +1,115 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gitInit makes dir a new repository, as a user would.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		// No git here: its folder is what marks the workspace.
+		if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+			t.Fatalf("git init: %v %s; %v", err, out, err)
+		}
+	}
+}
+
+// servedDaemon starts the workspace's daemon with a first read of a.txt,
+// has it serve a second one (so it holds the document), and returns its
+// pid.
+func servedDaemon(t *testing.T, c *cli, sockDir string) int {
+	t.Helper()
+	for i := range 2 {
+		if out, errOut, code := c.run("", "read", "a.txt"); code != 0 || !strings.Contains(out, "old") {
+			t.Fatalf("read %d: %d %s %s", i, code, out, errOut)
+		}
+		if i == 0 {
+			waitDaemon(t, sockDir)
+		}
+	}
+	pids := daemonPIDs(c.dir)
+	if len(pids) != 1 {
+		t.Fatalf("daemons of the workspace: %v, want one", pids)
+	}
+	return pids[0]
+}
+
+// inNewFolder checks that the commands run in c.dir see the folder now
+// there, not the one the daemon opened (moved to old, or removed when old
+// is ""): a read shows the new a.txt, a created file lands in the new
+// folder; and that the daemon that served the old folder is gone.
+func inNewFolder(t *testing.T, c *cli, old string, pid int) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "a.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := c.run("", "read", "a.txt")
+	if code != 0 || !strings.Contains(out, "new") || strings.Contains(out, "old") {
+		t.Fatalf("read in the new folder: %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = c.run("made\n", "write", "b.txt", "--mode", "create")
+	if code != 0 {
+		t.Fatalf("write --mode create in the new folder: %d\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(c.dir, "b.txt")); err != nil || string(b) != "made\n" {
+		t.Fatalf("the created file in the new folder: %q %v", b, err)
+	}
+	if old != "" {
+		if _, err := os.Lstat(filepath.Join(old, "b.txt")); err == nil {
+			t.Fatalf("the created file landed in the old folder %s", old)
+		}
+	}
+	waitGone(t, pid, 5*time.Second)
+}
+
+// TestDaemonLeavesAMovedRoot: mv proj proj.bak; mkdir proj; git init proj.
+// The daemon that opened proj (now proj.bak) does not serve proj: the
+// calls see the new folder, and it exits.
+func TestDaemonLeavesAMovedRoot(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"a.txt": "old\n"})
+	pid := servedDaemon(t, c, sockDir)
+	bak := c.dir + ".bak"
+	if err := os.Rename(c.dir, bak); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bak) })
+	if err := os.Mkdir(c.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, c.dir)
+	inNewFolder(t, c, bak, pid)
+	if b, err := os.ReadFile(filepath.Join(bak, "a.txt")); err != nil || string(b) != "old\n" {
+		t.Fatalf("the old folder's a.txt: %q %v", b, err)
+	}
+}
+
+// TestDaemonLeavesAReplacedRoot: rm -rf proj, and proj made again (a fresh
+// clone). The daemon that opened the removed folder does not serve the new
+// one (where every file would not exist for it), and it exits.
+func TestDaemonLeavesAReplacedRoot(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"a.txt": "old\n"})
+	pid := servedDaemon(t, c, sockDir)
+	// Held open, the removed folder keeps its inode: the new one cannot be
+	// given the same number, as a quick re-creation otherwise may be.
+	hold, err := os.Open(c.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	if err := os.RemoveAll(c.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(c.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitInit(t, c.dir)
+	inNewFolder(t, c, "", pid)
+}
