@@ -13,13 +13,14 @@ package daemon
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -293,7 +294,7 @@ type daemon struct {
 	movedOnce sync.Once
 
 	cfgMu  sync.Mutex
-	cfgKey string
+	cfgKey [2]fileKey
 }
 
 func (d *daemon) touch() { d.last.Store(time.Now().UnixNano()) }
@@ -330,21 +331,63 @@ func (d *daemon) sameRoot() bool {
 // notHere is why a daemon whose root moved serves nobody.
 const notHere = "its workspace root is no longer the folder it opened (moved, replaced or removed); it exits"
 
-// configKey is what says the configuration files changed: their stats,
-// compared as they are.
-func (d *daemon) configKey() string {
-	var b strings.Builder
-	for _, p := range []string{filepath.Join(d.root, config.FileName), d.userConfig} {
-		if fi, err := os.Stat(p); err == nil {
-			fmt.Fprintf(&b, "%d %d %d;", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
-		} else {
-			b.WriteString("-;")
-		}
-	}
-	return b.String()
+// fileKey is what says a configuration file changed: its identity and a
+// hash of its bytes. Its stat alone misses a copy that keeps the size and
+// time (cp -p, rsync -t, tar); the files are small, so reading them on
+// each call costs microseconds (see BenchmarkCallChecks).
+type fileKey struct {
+	info os.FileInfo // nil: not read (err)
+	sum  [sha256.Size]byte
+	err  string
 }
 
-// loadConfig reads the configuration as the CLI does for each call.
+func (k fileKey) same(o fileKey) bool {
+	if k.info == nil || o.info == nil {
+		return k.info == nil && o.info == nil && k.err == o.err
+	}
+	return k.sum == o.sum && os.SameFile(k.info, o.info)
+}
+
+// maxConfig bounds what is hashed of a configuration file: one larger is
+// read whole by config.Load, which refuses what it cannot use; its first
+// bytes and its stat tell a change well enough.
+const maxConfig = 1 << 20
+
+// readKey reads a configuration file's key.
+func readKey(p string) fileKey {
+	f, err := os.Open(p)
+	if err != nil {
+		return fileKey{err: err.Error()}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fileKey{err: err.Error()}
+	}
+	os.SameFile(fi, fi) // the file ID of what was opened (Windows)
+	// One read: a file of its stat's size is read whole by one, and a
+	// short read at worst reloads the configuration once more.
+	b := make([]byte, min(fi.Size(), maxConfig)+1)
+	n, err := f.Read(b)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fileKey{err: err.Error()}
+	}
+	k := fileKey{info: fi, sum: sha256.Sum256(b[:n])}
+	if n == len(b) {
+		// Larger than its stat said, or than maxConfig: the size and time
+		// join the bytes read.
+		k.sum = sha256.Sum256(fmt.Appendf(b[:n], "%d %d", fi.Size(), fi.ModTime().UnixNano()))
+	}
+	return k
+}
+
+// configKey is the configuration files' keys.
+func (d *daemon) configKey() [2]fileKey {
+	return [2]fileKey{readKey(filepath.Join(d.root, config.FileName)), readKey(d.userConfig)}
+}
+
+// loadConfig reads the configuration as the CLI does for each call. The
+// key is read first: a change after it is seen by the next call.
 func (d *daemon) loadConfig() config.Config {
 	d.cfgKey = d.configKey()
 	cfg, err := config.Load(d.root)
@@ -356,11 +399,12 @@ func (d *daemon) loadConfig() config.Config {
 }
 
 // reloadConfig reads the configuration again when its files changed since
-// the last call: a call sees the files as they are, as in its own process.
+// the last call (their bytes or identity): a call sees the files as they
+// are, as in its own process.
 func (d *daemon) reloadConfig() {
 	d.cfgMu.Lock()
 	defer d.cfgMu.Unlock()
-	if d.configKey() != d.cfgKey {
+	if k := d.configKey(); !k[0].same(d.cfgKey[0]) || !k[1].same(d.cfgKey[1]) {
 		d.env.SetConfig(d.loadConfig())
 	}
 }

@@ -113,3 +113,49 @@ func TestDaemonLeavesAReplacedRoot(t *testing.T) {
 	gitInit(t, c.dir)
 	inNewFolder(t, c, "", pid)
 }
+
+// TestDaemonConfigOfTheSameSizeAndTime: .sightline.json replaced by one of
+// the same size with its time put back (cp -p, rsync -t, tar): the next
+// call through the daemon applies the new policy, as a command in its own
+// process does.
+func TestDaemonConfigOfTheSameSizeAndTime(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{
+		"aa/s.txt":        "in aa\n",
+		"bb/s.txt":        "in bb\n",
+		".sightline.json": `{"policy": {"deny": ["aa/**"]}}`,
+	})
+	cfg := filepath.Join(c.dir, ".sightline.json")
+	before, err := os.Stat(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := 0
+	for i := range 2 {
+		if out, errOut, code := c.run("", "read", "bb/s.txt"); code != 0 || !strings.Contains(out, "in bb") {
+			t.Fatalf("read %d of bb/s.txt, denied aa/**: %d %s %s", i, code, out, errOut)
+		}
+		if i == 0 {
+			waitDaemon(t, sockDir)
+			pid = daemonPIDs(c.dir)[0]
+		}
+	}
+	if err := os.WriteFile(cfg, []byte(`{"policy": {"deny": ["bb/**"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(cfg, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(cfg); err != nil || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || after.Mode() != before.Mode() {
+		t.Fatalf("the new configuration's stat: %v %v, want the old one's", after, err)
+	}
+	out, errOut, code := c.run("", "read", "bb/s.txt")
+	if code == 0 || strings.Contains(out, "in bb") {
+		t.Fatalf("read of bb/s.txt through the daemon after deny bb/**: %d %s %s", code, out, errOut)
+	}
+	if out, errOut, code := c.run("", "read", "aa/s.txt"); code != 0 || !strings.Contains(out, "in aa") {
+		t.Fatalf("read of aa/s.txt through the daemon after deny bb/** only: %d %s %s", code, out, errOut)
+	}
+	if got := daemonPIDs(c.dir); len(got) != 1 || got[0] != pid {
+		t.Fatalf("the calls did not all go to the daemon %d: daemons %v", pid, got)
+	}
+}
