@@ -68,6 +68,13 @@ func inNewFolder(t *testing.T, c *cli, old string, pid int) {
 		}
 	}
 	waitGone(t, pid, 5*time.Second)
+	// The command that found it gone started one of the new folder.
+	if out, errOut, code := c.run("", "read", "b.txt"); code != 0 || !strings.Contains(out, "made") {
+		t.Fatalf("read of b.txt: %d %s %s", code, out, errOut)
+	}
+	if got := daemonPIDs(c.dir); len(got) != 1 || got[0] == pid {
+		t.Fatalf("daemons of the new folder: %v (the old one: %d)", got, pid)
+	}
 }
 
 // TestDaemonLeavesAMovedRoot: mv proj proj.bak; mkdir proj; git init proj.
