@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/config"
 )
 
@@ -118,5 +121,27 @@ func BenchmarkCallChecks(b *testing.B) {
 			b.Fatal("moved")
 		}
 		d.reloadConfig() // unchanged: never reaches the engines
+	}
+}
+
+// A daemon whose root is gone as it starts ends as a daemon whose folder
+// is removed does: the mark of its start is removed, so the next command
+// starts one of the folder then there.
+func TestDaemonOfAGoneRootLeavesNoMark(t *testing.T) {
+	state := t.TempDir()
+	sockDir, err := bridge.Dir(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(sockDir, startedFile)
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = Run(context.Background(), Options{Root: filepath.Join(t.TempDir(), "gone"), StateDir: state})
+	if err == nil {
+		t.Fatal("a daemon of a root that is not there ran")
+	}
+	if _, err := os.Lstat(mark); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the mark of its start: %v, want removed", err)
 	}
 }

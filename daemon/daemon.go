@@ -163,7 +163,11 @@ func Run(ctx context.Context, o Options) error {
 		idle = DefaultIdle
 	}
 	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
+	// A root gone or replaced as the daemon starts ends it as a daemon
+	// ends (its folder gone): the next command may start one at once, of
+	// the folder then there.
 	if d.rootID, err = folderID(root); err != nil {
+		_ = os.Remove(filepath.Join(sockDir, startedFile))
 		return fmt.Errorf("daemon: workspace root: %w", err)
 	}
 	d.touch()
@@ -173,6 +177,7 @@ func Run(ctx context.Context, o Options) error {
 	// same folder both times is the folder they hold.
 	if !d.sameRoot() {
 		_ = d.env.Close(context.WithoutCancel(ctx))
+		_ = os.Remove(filepath.Join(sockDir, startedFile))
 		return fmt.Errorf("daemon: workspace root %s was moved or replaced as the daemon started", root)
 	}
 	l, err := bridge.ListenDaemon(sockDir)
