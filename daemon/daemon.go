@@ -320,7 +320,7 @@ func folderID(path string) (os.FileInfo, error) {
 // daemon opened. Its engines hold that folder, not the path: after `mv
 // proj proj.bak; mkdir proj` they would read and write proj.bak for a
 // caller in proj, and after `rm -rf proj` and a new clone find every file
-// missing. Not the same, the daemon exits (see leave).
+// missing. Not the same, the daemon exits (moved, in Run).
 func (d *daemon) sameRoot() bool {
 	fi, err := os.Stat(d.root)
 	if err == nil && os.SameFile(fi, d.rootID) {
