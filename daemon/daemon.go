@@ -6,18 +6,21 @@
 // between calls. The package owns the daemon's whole lifecycle: one per
 // state folder (a lock held for its life), exit when idle, when its folders
 // are removed, when asked (a caller of another build) or on SIGTERM and
-// SIGINT, always writing its ledger to the database first.
+// SIGINT, always writing its ledger to the database first. It serves the
+// folder it opened, not its path: a root moved or replaced under it makes
+// it refuse the calls and exit (see sameRoot).
 package daemon
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,10 +162,24 @@ func Run(ctx context.Context, o Options) error {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{})}
+	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
+	// A root gone or replaced as the daemon starts ends it as a daemon
+	// ends (its folder gone): the next command may start one at once, of
+	// the folder then there.
+	if d.rootID, err = folderID(root); err != nil {
+		_ = os.Remove(filepath.Join(sockDir, startedFile))
+		return fmt.Errorf("daemon: workspace root: %w", err)
+	}
 	d.touch()
 	cfg := d.loadConfig()
 	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
+	// The engines opened the root between this look and the one above: the
+	// same folder both times is the folder they hold.
+	if !d.sameRoot() {
+		_ = d.env.Close(context.WithoutCancel(ctx))
+		_ = os.Remove(filepath.Join(sockDir, startedFile))
+		return fmt.Errorf("daemon: workspace root %s was moved or replaced as the daemon started", root)
+	}
 	l, err := bridge.ListenDaemon(sockDir)
 	if err != nil {
 		_ = d.env.Close(context.WithoutCancel(ctx))
@@ -196,15 +213,27 @@ func Run(ctx context.Context, o Options) error {
 			why = "signal"
 		case asked = <-d.exit:
 			why = "asked"
+		case <-d.moved:
+			why = "workspace root moved or replaced"
 		case <-tick.C:
 			switch {
 			case d.inFlight.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= idle:
 				why = "idle"
-			case gone(root) || gone(state):
+			case !d.sameRoot():
+				why = "workspace root moved, replaced or removed"
+			case gone(state):
 				why = "folder removed"
 			case gone(l.Path):
 				why = "socket removed"
 			}
+		}
+	}
+	if asked == nil {
+		// A caller that asked while it exited for another reason hears,
+		// as one that asked first, that the ledger is written.
+		select {
+		case asked = <-d.exit:
+		default:
 		}
 	}
 	log.Info("daemon: exit", zap.String("why", why))
@@ -263,27 +292,107 @@ type daemon struct {
 	closing bool
 	calls   sync.WaitGroup
 
+	// rootID is the root folder as the daemon opened it (device and
+	// inode; on Windows the volume and file ID).
+	rootID    os.FileInfo
+	moved     chan struct{} // closed once the root is found moved or replaced
+	movedOnce sync.Once
+
 	cfgMu  sync.Mutex
-	cfgKey string
+	cfgKey [2]fileKey
 }
 
 func (d *daemon) touch() { d.last.Store(time.Now().UnixNano()) }
 
-// configKey is what says the configuration files changed: their stats,
-// compared as they are.
-func (d *daemon) configKey() string {
-	var b strings.Builder
-	for _, p := range []string{filepath.Join(d.root, config.FileName), d.userConfig} {
-		if fi, err := os.Stat(p); err == nil {
-			fmt.Fprintf(&b, "%d %d %d;", fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
-		} else {
-			b.WriteString("-;")
-		}
+// folderID is the identity of the folder at path, loaded now: on Windows a
+// FileInfo's file ID is otherwise read from its path when first compared,
+// which would then name whatever folder is there.
+func folderID(path string) (os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
 	}
-	return b.String()
+	os.SameFile(fi, fi)
+	return fi, nil
 }
 
-// loadConfig reads the configuration as the CLI does for each call.
+// sameRoot reports whether the root's path still names the folder the
+// daemon opened. Its engines hold that folder, not the path: after `mv
+// proj proj.bak; mkdir proj` they would read and write proj.bak for a
+// caller in proj, and after `rm -rf proj` and a new clone find every file
+// missing. Not the same, the daemon exits (moved, in Run).
+func (d *daemon) sameRoot() bool {
+	fi, err := os.Stat(d.root)
+	if err == nil && os.SameFile(fi, d.rootID) {
+		return true
+	}
+	d.movedOnce.Do(func() {
+		d.log.Info("daemon: the workspace root is no longer the folder it opened", zap.String("root", d.root), zap.Error(err))
+		close(d.moved)
+	})
+	return false
+}
+
+// notHere is why a daemon whose root moved serves nobody.
+const notHere = "its workspace root is no longer the folder it opened (moved, replaced or removed); it exits"
+
+// fileKey is what says a configuration file changed: its identity and a
+// hash of its bytes. Its stat alone misses a copy that keeps the size and
+// time (cp -p, rsync -t, tar); the files are small, so reading them on
+// each call costs microseconds (see BenchmarkCallChecks).
+type fileKey struct {
+	info os.FileInfo // nil: not read (err)
+	sum  [sha256.Size]byte
+	err  string
+}
+
+func (k fileKey) same(o fileKey) bool {
+	if k.info == nil || o.info == nil {
+		return k.info == nil && o.info == nil && k.err == o.err
+	}
+	return k.sum == o.sum && os.SameFile(k.info, o.info)
+}
+
+// maxConfig bounds what is hashed of a configuration file: one larger is
+// read whole by config.Load, which refuses what it cannot use; its first
+// bytes and its stat tell a change well enough.
+const maxConfig = 1 << 20
+
+// readKey reads a configuration file's key.
+func readKey(p string) fileKey {
+	f, err := os.Open(p)
+	if err != nil {
+		return fileKey{err: err.Error()}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fileKey{err: err.Error()}
+	}
+	os.SameFile(fi, fi) // the file ID of what was opened (Windows)
+	// One read: a file of its stat's size is read whole by one, and a
+	// short read at worst reloads the configuration once more.
+	b := make([]byte, min(fi.Size(), maxConfig)+1)
+	n, err := f.Read(b)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fileKey{err: err.Error()}
+	}
+	k := fileKey{info: fi, sum: sha256.Sum256(b[:n])}
+	if n == len(b) {
+		// Larger than its stat said, or than maxConfig: the size and time
+		// join the bytes read.
+		k.sum = sha256.Sum256(fmt.Appendf(b[:n], "%d %d", fi.Size(), fi.ModTime().UnixNano()))
+	}
+	return k
+}
+
+// configKey is the configuration files' keys.
+func (d *daemon) configKey() [2]fileKey {
+	return [2]fileKey{readKey(filepath.Join(d.root, config.FileName)), readKey(d.userConfig)}
+}
+
+// loadConfig reads the configuration as the CLI does for each call. The
+// key is read first: a change after it is seen by the next call.
 func (d *daemon) loadConfig() config.Config {
 	d.cfgKey = d.configKey()
 	cfg, err := config.Load(d.root)
@@ -295,11 +404,12 @@ func (d *daemon) loadConfig() config.Config {
 }
 
 // reloadConfig reads the configuration again when its files changed since
-// the last call: a call sees the files as they are, as in its own process.
+// the last call (their bytes or identity): a call sees the files as they
+// are, as in its own process.
 func (d *daemon) reloadConfig() {
 	d.cfgMu.Lock()
 	defer d.cfgMu.Unlock()
-	if d.configKey() != d.cfgKey {
+	if k := d.configKey(); !k[0].same(d.cfgKey[0]) || !k[1].same(d.cfgKey[1]) {
 		d.env.SetConfig(d.loadConfig())
 	}
 }
@@ -417,6 +527,12 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		defer func() {
 			d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start)))
 		}()
+		// Checked on every call, before the engines are reached: they hold
+		// the folder the daemon opened, which may no longer be the
+		// caller's. The caller runs the call in its own process.
+		if !d.sameRoot() {
+			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: %s", notHere)
+		}
 		d.reloadConfig()
 		var ap engine.Approver
 		if approves.Load() {
@@ -472,6 +588,8 @@ func (d *daemon) hello(p bridge.HelloParams, kernel string, kerr error) (h bridg
 		h.Serves, h.Why = false, "it is of another workspace ("+d.root+")"
 	case p.Config != d.userConfig:
 		h.Serves, h.Why = false, "it is of another user configuration ("+d.userConfig+")"
+	case !d.sameRoot():
+		h.Serves, h.Why = false, notHere
 	}
 	return h, lied
 }

@@ -4,11 +4,14 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.lsp.dev/jsonrpc2"
 
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/config"
@@ -98,5 +101,70 @@ func TestWholeReadThroughTheDaemon(t *testing.T) {
 	w, _ := result.Marshal(want)
 	if string(g) != string(w) {
 		t.Fatalf("through the daemon:\n%.300q\nin process:\n%.300q", g, w)
+	}
+}
+
+// A connection served before its root was moved is refused its next call
+// (the identity is checked on every call, not only at the hello), the
+// call not run, and the daemon exits; a new connection's hello is told why.
+func TestDaemonRefusesACallOnceItsRootMoved(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := filepath.Join(t.TempDir(), "proj")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Root: root, StateDir: t.TempDir(), Idle: time.Hour, Ready: func(s string) { ready <- s }})
+	}()
+	var sock string
+	select {
+	case sock = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not listen")
+	}
+	hello := bridge.HelloParams{Build: Build(), Root: root, Config: config.UserFile(), Confinement: Confinement()}
+	c, err := bridge.Dial(ctx, sock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Call(ctx, bridge.MethodHello, hello); err != nil {
+		t.Fatal(err)
+	}
+	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "a.txt")))}}
+	if _, err := c.Call(ctx, ops.Read.Method, p); err != nil {
+		t.Fatalf("read before the move: %v", err)
+	}
+	if err := os.Rename(root, root+".bak"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Asked now, the daemon has no tick to wait for: the call tells it.
+	_, err = c.Call(ctx, ops.Read.Method, p)
+	var re *jsonrpc2.Error
+	if !errors.As(err, &re) || re.Code != bridge.CodeNotServed || !strings.Contains(re.Message, "no longer the folder it opened") {
+		t.Fatalf("read after the move: %v, want refused (%d)", err, bridge.CodeNotServed)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the daemon did not exit")
 	}
 }
