@@ -286,10 +286,9 @@ func (d *daemon) configKey() string {
 // loadConfig reads the configuration as the CLI does for each call.
 func (d *daemon) loadConfig() config.Config {
 	d.cfgKey = d.configKey()
-	cfg, err := config.Load(d.root)
-	if err != nil {
-		d.log.Warn("workspace configuration ignored", zap.Error(err))
-		cfg = config.Default()
+	cfg := config.Load(d.root) // its problems are in every answer
+	for _, p := range cfg.Problems {
+		d.log.Warn("configuration", zap.String("problem", p.String()))
 	}
 	return cfg
 }

@@ -29,16 +29,13 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Unlock()
 
 	roots := workspaceRoots(p, s.opts.Root)
-	cfg, err := config.Load(roots[0])
-	if err != nil {
-		s.log.Warn("workspace configuration ignored", zap.Error(err))
-		cfg = config.Default()
-	}
+	// Problems stay in the configuration: every answer says them, and a
+	// policy that cannot be read refuses every path (never the defaults).
+	cfg := config.Load(roots[0])
 	if raw := []byte(p.InitializationOptions); len(raw) > 0 {
-		if err := mergeSettings(&cfg, raw); err != nil {
-			s.log.Warn("initializationOptions ignored", zap.Error(err))
-		}
+		cfg.ApplyEditor("the editor's initializationOptions", raw)
 	}
+	logProblems(s.log, cfg)
 
 	if s.opts.Extract != "" {
 		cfg.Extract = s.opts.Extract
@@ -222,10 +219,8 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 	if raw := []byte(p.Settings); len(raw) > 0 && string(raw) != "null" {
 		s.cfgGen.Add(1)
 		cfg := s.base()
-		if err := mergeSettings(&cfg, raw); err != nil {
-			s.log.Warn("settings ignored", zap.Error(err))
-			return nil
-		}
+		cfg.ApplyEditor("the editor's settings (didChangeConfiguration)", raw)
+		logProblems(s.log, cfg)
 		s.env.SetConfig(cfg)
 		s.pub.markAll()
 		return nil
@@ -272,10 +267,8 @@ func (s *Server) pullConfiguration() {
 		return
 	}
 	cfg := s.base()
-	if err := mergeSettings(&cfg, raw[0]); err != nil {
-		s.log.Warn("settings ignored", zap.Error(err))
-		return
-	}
+	cfg.ApplyEditor("the editor's settings (workspace/configuration)", raw[0])
+	logProblems(s.log, cfg)
 	s.env.SetConfig(cfg)
 	s.pub.markAll()
 }
@@ -287,16 +280,11 @@ func (s *Server) base() config.Config {
 	return s.baseCfg
 }
 
-// mergeSettings overlays editor settings, either the bare object or one
-// nested under "sightline".
-func mergeSettings(cfg *config.Config, raw []byte) error {
-	var wrapped struct {
-		Sightline json.RawMessage `json:"sightline"`
+// logProblems logs a configuration's problems, which its answers carry.
+func logProblems(log *zap.Logger, cfg config.Config) {
+	for _, p := range cfg.Problems {
+		log.Warn("configuration", zap.String("problem", p.String()))
 	}
-	if json.Unmarshal(raw, &wrapped) == nil && len(wrapped.Sightline) > 0 {
-		raw = wrapped.Sightline
-	}
-	return cfg.Merge(raw)
 }
 
 // workspaceRoots picks the roots: workspace folders, else rootUri, else
