@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,5 +51,40 @@ func TestEditorServerClosedByFile(t *testing.T) {
 	res := read(t, e, fileURI(root, "a.txt"), nil, nil)
 	if res.OK || res.Error != "denied" || !strings.Contains(res.Message, `"policy.deny" is given 2 times`) {
 		t.Fatalf("read: %+v", res.Outcome)
+	}
+}
+
+// The workspace's .sightline.json changed while the editor's server runs
+// (the editor's file watcher says so): the next call obeys the new file,
+// laid under the editor's settings as before.
+func TestEditorServerReloadsWorkspaceConfig(t *testing.T) {
+	userConfig(t, "")
+	e, root := start(t, map[string]string{"a.txt": "alpha\n", ".sightline.json": `{}`}, lsptest.Options{})
+	if err := e.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sightline": map[string]any{"readBudget": 5000}}}); err != nil {
+		t.Fatal(err)
+	}
+	if res := read(t, e, fileURI(root, "a.txt"), nil, nil); !res.OK {
+		t.Fatalf("read: %+v", res.Outcome)
+	}
+	changed := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, ".sightline.json"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []map[string]any{{"uri": fileURI(root, ".sightline.json"), "type": 2}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	changed(`{"policy": {"deny": ["a.txt"]}}`)
+	if res := read(t, e, fileURI(root, "a.txt"), nil, nil); res.OK || res.Error != "denied" || !strings.Contains(res.Message, `"a.txt"`) {
+		t.Fatalf("read after a deny rule was added: %+v", res.Outcome)
+	}
+	changed(`{"policy": {"deny": "a.txt"}}`)
+	if res := read(t, e, fileURI(root, "a.txt"), nil, nil); res.OK || res.Error != "denied" || !strings.Contains(res.Message, `"policy.deny"`) {
+		t.Fatalf("read after the policy became unreadable: %+v", res.Outcome)
+	}
+	changed(`{}`)
+	if res := read(t, e, fileURI(root, "a.txt"), nil, nil); !res.OK {
+		t.Fatalf("read after the file was fixed: %+v", res.Outcome)
 	}
 }
