@@ -40,6 +40,7 @@ type Env struct {
 	exits    bool          // the process exits at Close: the database is left to it
 	editor   Editor        // the editor connection; nil in the CLI
 	settings *settings
+	reload   func() config.Config // reads the configuration again (Refresh); nil: never
 	syms     *symbols
 	audits   *auditLog
 	locks    docLocks

@@ -167,3 +167,28 @@ func TestDaemonConfigProblems(t *testing.T) {
 		}
 	}
 }
+
+// A configuration changed between two calls of one `sightline mcp` working
+// on disk: the second call obeys the new file.
+func TestMCPConfigChangedBetweenCalls(t *testing.T) {
+	c := newCLI(t, map[string]string{"a.txt": "zebra\n", ".sightline.json": `{}`}).withUserConfig(t, "")
+	s := mcpSession(t, c)
+	if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "a.txt"}); isErr || !strings.Contains(text, "zebra") {
+		t.Fatalf("first read: %s", text)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{`{"policy":{"deny":["a.txt"]}}`, `deny rule "a.txt"`},
+		{`{"policy":{"deny":"a.txt"}}`, `"policy.deny"`},
+	} {
+		if err := os.WriteFile(filepath.Join(c.dir, ".sightline.json"), []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "a.txt"}); !isErr || strings.Contains(text, "zebra") || !strings.Contains(text, tc.want) {
+			t.Fatalf("read after %s: %s", tc.file, text)
+		}
+	}
+	os.WriteFile(filepath.Join(c.dir, ".sightline.json"), []byte(`{}`), 0o644)
+	if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "a.txt"}); isErr || !strings.Contains(text, "zebra") {
+		t.Fatalf("read after the file was fixed: %s", text)
+	}
+}

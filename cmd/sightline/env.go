@@ -133,8 +133,13 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			// and a policy that cannot be read refuses every path.
 			cfg := config.Load(root)
 			// A command's memory ends with it; a long-lived caller (mcp)
-			// flushes behind.
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap}), nil
+			// flushes behind, and reads the configuration again before
+			// each call.
+			var reload func() config.Config
+			if flushEvery > 0 {
+				reload = func() config.Config { return config.Load(root) }
+			}
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload}), nil
 		},
 	})
 }
