@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -190,5 +191,30 @@ func TestMCPConfigChangedBetweenCalls(t *testing.T) {
 	os.WriteFile(filepath.Join(c.dir, ".sightline.json"), []byte(`{}`), 0o644)
 	if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "a.txt"}); isErr || !strings.Contains(text, "zebra") {
 		t.Fatalf("read after the file was fixed: %s", text)
+	}
+}
+
+// The hook door: Claude Code's own Write of a new file is denied while the
+// policy cannot be read, the reason naming the file and the key; with a
+// bad key beside a policy that can be read, it passes.
+func TestClaudeHookConfigProblems(t *testing.T) {
+	c := newCLI(t, map[string]string{"a.txt": "one\n"}).withUserConfig(t, "")
+	c.env = append(c.env, "SIGHTLINE_NO_BRIDGE=1", "CLAUDE_PROJECT_DIR="+c.dir)
+	write := func() string {
+		ev, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": "PreToolUse", "cwd": c.dir, "tool_name": "Write",
+			"tool_input": map[string]any{"file_path": filepath.Join(c.dir, "new.txt"), "content": "x\n"}})
+		out, errs, code := c.run(string(ev), "hook", "claude")
+		if code != 0 {
+			t.Fatalf("hook: %d %s", code, errs)
+		}
+		return out
+	}
+	os.WriteFile(filepath.Join(c.dir, ".sightline.json"), []byte(`{"policy":{"deny":"lib/**"}}`), 0o644)
+	if out := write(); !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, `policy.deny`) || !strings.Contains(out, ".sightline.json") {
+		t.Fatalf("Write under a policy that cannot be read: %s", out)
+	}
+	os.WriteFile(filepath.Join(c.dir, ".sightline.json"), []byte(`{"policy":{"deny":["lib/**"]},"readBudget":"24k"}`), 0o644)
+	if out := write(); strings.Contains(out, `"permissionDecision":"deny"`) {
+		t.Fatalf("Write denied for a bad key beside a policy that can be read: %s", out)
 	}
 }
