@@ -69,6 +69,9 @@ func TestCLIConfigUnreadablePolicyRefuses(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(c.dir, "b.txt")); err == nil {
 				t.Fatal("a write was served without a policy")
 			}
+			if r, _ := c.answer("", "files"); r.OK || r.Error != "denied" || !strings.Contains(r.Message, tc.want) {
+				t.Fatalf("files: not refused: %+v", r)
+			}
 			// A call about no file still answers, warning of it.
 			out, errs, code := c.run("", "ledger", "--json")
 			if code != 0 || !strings.Contains(errs+out, ".sightline.json") {
