@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -92,11 +93,11 @@ func (c *Config) readFile(path string, repo bool) (data []byte, ok bool) {
 		return nil, false
 	}
 	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, false // no such file (a file where a folder of its path would be)
 	}
 	if err != nil {
-		return closed("cannot be read (%v)", errors.Unwrap(err))
+		return closed("cannot be read (%v)", reason(err))
 	}
 	if repo && fi.Mode()&fs.ModeSymlink != 0 {
 		// The workspace's files may be the agent's: a link would make any
@@ -109,7 +110,7 @@ func (c *Config) readFile(path string, repo bool) (data []byte, ok bool) {
 		return nil, false
 	}
 	if err != nil {
-		return closed("cannot be read (%v): make it readable by this user, or remove it", errors.Unwrap(err))
+		return closed("cannot be read (%v): make it readable by this user, or remove it", reason(err))
 	}
 	defer f.Close()
 	st, err := f.Stat()
@@ -131,6 +132,16 @@ func (c *Config) readFile(path string, repo bool) (data []byte, ok bool) {
 		return closed("is larger than %d bytes, more than any configuration: it was not read", MaxFileSize)
 	}
 	return data, true
+}
+
+// reason is an error of the file system without the path the message
+// names already.
+func reason(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // applyFile overlays a file's keys.
