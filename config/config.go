@@ -3,10 +3,8 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -49,6 +47,10 @@ type Config struct {
 	// by default: a single-byte encoding decodes any bytes, so which one a
 	// file is in is the user's to say.
 	Encodings []string `json:"encodings"`
+	// Problems are what was wrong with the layers, each said in every
+	// answer while it lasts (a key refused, a key unknown, a policy that
+	// cannot be read).
+	Problems []Problem `json:"-"`
 }
 
 // Charsets is Encodings looked up (Validate checked every name).
@@ -126,77 +128,23 @@ func UserFile() string {
 // root/.sightline.json. The repository's file sets everything but the
 // policy, of which it can only add deny and sensitive globs (RepoPolicy):
 // an agent that writes .sightline.json must not be able to widen what it
-// may read. A file that does not validate is ignored as a whole, and the
-// error says so; the others still apply.
-func Load(root string) (Config, error) {
+// may read. Each valid key of a file is applied and each invalid one
+// recorded in Problems (its value kept from the layers below); a file or
+// policy that cannot be read is a problem of the policy, which closes the
+// workspace (Closed) rather than drop the rules it held.
+func Load(root string) Config {
 	c := Default()
-	var errs []error
 	if f := UserFile(); f != "" {
-		if data, err := os.ReadFile(f); err == nil {
-			if err := c.Merge(data); err != nil {
-				errs = append(errs, fmt.Errorf("config: %s: %w", f, err))
-			}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("config: read %s: %w", f, err))
+		if data, ok := c.readFile(f, false); ok {
+			c.applyFile(f, data, userLayer)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(root, FileName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, errors.Join(errs...)
+	f := filepath.Join(root, FileName)
+	if data, ok := c.readFile(f, true); ok {
+		c.applyFile(f, data, repoLayer)
 	}
-	if err != nil {
-		return c, errors.Join(append(errs, fmt.Errorf("config: read %s: %w", FileName, err))...)
-	}
-	if err := c.mergeRepo(data); err != nil {
-		errs = append(errs, fmt.Errorf("config: %s: %w", FileName, err))
-	}
-	return c, errors.Join(errs...)
-}
-
-// mergeRepo overlays a repository's .sightline.json: every key but policy,
-// whose deny and sensitive globs are added to RepoPolicy (allow is ignored).
-func (c *Config) mergeRepo(data []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("invalid settings: %w", err)
-	}
-	var pol Policy
-	if p, ok := raw["policy"]; ok {
-		if err := json.Unmarshal(p, &pol); err != nil {
-			return fmt.Errorf("invalid policy: %w", err)
-		}
-		if err := policy.Validate(append(append([]string(nil), pol.Deny...), pol.Sensitive...)); err != nil {
-			return err
-		}
-		delete(raw, "policy")
-	}
-	rest, err := json.Marshal(raw)
-	if err != nil {
-		return err
-	}
-	if err := c.Merge(rest); err != nil {
-		return err
-	}
-	c.RepoPolicy.Deny = append(c.RepoPolicy.Deny, pol.Deny...)
-	c.RepoPolicy.Sensitive = append(c.RepoPolicy.Sensitive, pol.Sensitive...)
-	return nil
-}
-
-// Merge overlays the keys present in a JSON object onto c (absent keys keep
-// their value; nested objects merge key by key) and validates the result.
-func (c *Config) Merge(data []byte) error {
-	if len(data) == 0 || string(data) == "null" {
-		return nil
-	}
-	next := *c
-	if err := json.Unmarshal(data, &next); err != nil {
-		return fmt.Errorf("invalid settings: %w", err)
-	}
-	if err := next.Validate(); err != nil {
-		return err
-	}
-	*c = next
-	return nil
+	c.sortProblems()
+	return c
 }
 
 // Validate checks enumerations and bounds.

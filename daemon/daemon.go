@@ -395,10 +395,9 @@ func (d *daemon) configKey() [2]fileKey {
 // key is read first: a change after it is seen by the next call.
 func (d *daemon) loadConfig() config.Config {
 	d.cfgKey = d.configKey()
-	cfg, err := config.Load(d.root)
-	if err != nil {
-		d.log.Warn("workspace configuration ignored", zap.Error(err))
-		cfg = config.Default()
+	cfg := config.Load(d.root) // its problems are in every answer
+	for _, p := range cfg.Problems {
+		d.log.Warn("configuration", zap.String("problem", p.String()))
 	}
 	return cfg
 }

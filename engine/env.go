@@ -40,6 +40,7 @@ type Env struct {
 	exits    bool          // the process exits at Close: the database is left to it
 	editor   Editor        // the editor connection; nil in the CLI
 	settings *settings
+	reload   func() config.Config // reads the configuration again (Refresh); nil: never
 	syms     *symbols
 	audits   *auditLog
 	locks    docLocks
@@ -57,10 +58,11 @@ type Env struct {
 // settings is the effective configuration, replaced whole, with its
 // compiled path policy.
 type settings struct {
-	mu  sync.RWMutex
-	cfg config.Config
-	pol *policy.Policy
-	log *zap.Logger
+	mu       sync.RWMutex
+	cfg      config.Config
+	pol      *policy.Policy
+	warnings []string // the configuration's problems, as every answer says them
+	log      *zap.Logger
 }
 
 func (s *settings) get() config.Config {
@@ -76,11 +78,17 @@ func (s *settings) policy() *policy.Policy {
 }
 
 func (s *settings) set(c config.Config) (old config.Config) {
-	pol := compiledPolicy(c, s.log)
+	pol, warnings := compiledPolicy(c, s.log), configWarnings(c)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, s.cfg, s.pol = s.cfg, c, pol
+	old, s.cfg, s.pol, s.warnings = s.cfg, c, pol, warnings
 	return old
+}
+
+func (s *settings) problems() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.warnings
 }
 
 // NewEnv makes an Env over a workspace and a ledger, without a database or
@@ -98,7 +106,7 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *statedb.Sync, ed Edit
 	dbw := &behind{}
 	e := &Env{
 		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
-		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), log: log},
+		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), warnings: configWarnings(cfg), log: log},
 		syms:      newSymbols(cfg.Extract, log),
 		audits:    &auditLog{behind: dbw, db: db, log: log},
 		paths:     pathlock.New(lockDir),
@@ -143,10 +151,13 @@ type Outcome struct {
 func (o *Outcome) Envelope() *Outcome { return o }
 
 // Annotate adds the warnings every answer carries (a ledger database that
-// cannot be used), each once: the envelope of every operation (package ops)
-// calls it.
+// cannot be used, a configuration with problems), each once: the envelope
+// of every operation (package ops) calls it.
 func (e *Env) Annotate(o *Outcome) {
 	for _, w := range e.persistenceWarnings() {
+		o.addWarning(w)
+	}
+	for _, w := range e.settings.problems() {
 		o.addWarning(w)
 	}
 }

@@ -95,6 +95,10 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 		}
 	}
 	pol := e.Policy()
+	if why := pol.Closed(); why != "" {
+		res = FilesResult{Outcome: Refusal(closedErr("No file was listed", why)), Files: []FileEntry{}}
+		return res, nil
+	}
 	session := p.SessionOr()
 	res = FilesResult{Outcome: Outcome{OK: true}, Files: []FileEntry{}}
 	unhashed := 0

@@ -14,7 +14,7 @@ func (e *Env) gate(name, rel string, _ confine.Intent) error {
 	if v.Kind != policy.Denied {
 		return nil
 	}
-	if name == rel {
+	if name == rel || v.Closed {
 		return deniedErr(rel, v)
 	}
 	return result.Errorf(result.Denied, "%s leads to %s, which is denied by the path policy (%s); sightline neither reads nor writes it. Do not retry: ask the user if you need it.", name, rel, v.Describe())

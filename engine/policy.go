@@ -85,15 +85,46 @@ func (e *Env) approverOf(ctx context.Context) Approver {
 	return e.approver
 }
 
-// compiledPolicy builds the effective policy of a configuration. The globs
-// were validated with the configuration; one that still fails is skipped
-// (Compile keeps the others) and logged.
+// compiledPolicy builds the effective policy of a configuration: none of
+// its rules when they cannot all be read (config.Config.Closed), which
+// denies every path rather than serve without the rules it lost. The
+// globs were validated with the configuration, so Compile's error is a
+// fault: it closes the policy too.
 func compiledPolicy(c config.Config, log *zap.Logger) *policy.Policy {
+	if p, closed := c.Closed(); closed {
+		return policy.Closed(fmt.Sprintf("%s: %s", p.Source, p.What))
+	}
 	p, err := policy.Compile(c.Policy, c.RepoPolicy)
-	if err != nil && log != nil {
-		log.Warn("policy glob ignored", zap.Error(err))
+	if err != nil {
+		if log != nil {
+			log.Error("policy glob", zap.Error(err))
+		}
+		return policy.Closed(err.Error())
 	}
 	return p
+}
+
+// maxConfigWarnings bounds the configuration's warnings in one answer.
+const maxConfigWarnings = 8
+
+// configWarnings are the configuration's problems as every answer says
+// them.
+func configWarnings(c config.Config) []string {
+	var out []string
+	for i, p := range c.Problems {
+		if i == maxConfigWarnings {
+			out = append(out, fmt.Sprintf("The configuration has %d more problems; each is named once the ones above are fixed.", len(c.Problems)-i))
+			break
+		}
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// closedErr refuses a call while the policy cannot be read: what names
+// what was not done, why what to fix.
+func closedErr(what, why string) error {
+	return result.Errorf(result.Denied, "%s: the path policy cannot be read (%s), so sightline refuses every read and write in this workspace until the configuration is fixed. Do not retry: ask the user to fix it.", what, why)
 }
 
 // Policy returns the effective path policy.
@@ -169,6 +200,9 @@ func (e *Env) denied(pl workspace.Place) error {
 }
 
 func deniedErr(rel string, v policy.Verdict) error {
+	if v.Closed {
+		return closedErr(rel+" was neither read nor written", v.Rule)
+	}
 	return result.Errorf(result.Denied, "%s is denied by the path policy (%s); sightline neither reads nor writes it. Do not retry: ask the user if you need it.", rel, v.Describe())
 }
 

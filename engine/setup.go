@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"go.uber.org/zap"
@@ -43,6 +44,11 @@ type Options struct {
 	// Ephemeral says the process ends after this call (the CLI): without a
 	// database, nothing it records reaches the agent's next call.
 	Ephemeral bool
+	// Reload, when set, reads the configuration again: a long-lived
+	// process over the disk (sightline mcp) calls it before each call
+	// (Refresh), so a file changed between two calls is obeyed at the
+	// second, as a command in its own process would.
+	Reload func() config.Config
 	// Exits says the process exits when Close returns (the CLI's own
 	// process, not a test calling it): Close leaves the database to the
 	// exit (store.DB.Leave), sparing the closing checkpoint's syncs.
@@ -103,6 +109,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	env.health.problem, env.health.notice, env.health.ephemeral = problem, notice, o.Ephemeral
 	env.approver = o.Approver
 	env.exits = o.Exits
+	env.reload = o.Reload
 	env.audits.onCall = o.OnSessionActive
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.
@@ -118,6 +125,18 @@ func Setup(ctx context.Context, o Options) *Env {
 func (e *Env) Serve(session string) {
 	if e.db != nil {
 		e.db.Serve(session)
+	}
+}
+
+// Refresh reads the configuration again when the Env was given a way to
+// (Options.Reload) and puts it in force if it differs: the envelope of
+// every operation calls it before the call runs.
+func (e *Env) Refresh() {
+	if e.reload == nil {
+		return
+	}
+	if c := e.reload(); !reflect.DeepEqual(c, e.Config()) {
+		e.SetConfig(c)
 	}
 }
 

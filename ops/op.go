@@ -163,6 +163,7 @@ func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 		// Before the call looks at its session's ledger (Env.Serve).
 		c.Env.Serve(caller.SessionOr())
 	}
+	c.Env.Refresh() // a configuration changed since the last call is obeyed by this one
 	r, err := d.spec.run(ctx, c, p)
 	if err != nil {
 		if k := result.KindOf(err); k == "" || k == result.InvalidParams || errors.Is(err, context.Canceled) {

@@ -48,11 +48,14 @@ type Verdict struct {
 	Rule    string // the glob; "" for Allowed, or when nothing in allow matched
 	Source  string // "user", "repository", "built-in"
 	NoAllow bool   // denied because no allow glob matched
+	Closed  bool   // denied because the rules cannot be read: Rule says why
 }
 
 // Describe names the rule for a message: `deny rule "secrets/**" (repository)`.
 func (v Verdict) Describe() string {
 	switch {
+	case v.Closed:
+		return v.Rule
 	case v.NoAllow:
 		return "no allow rule matches it"
 	case v.Kind == Denied:
@@ -119,7 +122,18 @@ func (s seg) match(name string) bool {
 // concurrent use.
 type Policy struct {
 	allow, deny, sensitive []rule
+	// closed, when set, says why no rule could be read: every path is
+	// denied (Closed).
+	closed string
 }
+
+// Closed is the policy in force when the configuration's rules cannot be
+// read: it denies every path, why naming what to fix. Denying all is the
+// one policy that cannot allow what the unread rules denied.
+func Closed(why string) *Policy { return &Policy{closed: why} }
+
+// Closed says why the policy denies every path ("" when it does not).
+func (p *Policy) Closed() string { return p.closed }
 
 // Compile builds the policy from the user's rules and the repository's. Of
 // the repository's rules only deny and sensitive count.
@@ -192,6 +206,9 @@ func compile(glob, source string) (rule, error) {
 func (p *Policy) Check(rel string) Verdict {
 	rel = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(rel, "\\", "/")), "/")
 	segs := strings.Split(strings.ToLower(rel), "/")
+	if p.closed != "" {
+		return Verdict{Kind: Denied, Rule: p.closed, Source: "configuration", Closed: true}
+	}
 	if r, ok := first(p.deny, segs); ok {
 		return Verdict{Kind: Denied, Rule: r.glob, Source: r.source}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"go.lsp.dev/jsonrpc2"
@@ -29,23 +30,10 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 	s.mu.Unlock()
 
 	roots := workspaceRoots(p, s.opts.Root)
-	cfg, err := config.Load(roots[0])
-	if err != nil {
-		s.log.Warn("workspace configuration ignored", zap.Error(err))
-		cfg = config.Default()
-	}
-	if raw := []byte(p.InitializationOptions); len(raw) > 0 {
-		if err := mergeSettings(&cfg, raw); err != nil {
-			s.log.Warn("initializationOptions ignored", zap.Error(err))
-		}
-	}
-
-	if s.opts.Extract != "" {
-		cfg.Extract = s.opts.Extract
-	}
 	s.mu.Lock()
-	s.baseCfg = cfg
+	s.cfgRoot, s.initOpts = roots[0], []byte(p.InitializationOptions)
 	s.mu.Unlock()
+	cfg := s.loadBase()
 	enc := textdoc.UTF16
 	caps := clientCaps{}
 	if g := p.Capabilities.General; g != nil && slices.Contains(g.PositionEncodings, protocol.PositionEncodingKindUTF8) {
@@ -221,13 +209,7 @@ func (s *Server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChan
 	}
 	if raw := []byte(p.Settings); len(raw) > 0 && string(raw) != "null" {
 		s.cfgGen.Add(1)
-		cfg := s.base()
-		if err := mergeSettings(&cfg, raw); err != nil {
-			s.log.Warn("settings ignored", zap.Error(err))
-			return nil
-		}
-		s.env.SetConfig(cfg)
-		s.pub.markAll()
+		s.setEditorConfig("the editor's settings (didChangeConfiguration)", raw)
 		return nil
 	}
 	go s.pullConfiguration()
@@ -271,13 +253,62 @@ func (s *Server) pullConfiguration() {
 	if len(raw) == 0 || s.env == nil || s.cfgGen.Load() != gen {
 		return
 	}
-	cfg := s.base()
-	if err := mergeSettings(&cfg, raw[0]); err != nil {
-		s.log.Warn("settings ignored", zap.Error(err))
-		return
+	s.setEditorConfig("the editor's settings (workspace/configuration)", raw[0])
+}
+
+// loadBase reads the configuration the editor's latest settings are laid
+// over (the files, initializationOptions) and makes it the base. Its
+// problems stay in it: every answer says them, and a policy that cannot be
+// read refuses every path (never the defaults).
+func (s *Server) loadBase() config.Config {
+	s.mu.Lock()
+	root, init := s.cfgRoot, s.initOpts
+	s.mu.Unlock()
+	cfg := config.Load(root)
+	if len(init) > 0 {
+		cfg.ApplyEditor("the editor's initializationOptions", init)
+	}
+	if s.opts.Extract != "" {
+		cfg.Extract = s.opts.Extract
+	}
+	s.mu.Lock()
+	s.baseCfg = cfg
+	s.mu.Unlock()
+	logProblems(s.log, cfg)
+	return cfg
+}
+
+// setEditorConfig lays the editor's latest settings over the base.
+func (s *Server) setEditorConfig(src string, raw []byte) {
+	s.mu.Lock()
+	s.editorCfg.src, s.editorCfg.raw = src, string(raw)
+	s.mu.Unlock()
+	s.applyConfig(s.base())
+}
+
+// applyConfig lays the editor's latest settings over base and puts the
+// result in force.
+func (s *Server) applyConfig(cfg config.Config) {
+	s.mu.Lock()
+	ed := s.editorCfg
+	s.mu.Unlock()
+	if ed.raw != "" {
+		cfg.ApplyEditor(ed.src, []byte(ed.raw))
+		logProblems(s.log, cfg)
 	}
 	s.env.SetConfig(cfg)
 	s.pub.markAll()
+}
+
+// reloadConfig reads the workspace's .sightline.json again (it changed):
+// a rule added there holds from the next call, not the next start.
+func (s *Server) reloadConfig() { s.applyConfig(s.loadBase()) }
+
+// isConfigFile says whether path is the configuration file Load reads.
+func (s *Server) isConfigFile(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfgRoot != "" && path == filepath.Join(s.cfgRoot, config.FileName)
 }
 
 // base returns the configuration the editor's settings are laid over.
@@ -287,16 +318,11 @@ func (s *Server) base() config.Config {
 	return s.baseCfg
 }
 
-// mergeSettings overlays editor settings, either the bare object or one
-// nested under "sightline".
-func mergeSettings(cfg *config.Config, raw []byte) error {
-	var wrapped struct {
-		Sightline json.RawMessage `json:"sightline"`
+// logProblems logs a configuration's problems, which its answers carry.
+func logProblems(log *zap.Logger, cfg config.Config) {
+	for _, p := range cfg.Problems {
+		log.Warn("configuration", zap.String("problem", p.String()))
 	}
-	if json.Unmarshal(raw, &wrapped) == nil && len(wrapped.Sightline) > 0 {
-		raw = wrapped.Sightline
-	}
-	return cfg.Merge(raw)
 }
 
 // workspaceRoots picks the roots: workspace folders, else rootUri, else

@@ -89,6 +89,12 @@ type Server struct {
 	// (defaults, .sightline.json, initializationOptions): each settings push
 	// is laid over it afresh, so a setting the user clears reverts.
 	baseCfg config.Config
+	// cfgRoot, initOpts and editorCfg are what baseCfg and the editor's
+	// latest settings were made of, to make them again when the workspace's
+	// .sightline.json changes (reloadConfig).
+	cfgRoot   string
+	initOpts  []byte
+	editorCfg struct{ src, raw string }
 	// cfgGen counts settings pushes: an answer to workspace/configuration
 	// asked before a push is older than it and is dropped.
 	cfgGen atomic.Int64

@@ -289,6 +289,12 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 	if s.ws == nil {
 		return nil
 	}
+	reload := false
+	defer func() {
+		if reload && s.env != nil {
+			s.reloadConfig()
+		}
+	}()
 	for _, ev := range p.Changes {
 		k, err := workspace.Normalize(string(ev.URI))
 		if err != nil {
@@ -296,6 +302,7 @@ func (s *Server) DidChangeWatchedFiles(ctx context.Context, p *protocol.DidChang
 		}
 		if path, ok := k.Path(); ok && s.env != nil {
 			s.env.FileChanged(path, ev.Type != protocol.FileChangeTypeChanged)
+			reload = reload || s.isConfigFile(path)
 		}
 		if d, known := s.ws.Known(k); !known || d.Open {
 			continue

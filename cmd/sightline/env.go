@@ -129,14 +129,17 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 		StartDaemon: start,
 		Approver:    ap,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
-			cfg, err := config.Load(root)
-			if err != nil {
-				fmt.Fprintf(stderr, "sightline: %v (using defaults)\n", err)
-				cfg = config.Default()
-			}
+			// Its problems are in every answer (on stderr for a person),
+			// and a policy that cannot be read refuses every path.
+			cfg := config.Load(root)
 			// A command's memory ends with it; a long-lived caller (mcp)
-			// flushes behind.
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap}), nil
+			// flushes behind, and reads the configuration again before
+			// each call.
+			var reload func() config.Config
+			if flushEvery > 0 {
+				reload = func() config.Config { return config.Load(root) }
+			}
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload}), nil
 		},
 	})
 }
