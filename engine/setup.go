@@ -80,6 +80,10 @@ func Setup(ctx context.Context, o Options) *Env {
 				// One call: its session's entries are restored, not every
 				// session's that ever read a document (see Env.Serve).
 				sync.OnlyServed()
+			} else {
+				// Lives on: other processes' reads are taken in before
+				// each call (see Env.Serve).
+				sync.Watch(ctx)
 			}
 		}
 	}
@@ -115,11 +119,28 @@ func Setup(ctx context.Context, o Options) *Env {
 // restores that session's entries only (statedb.Sync.OnlyServed). Every
 // operation serves its caller's session before it runs (ops.Def.Run), and
 // a run of edit blocks at its start (NewBlocks).
+//
+// A process that lives on first takes in what other processes (the
+// daemon, sightline mcp, a command, a hook) wrote to the entries of the
+// documents it holds since its last call (statedb.Sync.Refresh), after
+// the workspace's changes: every door answers with every door's reads.
+// With no other process's write since, that is one query of the database.
 func (e *Env) Serve(session string) {
-	if e.db != nil {
-		e.db.Serve(session)
+	if e.db == nil {
+		return
 	}
+	if !e.follow.once {
+		e.follow.settle()
+		ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+		e.db.Refresh(ctx)
+		cancel()
+	}
+	e.db.Serve(session)
 }
+
+// refreshTimeout bounds taking in other processes' writes before a call:
+// past it, the call answers with what this process holds.
+const refreshTimeout = 2 * time.Second
 
 // unavailable says why the ledger database cannot be used, where, and what
 // that means for the agent.

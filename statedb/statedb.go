@@ -67,6 +67,14 @@ type Sync struct {
 	// document is known here when both are.
 	served   map[string]bool
 	restored map[workspace.Key]restoreArgs
+	// views' revisions: a view's entries are taken in at it (Refresh).
+	viewRevs map[workspace.Key]int64
+
+	// refreshMu orders Refresh and the flush's moves of mark, where this
+	// process stands in the entries others write (store.Mark).
+	refreshMu sync.Mutex
+	mark      store.Mark
+	watching  bool // Watch was called: Refresh takes changes in
 }
 
 // restoreArgs is what a document's restore was given.
@@ -204,7 +212,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View)}, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View), viewRevs: make(map[workspace.Key]int64)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -243,7 +251,7 @@ func (s *Sync) Restore(d workspace.Doc, sum ledger.SumFunc) {
 // The view is kept so Flush can write the document's entries.
 func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 	s.mu.Lock()
-	s.views[k] = v
+	s.views[k], s.viewRevs[k] = v, rev
 	s.mu.Unlock()
 	s.restore(k, rev, func() string { return v.FileHash }, func() []uint32 {
 		ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
@@ -650,10 +658,15 @@ func (s *Sync) flush(ctx context.Context) error {
 	}
 	if len(puts) > 0 {
 		written := slices.Clone(puts) // merged in place (PutEntriesMerging)
-		if err := s.db.PutEntriesMerging(ctx, written, s.merge); err != nil {
+		w, err := s.db.PutEntriesMarked(ctx, written, s.merge)
+		if err != nil {
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
 		}
+		// This process's own write is not a change to take in (Refresh).
+		s.refreshMu.Lock()
+		s.mark = s.mark.Advance(w)
+		s.refreshMu.Unlock()
 		s.mu.Lock()
 		for _, e := range puts {
 			// What was put, not what was written (merged with another

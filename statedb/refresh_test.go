@@ -1,0 +1,168 @@
+package statedb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/store"
+)
+
+// live is a process that outlives one call (the daemon, sightline mcp):
+// it watches the database from its start.
+func live(t testing.TB, root, state string) *process {
+	t.Helper()
+	p := start(t, root, state)
+	p.sync.Watch(context.Background())
+	return p
+}
+
+// readNow records a read of lines a-b of f.txt in p and writes it behind.
+func (p *process) readNow(t *testing.T, session string, a, b int) {
+	t.Helper()
+	k, _ := p.ws.Resolve("f.txt")
+	d, err := p.get(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.l.RecordRead(session, "", ledger.DocKey(k), d.Rev, ledger.Range{Start: a, End: b})
+	if err := p.sync.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A process that lives on and saw a document before another process read
+// it (the daemon started by a command before sightline mcp's reads were
+// written) takes that read in at its next call, and the other way round;
+// taking in writes nothing back when it adds nothing.
+func TestRefreshTakesInOtherProcessesReads(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(40, same)), 0o644)
+	daemon, mcp := live(t, root, state), live(t, root, state)
+	if v := daemon.view(t, "f.txt"); v.State != ledger.NeverRead {
+		t.Fatalf("before any read: %+v", v)
+	}
+	mcp.readNow(t, "s", 1, 5)
+	daemon.sync.Refresh(context.Background())
+	if v := daemon.view(t, "f.txt"); !slices.Equal(v.Read, rs(1, 5)) {
+		t.Fatalf("the daemon after the MCP's read: %+v", v)
+	}
+	daemon.readNow(t, "s", 10, 12)
+	mcp.sync.Refresh(context.Background())
+	if v := mcp.view(t, "f.txt"); !slices.Equal(v.Read, rs(1, 5, 10, 12)) {
+		t.Fatalf("the MCP after the daemon's read: %+v", v)
+	}
+	// Nothing new: neither writes, so neither has anything to take in.
+	clock := func() int64 {
+		n, err := daemon.sync.DB().Clock(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := clock()
+	for range 3 {
+		for _, p := range []*process{daemon, mcp} {
+			p.sync.Refresh(context.Background())
+			if err := p.sync.Flush(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if after := clock(); after != before {
+		t.Fatalf("entries written %d times with nothing new", after-before)
+	}
+	if v := daemon.view(t, "f.txt"); !slices.Equal(v.Read, rs(1, 5, 10, 12)) {
+		t.Fatalf("the daemon: %+v", v)
+	}
+}
+
+// A read recorded in a process that took another's in meanwhile, not yet
+// written, stays, and is written with what it took in.
+func TestRefreshKeepsUnwrittenReads(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(40, same)), 0o644)
+	a, b := live(t, root, state), live(t, root, state)
+	k, _ := a.ws.Resolve("f.txt")
+	d, err := a.get(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.l.RecordRead("s", "", ledger.DocKey(k), d.Rev, ledger.Range{Start: 30, End: 31})
+	b.readNow(t, "s", 1, 2)
+	a.sync.Refresh(context.Background())
+	if v := a.view(t, "f.txt"); !slices.Equal(v.Read, rs(1, 2, 30, 31)) {
+		t.Fatalf("after taking in: %+v", v)
+	}
+	if err := a.sync.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if v := start(t, root, state).view(t, "f.txt"); !slices.Equal(v.Read, rs(1, 2, 30, 31)) {
+		t.Fatalf("written: %+v", v)
+	}
+}
+
+// Another text: the entry another process wrote of the file as it is now
+// is moved onto the text this process holds when their lines say how.
+func TestRefreshAcrossAnEdit(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	f := filepath.Join(root, "f.txt")
+	os.WriteFile(f, []byte(numbered(40, same)), 0o644)
+	a := live(t, root, state)
+	a.view(t, "f.txt")
+	os.WriteFile(f, []byte("inserted\n"+numbered(40, same)), 0o644)
+	b := live(t, root, state)
+	b.readNow(t, "s", 2, 6) // lines 1-5 of a's text
+	a.sync.Refresh(context.Background())
+	k, _ := a.ws.Resolve("f.txt")
+	if v := a.l.Doc("s", ledger.DocKey(k)); !slices.Equal(v.Read, rs(1, 5)) {
+		t.Fatalf("moved onto the text before the edit: %+v", v)
+	}
+}
+
+// What a call costs to learn that no other process wrote (one PRAGMA, the
+// database's size aside), and to take in one entry another wrote, with
+// 10,000 entries in the database.
+func BenchmarkRefresh(b *testing.B) {
+	root, state := b.TempDir(), b.TempDir()
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(400, same)), 0o644)
+	seed := live(b, root, state)
+	var es []store.Entry
+	for i := range 10_000 {
+		es = append(es, store.Entry{Session: fmt.Sprint("old", i%30), Doc: fmt.Sprint("file:///gone/", i), FileHash: "sha256:00", TotalLines: 1, Data: []byte{}})
+	}
+	if err := seed.sync.DB().PutEntries(context.Background(), es); err != nil {
+		b.Fatal(err)
+	}
+	p, q := live(b, root, state), live(b, root, state)
+	k, _ := p.ws.Resolve("f.txt")
+	if _, err := p.get(k); err != nil {
+		b.Fatal(err)
+	}
+	qd, err := q.get(k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			p.sync.Refresh(context.Background())
+		}
+	})
+	b.Run("one-entry", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			i = i%399 + 1
+			q.l.RecordRead("s", "", ledger.DocKey(k), qd.Rev, ledger.Range{Start: i, End: i})
+			if err := q.sync.Flush(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			p.sync.Refresh(context.Background())
+		}
+	})
+}
