@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/store"
 )
@@ -116,4 +118,126 @@ func TestDaemonTakesInTheReadsOfAnMCPThatWroteLate(t *testing.T) {
 	if text, _ := callText(t, s, "sightline_ledger", map[string]any{"path": name, "session": "s"}); !strings.Contains(text, "fully_read") {
 		t.Fatalf("the MCP's ledger: %s", text)
 	}
+}
+
+// TestEveryDoorAnswersTheSameLedger interleaves, in a random order of a
+// logged seed (SIGHTLINE_TRUTH_SEED replays one), reads through each door
+// of one session (a long-lived sightline mcp, commands that start the
+// daemon or not, Claude Code's hook), the daemon's stops and starts and
+// the MCP's restarts; after each step, the CLI and the MCP answer the
+// union of what any door showed, within a bound: a door's write-behind
+// lands, and every process that lives on takes it in.
+func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
+	const lines = 20
+	var text strings.Builder
+	for i := 1; i <= lines; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": text.String()})
+	c.env = append(c.env, "CLAUDE_PROJECT_DIR="+c.dir)
+	quiet := c.withEnv("SIGHTLINE_DAEMON=0") // uses a running daemon, starts none
+	const session = "claude-t"               // the hook's session of Claude's "t"
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("SIGHTLINE_TRUTH_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (SIGHTLINE_TRUTH_SEED replays it)", seed)
+	rnd := rand.New(rand.NewPCG(seed, seed))
+	steps := 30
+	if testing.Short() {
+		steps = 12
+	}
+	_, s := mcpProcess(t, c)
+	var want ledger.RangeSet
+	lag := 0 // steps after which a door first answered otherwise
+	for i := range steps {
+		a := 1 + rnd.IntN(lines)
+		b := min(lines, a+rnd.IntN(4))
+		shown := ledger.Range{Start: a, End: b}
+		var did string
+		switch k := rnd.IntN(10); {
+		case k < 3:
+			did = fmt.Sprintf("mcp read %d-%d", a, b)
+			if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "f.txt", "start": a, "end": b, "session": session}); isErr || !strings.Contains(text, fmt.Sprintf("|line %d", b)) {
+				t.Fatalf("step %d, %s: %v %s", i, did, isErr, text)
+			}
+			want.Add(shown)
+		case k < 5:
+			cl, how := c, "starting the daemon"
+			if rnd.IntN(2) == 0 {
+				cl, how = quiet, "not starting the daemon"
+			}
+			did = fmt.Sprintf("cli read %d-%d, %s", a, b, how)
+			if out, errOut, code := cl.run("", "read", fmt.Sprintf("f.txt:%d-%d", a, b), "--session", session); code != 0 || !strings.Contains(out, fmt.Sprintf("|line %d", b)) {
+				t.Fatalf("step %d, %s: %d %s %s", i, did, code, out, errOut)
+			}
+			want.Add(shown)
+		case k < 7:
+			did = fmt.Sprintf("hook read %d-%d", a, b)
+			var content []string
+			for n := a; n <= b; n++ {
+				content = append(content, fmt.Sprintf("line %d", n))
+			}
+			ev := claudeEvent(c.dir, "PostToolUse", "Read", map[string]any{"file_path": filepath.Join(c.dir, "f.txt")},
+				map[string]any{"type": "text", "file": map[string]any{"content": strings.Join(content, "\n"), "startLine": a}})
+			ev = strings.Replace(ev, `"session_id":"table"`, `"session_id":"t"`, 1)
+			if out, errOut, code := c.run(ev, "hook", "claude"); code != 0 {
+				t.Fatalf("step %d, %s: %d %s %s", i, did, code, out, errOut)
+			}
+			want.Add(shown)
+		case k < 9:
+			did = "daemon stop"
+			if out, errOut, code := c.run("", "daemon", "stop"); code != 0 {
+				t.Fatalf("step %d, %s: %d %s %s", i, did, code, out, errOut)
+			}
+			// A daemon a command is starting may outlive the stop: as a
+			// user's would.
+		default:
+			did = "mcp restart"
+			s.Close()
+			_, s = mcpProcess(t, c)
+		}
+		t.Logf("step %d: %s (daemon: %v)", i, did, len(bridgeDaemons(sockDir)) > 0)
+		first := true
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			cliSaw := quiet.known(session, "f.txt")
+			mcpText, _ := callText(t, s, "sightline_ledger", map[string]any{"path": "f.txt", "session": session})
+			mcpSaw := readOf(mcpText)
+			if cliSaw.Equal(&want) && mcpSaw == ledger.List(want.Ranges()) {
+				break
+			}
+			if first {
+				lag++
+				first = false
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d (%s, seed %d): want read %s; the CLI answers %s, the MCP %q", i, did, seed, ledger.List(want.Ranges()), ledger.List(cliSaw.Ranges()), mcpText)
+			}
+		}
+	}
+	t.Logf("%d of %d steps: a door first answered before another's write landed", lag, steps)
+}
+
+// bridgeDaemons lists the daemons' sockets in sockDir.
+func bridgeDaemons(sockDir string) []string {
+	var out []string
+	for _, p := range bridge.Sockets(sockDir) {
+		if bridge.IsDaemon(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readOf is the lines an answer of sightline_ledger for one file says
+// were read, as ledger.List writes them ("" for none).
+func readOf(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		for _, part := range strings.Split(line, "  ") {
+			if r, ok := strings.CutPrefix(part, "read "); ok {
+				return r
+			}
+		}
+	}
+	return ""
 }
