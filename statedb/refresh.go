@@ -3,6 +3,8 @@ package statedb
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -36,8 +38,18 @@ func (s *Sync) Refresh(ctx context.Context) {
 		return
 	}
 	s.mark = m
+	if len(s.later) > 0 {
+		// Those put off first: one written since comes after and wins.
+		es = append(slices.Collect(maps.Values(s.later)), es...)
+		clear(s.later)
+	}
 	for _, e := range es {
-		s.takeIn(ctx, e)
+		if !s.takeIn(ctx, e) {
+			if s.later == nil {
+				s.later = map[key]store.Entry{}
+			}
+			s.later[key{e.Session, workspace.Key(e.Doc)}] = e
+		}
 	}
 }
 
@@ -58,7 +70,9 @@ func (s *Sync) Watch(ctx context.Context) {
 
 // takeIn merges entry e, as the database holds it now, into the ledger
 // when this process restored its document and does not hold those bytes.
-func (s *Sync) takeIn(ctx context.Context, e store.Entry) {
+// It returns false when e is to be taken in later: the ledger is not at a
+// text this process holds (a change of the document under way).
+func (s *Sync) takeIn(ctx context.Context, e store.Entry) bool {
 	k := key{e.Session, workspace.Key(e.Doc)}
 	s.mu.Lock()
 	flight, seen := s.seen[k.doc]
@@ -69,20 +83,20 @@ func (s *Sync) takeIn(ctx context.Context, e store.Entry) {
 	viewRev := s.viewRevs[k.doc]
 	s.mu.Unlock()
 	if !seen || skip || l == nil {
-		return // a first sight restores it from the database, which holds it
+		return true // a first sight restores it from the database, which holds it
 	}
 	if known && was.fileHash == e.FileHash && bytes.Equal(was.data, e.Data) {
-		return // written or read by this process: nothing new
+		return true // written or read by this process: nothing new
 	}
 	select { // a restore under way reads the database itself; then compare
 	case <-flight:
 	case <-time.After(2 * restoreTimeout):
-		return
+		return false
 	}
 	// The text the ledger states the document at.
 	_, rev, shaped := l.DocInfo(ledger.DocKey(k.doc))
 	if !shaped {
-		return
+		return true // forgotten (deleted): nothing to merge into
 	}
 	var h string
 	var cur func() []uint32
@@ -96,14 +110,13 @@ func (s *Sync) takeIn(ctx context.Context, e store.Entry) {
 		sum = viewSum(view)
 	} else {
 		// The ledger is not at a text this process holds (a change under
-		// way): the next change of the entry brings it.
-		s.log.Debug("another process's entry not taken in: the document is changing", zap.String("doc", e.Doc))
-		return
+		// way): taken in at the next call.
+		return false
 	}
 	theirs, err := decodeEntry(e.Data)
 	if err != nil {
 		s.log.Warn("persisted ledger entry unreadable", zap.String("doc", e.Doc), zap.Error(err))
-		return
+		return true
 	}
 	if e.FileHash != h {
 		// Of another text: moved onto this one through both texts' line
@@ -115,19 +128,19 @@ func (s *Sync) takeIn(ctx context.Context, e store.Entry) {
 		old, ok := unpackHashes(b, theirs.TotalLines)
 		now := cur()
 		if !ok || len(now) == 0 {
-			return
+			return true // unread: the safe answer (as a restore)
 		}
 		theirs = theirs.Moved(changes(linediff.Diff(old, now)), len(now))
 		sum = nil // restated at another text than the one recorded
 	}
 	out, extra, ok := l.MergeShown(k.session, ledger.DocKey(k.doc), rev, theirs, sum)
 	if !ok {
-		return
+		return false // the document moved past rev meanwhile
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cur, ok := s.inDB[k]; ok != known || cur.fileHash != was.fileHash || !bytes.Equal(cur.data, was.data) {
-		return // a flush or restore meanwhile: its bytes stand; a flush merges
+		return true // a flush or restore meanwhile: its bytes stand; a flush merges
 	}
 	s.inDB[k] = savedEntry{e.FileHash, e.Data}
 	if !extra && e.FileHash == h {
@@ -137,4 +150,5 @@ func (s *Sync) takeIn(ctx context.Context, e store.Entry) {
 			s.saved[k] = savedEntry{h, data}
 		}
 	}
+	return true
 }

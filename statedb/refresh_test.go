@@ -166,3 +166,55 @@ func BenchmarkRefresh(b *testing.B) {
 		}
 	})
 }
+
+// Two processes that live on, each recording reads, writing behind and
+// taking the other's in at once from several goroutines (the daemon runs
+// calls concurrently): once both wrote and took in, both hold every read.
+func TestRefreshConcurrent(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(64, same)), 0o644)
+	ps := []*process{live(t, root, state), live(t, root, state)}
+	k, _ := ps[0].ws.Resolve("f.txt")
+	revs := make([]int64, len(ps))
+	for i, p := range ps {
+		d, err := p.get(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs[i] = d.Rev
+	}
+	ctx := context.Background()
+	done := make(chan struct{})
+	for i, p := range ps {
+		for g := range 2 {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for n := range 8 {
+					line := 1 + i*32 + g*16 + n
+					p.l.RecordRead("s", "", ledger.DocKey(k), revs[i], ledger.Range{Start: line, End: line})
+					p.sync.Refresh(ctx)
+					if err := p.sync.Flush(ctx); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+		}
+	}
+	for range 2 * len(ps) {
+		<-done
+	}
+	for range 2 {
+		for _, p := range ps {
+			if err := p.sync.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			p.sync.Refresh(ctx)
+		}
+	}
+	want := rs(1, 8, 17, 24, 33, 40, 49, 56)
+	for i, p := range ps {
+		if v := p.l.Doc("s", ledger.DocKey(k)); !slices.Equal(v.Read, want) {
+			t.Errorf("process %d holds %v, want %v", i, v.Read, want)
+		}
+	}
+}

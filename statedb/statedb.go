@@ -75,6 +75,9 @@ type Sync struct {
 	refreshMu sync.Mutex
 	mark      store.Mark
 	watching  bool // Watch was called: Refresh takes changes in
+	// later are the entries not taken in yet: the document was changing
+	// (see takeIn); tried again at the next Refresh.
+	later map[key]store.Entry
 }
 
 // restoreArgs is what a document's restore was given.
@@ -663,10 +666,7 @@ func (s *Sync) flush(ctx context.Context) error {
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
 		}
-		// This process's own write is not a change to take in (Refresh).
-		s.refreshMu.Lock()
-		s.mark = s.mark.Advance(w)
-		s.refreshMu.Unlock()
+		merged := false
 		s.mu.Lock()
 		for _, e := range puts {
 			// What was put, not what was written (merged with another
@@ -674,10 +674,22 @@ func (s *Sync) flush(ctx context.Context) error {
 			// change since need not write it.
 			s.saved[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
 		}
-		for _, e := range written {
+		for i, e := range written {
+			if !bytes.Equal(e.Data, puts[i].Data) || e.FileHash != puts[i].FileHash {
+				// Merged with another process's reads, which this one's
+				// ledger lacks: Refresh reads it back and takes them in.
+				merged = true
+				continue
+			}
 			s.inDB[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
 		}
 		s.mu.Unlock()
+		if !merged {
+			// This process's own write is not a change to take in.
+			s.refreshMu.Lock()
+			s.mark = s.mark.Advance(w)
+			s.refreshMu.Unlock()
+		}
 	}
 	for _, k := range dels {
 		s.mu.Lock()
