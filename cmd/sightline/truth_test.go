@@ -151,6 +151,7 @@ func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 	var want ledger.RangeSet
 	lag := 0 // steps after which a door first answered otherwise
 	for i := range steps {
+		began := time.Now()
 		a := 1 + rnd.IntN(lines)
 		b := min(lines, a+rnd.IntN(4))
 		shown := ledger.Range{Start: a, End: b}
@@ -197,13 +198,17 @@ func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 			s.Close()
 			_, s = mcpProcess(t, c)
 		}
-		t.Logf("step %d: %s (daemon: %v)", i, did, len(bridgeDaemons(sockDir)) > 0)
+		t.Logf("step %d: %s (daemon: %v) in %v", i, did, len(bridgeDaemons(sockDir)) > 0, time.Since(began).Round(time.Millisecond))
+		began = time.Now()
 		first := true
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			cliSaw := quiet.known(session, "f.txt")
 			mcpText, _ := callText(t, s, "sightline_ledger", map[string]any{"path": "f.txt", "session": session})
 			mcpSaw := readOf(mcpText)
 			if cliSaw.Equal(&want) && mcpSaw == ledger.List(want.Ranges()) {
+				if !first {
+					t.Logf("step %d: the doors agreed after %v", i, time.Since(began).Round(time.Millisecond))
+				}
 				break
 			}
 			if first {
@@ -214,6 +219,27 @@ func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 				t.Fatalf("step %d (%s, seed %d): want read %s; the CLI answers %s, the MCP %q", i, did, seed, ledger.List(want.Ranges()), ledger.List(cliSaw.Ranges()), mcpText)
 			}
 		}
+		if rnd.IntN(3) > 0 {
+			continue
+		}
+		// The hook's guard is a door too: an edit of a line is allowed
+		// exactly when the line was shown through any door. A refusal
+		// shows it (the guard hands the lines over).
+		n := 1 + rnd.IntN(lines)
+		ev := claudeEvent(c.dir, "PreToolUse", "Edit", map[string]any{"file_path": filepath.Join(c.dir, "f.txt"), "old_string": fmt.Sprintf("line %d\n", n), "new_string": "changed\n"}, nil)
+		ev = strings.Replace(ev, `"session_id":"table"`, `"session_id":"t"`, 1)
+		out, errOut, code := c.run(ev, "hook", "claude")
+		if code != 0 {
+			t.Fatalf("step %d, the hook's check of line %d: %d %s %s", i, n, code, out, errOut)
+		}
+		denied := strings.Contains(out, `"permissionDecision":"deny"`)
+		if denied == want.Contains(n) {
+			t.Fatalf("step %d (seed %d): the hook's check of line %d (read %s): denied %v: %s", i, seed, n, ledger.List(want.Ranges()), denied, out)
+		}
+		if denied {
+			want.Add(ledger.Range{Start: n, End: n})
+		}
+		t.Logf("step %d: the hook's check of line %d, denied %v", i, n, denied)
 	}
 	t.Logf("%d of %d steps: a door first answered before another's write landed", lag, steps)
 }
