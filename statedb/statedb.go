@@ -78,6 +78,9 @@ type Sync struct {
 	// later are the entries not taken in yet: the document was changing
 	// (see takeIn); tried again at the next Refresh.
 	later map[key]store.Entry
+	// kick asks Run's write-behind to write now (Kick), not at its next
+	// tick: holds one request, so requests made meanwhile make one write.
+	kick chan struct{}
 }
 
 // restoreArgs is what a document's restore was given.
@@ -215,7 +218,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View), viewRevs: make(map[workspace.Key]int64)}, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View), viewRevs: make(map[workspace.Key]int64), kick: make(chan struct{}, 1)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -566,7 +569,7 @@ func unpackHashesOf(s *textdoc.Snapshot) []uint32 {
 	return out
 }
 
-// Run flushes every interval until ctx ends.
+// Run flushes every interval, and when kicked (Kick), until ctx ends.
 func (s *Sync) Run(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -575,8 +578,20 @@ func (s *Sync) Run(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.safeFlush(ctx)
+		case <-s.kick:
 		}
+		s.safeFlush(ctx)
+	}
+}
+
+// Kick asks Run to write what changed now rather than at its next tick:
+// after an answer, so that the other processes (a command on disk, a hook)
+// find what it showed in the database a few milliseconds later, not up to
+// an interval later. It never waits.
+func (s *Sync) Kick() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // one is pending: it writes this call's too
 	}
 }
 

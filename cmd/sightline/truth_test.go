@@ -57,6 +57,30 @@ func entryWritten(t *testing.T, state, session, name string) bool {
 	return n > 0
 }
 
+// waitStopped waits (bounded) until every thread of process pid is
+// stopped: a signal stops them as each is next scheduled, not at kill.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		if err != nil || len(tasks) == 0 {
+			t.Fatalf("threads of %d: %v", pid, err)
+		}
+		stopped := true
+		for _, task := range tasks {
+			b, err := os.ReadFile(task)
+			if i := strings.LastIndexByte(string(b), ')'); err == nil && (i < 0 || i+2 >= len(b) || b[i+2] != 'T') {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return
+		}
+	}
+	t.Fatalf("process %d did not stop", pid)
+}
+
 // waitWritten waits (bounded) for session's entry of name to be written.
 func waitWritten(t *testing.T, state, session, name string) {
 	t.Helper()
@@ -69,34 +93,47 @@ func waitWritten(t *testing.T, state, session, name string) {
 }
 
 // TestDaemonTakesInTheReadsOfAnMCPThatWroteLate: sightline mcp, with no
-// daemon, reads a file; before its write-behind lands (it is stopped, as
-// a loaded machine may leave it), a command runs on disk and starts the
-// daemon, which restores the file's entries without that read. Once the
-// MCP's write lands, the daemon answers with it: through the CLI and
-// through the MCP (now the daemon's client).
+// daemon, reads a file; before its write-behind lands (held back: the
+// database is locked meanwhile, then the MCP stopped, as a loaded machine
+// may leave it), a command runs on disk and starts the daemon, which
+// restores the file's entries without that read. Once the MCP's write
+// lands, the daemon answers with it: through the CLI and through the MCP
+// (now the daemon's client).
 func TestDaemonTakesInTheReadsOfAnMCPThatWroteLate(t *testing.T) {
-	c, sockDir := daemonCLI(t, nil)
+	c, sockDir := daemonCLI(t, map[string]string{"w.txt": "w\n", "m.txt": "a\nb\nc\n"})
 	state := stateDirOf(t, c)
 	cmd, s := mcpProcess(t, c)
-	name := ""
-	for attempt := range 5 {
-		name = fmt.Sprintf("m%d.txt", attempt)
-		os.WriteFile(filepath.Join(c.dir, name), []byte("a\nb\nc\n"), 0o644)
-		if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": name, "session": "s"}); isErr || !strings.Contains(text, "|c") {
-			t.Fatalf("MCP read: %v %s", isErr, text)
-		}
-		// Its write-behind held back; a write that landed meanwhile (the
-		// flush ran between the answer and the stop): another file.
-		if err := syscall.Kill(cmd.Process.Pid, syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
-		}
-		if !entryWritten(t, state, "s", name) {
-			break
-		}
-		syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
-		if attempt == 4 {
-			t.Skip("the MCP's write-behind always landed before it could be held back")
-		}
+	// A first call opens the MCP's database (which a lock would fail).
+	if _, isErr := callText(t, s, "sightline_read", map[string]any{"path": "w.txt", "session": "s"}); isErr {
+		t.Fatal("MCP read of w.txt")
+	}
+	waitWritten(t, state, "s", "w.txt")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(state, store.FileName)+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	lock, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	name := "m.txt"
+	if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": name, "session": "s"}); isErr || !strings.Contains(text, "|c") {
+		t.Fatalf("MCP read: %v %s", isErr, text)
+	}
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitStopped(t, cmd.Process.Pid)
+	if _, err := lock.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	if entryWritten(t, state, "s", name) {
+		t.Fatal("the MCP's read was written while the database was locked")
 	}
 	// On disk (no daemon runs), then through the daemon it started: the
 	// read is not written yet, so neither knows it.
