@@ -42,6 +42,17 @@ func (db *DB) watcher(ctx context.Context) (*sql.Conn, uint64, error) {
 	return c, gen, nil
 }
 
+// dropWatcher forgets the watching connection c after an error on it, so
+// the next use opens another rather than fail on it for good.
+func (db *DB) dropWatcher(c *sql.Conn) {
+	db.mu.Lock()
+	if db.watch == c {
+		db.watch = nil
+	}
+	db.mu.Unlock()
+	c.Close()
+}
+
 // MarkNow is where a reader that has just read what it needs of the
 // entries stands.
 func (db *DB) MarkNow(ctx context.Context) (Mark, error) {
@@ -55,9 +66,11 @@ func (db *DB) MarkNow(ctx context.Context) (Mark, error) {
 	// The version first: a commit between the two reads is then seen as
 	// a change next time (and found already taken in), never missed.
 	if err := c.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&m.version); err != nil {
+		db.dropWatcher(c)
 		return Mark{}, fmt.Errorf("store: data version: %w", err)
 	}
 	if err := c.QueryRowContext(ctx, `SELECT seq FROM ledger_clock WHERE id = 1`).Scan(&m.seq); err != nil {
+		db.dropWatcher(c)
 		return Mark{}, fmt.Errorf("store: entries' clock: %w", err)
 	}
 	return m, nil
@@ -65,7 +78,8 @@ func (db *DB) MarkNow(ctx context.Context) (Mark, error) {
 
 // EntriesSince returns the entries written since m (by any connection,
 // this process's included), without their line hashes, oldest change
-// first, and the mark to pass next. When no connection committed since,
+// first, and the mark to pass next (on an error, keep the one passed: the
+// changes are read again). When no connection committed since,
 // it costs one PRAGMA and returns none: a reader pays for what changed,
 // not for what the database holds.
 func (db *DB) EntriesSince(ctx context.Context, m Mark) ([]Entry, Mark, error) {
@@ -77,6 +91,7 @@ func (db *DB) EntriesSince(ctx context.Context, m Mark) ([]Entry, Mark, error) {
 	}
 	var v int64
 	if err := c.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		db.dropWatcher(c)
 		return nil, m, fmt.Errorf("store: data version: %w", err)
 	}
 	if gen != m.gen {
@@ -87,6 +102,7 @@ func (db *DB) EntriesSince(ctx context.Context, m Mark) ([]Entry, Mark, error) {
 	m.version = v
 	rows, err := c.QueryContext(ctx, `SELECT seq, `+entryColumns+` FROM ledger_entries WHERE seq > ? ORDER BY seq`, m.seq)
 	if err != nil {
+		db.dropWatcher(c)
 		return nil, m, fmt.Errorf("store: entries changed: %w", err)
 	}
 	defer rows.Close()
