@@ -124,15 +124,21 @@ func TestRefreshAcrossAnEdit(t *testing.T) {
 	}
 }
 
-// What a call costs to learn that no other process wrote (one PRAGMA, the
-// database's size aside), and to take in one entry another wrote, with
-// 10,000 entries in the database.
+// What a call costs to learn that no other process wrote (one PRAGMA,
+// whatever the database holds), and to take in one entry another wrote,
+// with 100 and 10,000 other entries in the database.
 func BenchmarkRefresh(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprint("entries=", n), func(b *testing.B) { benchRefresh(b, n) })
+	}
+}
+
+func benchRefresh(b *testing.B, n int) {
 	root, state := b.TempDir(), b.TempDir()
 	os.WriteFile(filepath.Join(root, "f.txt"), []byte(numbered(400, same)), 0o644)
 	seed := live(b, root, state)
 	var es []store.Entry
-	for i := range 10_000 {
+	for i := range n {
 		es = append(es, store.Entry{Session: fmt.Sprint("old", i%30), Doc: fmt.Sprint("file:///gone/", i), FileHash: "sha256:00", TotalLines: 1, Data: []byte{}})
 	}
 	if err := seed.sync.DB().PutEntries(context.Background(), es); err != nil {
