@@ -138,20 +138,6 @@ func (e *Env) Serve(session string) {
 	e.db.Serve(session)
 }
 
-// Answered tells the engine that a call was answered: a process that
-// lives on writes what the call recorded now, behind the answer, so that
-// the other processes find it at once (statedb.Sync.Kick). The envelope
-// calls it after every operation (ops.Def.Run).
-func (e *Env) Answered() {
-	if e.db != nil && !e.follow.once {
-		e.db.Kick()
-	}
-}
-
-// refreshTimeout bounds taking in other processes' writes before a call:
-// past it, the call answers with what this process holds.
-const refreshTimeout = 2 * time.Second
-
 // unavailable says why the ledger database cannot be used, where, and what
 // that means for the agent.
 func unavailable(dir string, err error, ephemeral bool) string {
@@ -223,3 +209,17 @@ func (e *Env) Flush(ctx context.Context) error {
 	}
 	return e.db.Flush(ctx)
 }
+
+// Answered tells the engine that a call was answered: a process that
+// lives on writes what the call recorded now, behind the answer, so that
+// the other processes find it at once (statedb.Sync.Kick). The envelope
+// calls it after every operation (ops.Def.Run).
+func (e *Env) Answered() {
+	if e.db != nil && !e.follow.once {
+		e.db.Kick()
+	}
+}
+
+// refreshTimeout bounds taking in other processes' writes before a call:
+// past it, the call answers with what this process holds.
+const refreshTimeout = 2 * time.Second
