@@ -19,6 +19,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/store"
 )
 
@@ -160,10 +161,12 @@ func TestDaemonTakesInTheReadsOfAnMCPThatWroteLate(t *testing.T) {
 // TestEveryDoorAnswersTheSameLedger interleaves, in a random order of a
 // logged seed (SIGHTLINE_TRUTH_SEED replays one), reads through each door
 // of one session (a long-lived sightline mcp, commands that start the
-// daemon or not, Claude Code's hook), the daemon's stops and starts and
-// the MCP's restarts; after each step, the CLI and the MCP answer the
-// union of what any door showed, within a bound: a door's write-behind
-// lands, and every process that lives on takes it in.
+// daemon or not, Claude Code's hook), the daemon's stops and starts, the
+// MCP's restarts and an editor's server starting and stopping; after
+// each step, the CLI and the MCP answer the union of what any door
+// showed, within a bound (a door's write lands a few milliseconds after
+// its answer, and every process that lives on takes it in), and so does
+// the hook's guard.
 func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 	const lines = 20
 	var text strings.Builder
@@ -185,6 +188,7 @@ func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 		steps = 12
 	}
 	_, s := mcpProcess(t, c)
+	var editor *lsptest.Editor // an editor's server running in this process, if any
 	var want ledger.RangeSet
 	lag := 0 // steps after which a door first answered otherwise
 	for i := range steps {
@@ -193,7 +197,7 @@ func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 		b := min(lines, a+rnd.IntN(4))
 		shown := ledger.Range{Start: a, End: b}
 		var did string
-		switch k := rnd.IntN(10); {
+		switch k := rnd.IntN(12); {
 		case k < 3:
 			did = fmt.Sprintf("mcp read %d-%d", a, b)
 			if text, isErr := callText(t, s, "sightline_read", map[string]any{"path": "f.txt", "start": a, "end": b, "session": session}); isErr || !strings.Contains(text, fmt.Sprintf("|line %d", b)) {
@@ -230,10 +234,21 @@ func TestEveryDoorAnswersTheSameLedger(t *testing.T) {
 			}
 			// A daemon a command is starting may outlive the stop: as a
 			// user's would.
-		default:
+		case k < 10:
 			did = "mcp restart"
 			s.Close()
 			_, s = mcpProcess(t, c)
+		case editor == nil:
+			// Its calls win: the daemon is asked to exit, the others
+			// hand theirs to it.
+			did = "an editor's server starts"
+			editor = startEditor(t, c)
+		default:
+			did = "the editor's server stops"
+			if code := editor.Shutdown(); code != 0 {
+				t.Fatalf("step %d, %s: exit %d", i, did, code)
+			}
+			editor = nil
 		}
 		t.Logf("step %d: %s (daemon: %v) in %v", i, did, len(bridgeDaemons(sockDir)) > 0, time.Since(began).Round(time.Millisecond))
 		began = time.Now()
