@@ -86,6 +86,10 @@ func Setup(ctx context.Context, o Options) *Env {
 				// One call: its session's entries are restored, not every
 				// session's that ever read a document (see Env.Serve).
 				sync.OnlyServed()
+			} else {
+				// Lives on: other processes' reads are taken in before
+				// each call (see Env.Serve).
+				sync.Watch(ctx)
 			}
 		}
 	}
@@ -122,10 +126,23 @@ func Setup(ctx context.Context, o Options) *Env {
 // restores that session's entries only (statedb.Sync.OnlyServed). Every
 // operation serves its caller's session before it runs (ops.Def.Run), and
 // a run of edit blocks at its start (NewBlocks).
+//
+// A process that lives on first takes in what other processes (the
+// daemon, sightline mcp, a command, a hook) wrote to the entries of the
+// documents it holds since its last call (statedb.Sync.Refresh), after
+// the workspace's changes: every door answers with every door's reads.
+// With no other process's write since, that is one query of the database.
 func (e *Env) Serve(session string) {
-	if e.db != nil {
-		e.db.Serve(session)
+	if e.db == nil {
+		return
 	}
+	if !e.follow.once {
+		e.follow.settle()
+		ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
+		e.db.Refresh(ctx)
+		cancel()
+	}
+	e.db.Serve(session)
 }
 
 // Refresh reads the configuration again when the Env was given a way to
@@ -211,3 +228,17 @@ func (e *Env) Flush(ctx context.Context) error {
 	}
 	return e.db.Flush(ctx)
 }
+
+// Answered tells the engine that a call was answered: a process that
+// lives on writes what the call recorded now, behind the answer, so that
+// the other processes find it at once (statedb.Sync.Kick). The envelope
+// calls it after every operation (ops.Def.Run).
+func (e *Env) Answered() {
+	if e.db != nil && !e.follow.once {
+		e.db.Kick()
+	}
+}
+
+// refreshTimeout bounds taking in other processes' writes before a call:
+// past it, the call answers with what this process holds.
+const refreshTimeout = 2 * time.Second

@@ -1,6 +1,9 @@
 package ledger
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Snapshots of one (session, document) for write-behind persistence.
 
@@ -16,6 +19,11 @@ func (l *Ledger) Export(session string, doc DocKey) (Entry, bool) {
 	if e == nil {
 		return Entry{}, false
 	}
+	return l.exportLocked(d, e), true
+}
+
+// exportLocked is Export of entry e of document d; l.mu is held.
+func (l *Ledger) exportLocked(d *docState, e *entry) Entry {
 	out := Entry{
 		TotalLines: d.total,
 		Created:    e.created,
@@ -43,7 +51,7 @@ func (l *Ledger) Export(session string, doc DocKey) (Entry, bool) {
 		lines = append(lines, r.lines.rs...)
 		out.Records = append(out.Records, Record{Rev: r.rev, Time: r.time, Agent: r.agent, Kind: r.kind, Range: r.shown, Lines: lines[at:len(lines):len(lines)]})
 	}
-	return out, true
+	return out
 }
 
 // Import restores session's ledger of doc from a snapshot taken on the same
@@ -69,21 +77,10 @@ func (l *Ledger) ImportShown(session string, doc DocKey, rev Rev, in Entry, sum 
 	l.mu.Lock()
 	var dirty dirtyList
 	d := l.docFor(doc)
-	if !d.shaped {
-		l.shape(d, doc, rev, in.TotalLines, &dirty)
-	}
-	if rev != d.rev {
-		sum = nil // the records are restated at d.rev, another text
-		total, ok := d.totalAt(rev)
-		if !ok || total != in.TotalLines {
-			l.mu.Unlock()
-			return
-		}
-		var since []Change
-		for i := d.firstAfter(rev); i < len(d.log); i++ {
-			since = append(since, d.log[i].Change)
-		}
-		in = in.Moved(since, d.total)
+	in, sum, ok := l.restate(d, doc, rev, in, sum, &dirty)
+	if !ok {
+		l.unlockAndNotify(dirty)
+		return
 	}
 	if old := d.sessions[session]; old != nil {
 		delete(d.sessions, session)
@@ -91,29 +88,147 @@ func (l *Ledger) ImportShown(session string, doc DocKey, rev Rev, in Entry, sum 
 	}
 	e := l.entryFor(d, doc, session)
 	e.created = in.Created
-	clamped := func(rs []Range) RangeSet {
-		var s RangeSet
-		for _, r := range rs {
-			s.Add(r.Clamp(d.total))
-		}
-		return s
-	}
-	e.stale = clamped(in.Stale)
-	e.authored = clamped(in.Authored)
+	e.stale = clampedSet(in.Stale, d.total)
+	e.authored = clampedSet(in.Authored, d.total)
 	e.authored.RemoveAll(e.stale.rs)
-	e.read = clamped(in.Read)
+	e.read = clampedSet(in.Read, d.total)
 	e.read.RemoveAll(e.authored.rs)
 	e.read.RemoveAll(e.stale.rs)
 	e.seen = in.Seen || in.Created || !e.read.IsEmpty() || !e.authored.IsEmpty() || !e.stale.IsEmpty()
+	l.restateRecords(d, e, in.Records, sum, nil)
+	l.trimRecords(e)
+	dirty.add(session, doc)
+	l.unlockAndNotify(dirty)
+}
+
+// MergeShown adds to session's ledger of doc what in (the entry another
+// process wrote, of the text at rev) holds and it lacks, as MergeEntries
+// merges two entries: a line either was shown or wrote counts, and the
+// records it lacks are restated at the document's revision, as
+// ImportShown restates them. Nothing the session's ledger holds is
+// dropped, so a read recorded meanwhile stays. out is the session's entry
+// after (Export's); extra reports that it holds something in lacks (what
+// this process recorded that the other had not), so it is for this
+// process to write; ok is false when in could not be placed on the
+// document (see Import): nothing was merged.
+func (l *Ledger) MergeShown(session string, doc DocKey, rev Rev, in Entry, sum SumFunc) (out Entry, extra, ok bool) {
+	l.mu.Lock()
+	var dirty dirtyList
+	d := l.docFor(doc)
+	in, sum, ok = l.restate(d, doc, rev, in, sum, &dirty)
+	if !ok {
+		l.unlockAndNotify(dirty)
+		return Entry{}, false, false
+	}
+	e := l.entryFor(d, doc, session)
+	// What in says, as Import would set it: the ledger's entry adds
+	// something to it when the merge differs.
+	authored := clampedSet(in.Authored, d.total)
+	read := clampedSet(in.Read, d.total)
+	read.RemoveAll(authored.rs)
+	stale := clampedSet(in.Stale, d.total)
+	stale.RemoveAll(authored.rs)
+	stale.RemoveAll(read.rs)
+	theirs := struct{ read, authored, stale RangeSet }{read.Clone(), authored.Clone(), stale.Clone()}
+	authored.AddAll(e.authored.rs)
+	read.AddAll(e.read.rs)
+	read.RemoveAll(authored.rs)
+	stale.AddAll(e.stale.rs)
+	stale.RemoveAll(authored.rs)
+	stale.RemoveAll(read.rs)
+	extra = !authored.Equal(&theirs.authored) || !read.Equal(&theirs.read) || !stale.Equal(&theirs.stale) ||
+		(e.created && !in.Created)
+	changed := !authored.Equal(&e.authored) || !read.Equal(&e.read) || !stale.Equal(&e.stale) || (in.Created && !e.created)
+	e.authored, e.read, e.stale = authored, read, stale
+	e.created = e.created || in.Created
+	e.seen = e.seen || in.Seen || e.created || !read.IsEmpty() || !authored.IsEmpty() || !stale.IsEmpty()
+	type id struct {
+		t     int64
+		agent string
+		kind  Kind
+		r     Range
+	}
+	idOf := func(t time.Time, agent string, kind Kind, r Range) id {
+		if kind != KindAuthored {
+			kind = KindRead // as restated
+		}
+		return id{t.UnixNano(), agent, kind, r}
+	}
+	had := make(map[id]bool, len(e.records))
+	for _, r := range e.records {
+		had[idOf(r.time, r.agent, r.kind, r.shown)] = true
+	}
+	inHas := make(map[id]bool, len(in.Records))
+	for _, r := range in.Records {
+		inHas[idOf(r.Time, r.Agent, r.Kind, r.Range)] = true
+	}
+	for _, r := range e.records {
+		if !inHas[idOf(r.time, r.agent, r.kind, r.shown)] {
+			extra = true
+			break
+		}
+	}
+	if n := l.restateRecords(d, e, in.Records, sum, func(r Record) bool { return had[idOf(r.Time, r.Agent, r.Kind, r.Range)] }); n > 0 {
+		changed = true
+		slices.SortStableFunc(e.records, func(x, y record) int { return x.time.Compare(y.time) })
+		l.trimRecords(e)
+	}
+	if changed {
+		dirty.add(session, doc)
+	}
+	out = l.exportLocked(d, e)
+	l.unlockAndNotify(dirty)
+	return out, extra, true
+}
+
+// restate gives in (an entry of the text at rev) as of the document's
+// revision, moved through the changes since rev; ok is false when the log
+// does not reach rev or its line count there is not in's. l.mu is held.
+func (l *Ledger) restate(d *docState, doc DocKey, rev Rev, in Entry, sum SumFunc, dirty *dirtyList) (Entry, SumFunc, bool) {
+	if !d.shaped {
+		l.shape(d, doc, rev, in.TotalLines, dirty)
+	}
+	if rev == d.rev {
+		return in, sum, true
+	}
+	total, ok := d.totalAt(rev)
+	if !ok || total != in.TotalLines {
+		return in, nil, false
+	}
+	var since []Change
+	for i := d.firstAfter(rev); i < len(d.log); i++ {
+		since = append(since, d.log[i].Change)
+	}
+	return in.Moved(since, d.total), nil, true // the records are restated at d.rev, another text
+}
+
+// clampedSet is rs clamped to a document of total lines.
+func clampedSet(rs []Range, total int) RangeSet {
+	var s RangeSet
+	for _, r := range rs {
+		s.Add(r.Clamp(total))
+	}
+	return s
+}
+
+// restateRecords appends to e the records of rs (skip says which not),
+// one per run of their current lines, at the document's revision, with
+// the hashes of their lines when sum is given; it returns how many were
+// added. l.mu is held.
+func (l *Ledger) restateRecords(d *docState, e *entry, rs []Record, sum SumFunc, skip func(Record) bool) int {
 	// Every call of a session that reads a document imports its records
 	// (a CLI call's restore): they are appended to room made once (with
 	// the record of the call that restores them), and a record's line set
 	// (one run) is cut from one slice, its capacity its length, so that
 	// growing it copies it out.
-	e.records = slices.Grow(e.records, len(in.Records)+1)
-	runs := make([]Range, 0, len(in.Records))
+	e.records = slices.Grow(e.records, len(rs)+1)
+	runs := make([]Range, 0, len(rs))
 	var lines RangeSet
-	for _, r := range in.Records {
+	added := 0
+	for _, r := range rs {
+		if skip != nil && skip(r) {
+			continue
+		}
 		kind := r.Kind
 		if kind != KindAuthored {
 			kind = KindRead
@@ -133,11 +248,10 @@ func (l *Ledger) ImportShown(session string, doc DocKey, rev Rev, in Entry, sum 
 			runs = append(runs, x)
 			one := RangeSet{rs: runs[len(runs)-1 : len(runs) : len(runs)], n: x.Len()}
 			e.records = append(e.records, record{rev: d.rev, time: r.Time, agent: r.Agent, kind: kind, shown: x, lines: one, sums: sums})
+			added++
 		}
 	}
-	l.trimRecords(e)
-	dirty.add(session, doc)
-	l.unlockAndNotify(dirty)
+	return added
 }
 
 // Moved returns the snapshot moved through changes its text went through

@@ -165,6 +165,7 @@ func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	}
 	c.Env.Refresh() // a configuration changed since the last call is obeyed by this one
 	r, err := d.spec.run(ctx, c, p)
+	c.Env.Answered() // what it recorded written behind, now
 	if err != nil {
 		if k := result.KindOf(err); k == "" || k == result.InvalidParams || errors.Is(err, context.Canceled) {
 			var zero R

@@ -67,6 +67,20 @@ type Sync struct {
 	// document is known here when both are.
 	served   map[string]bool
 	restored map[workspace.Key]restoreArgs
+	// views' revisions: a view's entries are taken in at it (Refresh).
+	viewRevs map[workspace.Key]int64
+
+	// refreshMu orders Refresh and the flush's moves of mark, where this
+	// process stands in the entries others write (store.Mark).
+	refreshMu sync.Mutex
+	mark      store.Mark
+	watching  bool // Watch was called: Refresh takes changes in
+	// later are the entries not taken in yet: the document was changing
+	// (see takeIn); tried again at the next Refresh.
+	later map[key]store.Entry
+	// kick asks Run's write-behind to write now (Kick), not at its next
+	// tick: holds one request, so requests made meanwhile make one write.
+	kick chan struct{}
 }
 
 // restoreArgs is what a document's restore was given.
@@ -204,7 +218,7 @@ func Open(ctx context.Context, dir string, log *zap.Logger) (*Sync, error) {
 		}
 		return nil, fmt.Errorf("statedb: %w", err)
 	}
-	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View)}, nil
+	return &Sync{db: db, log: log, notice: notice, seen: make(map[workspace.Key]chan struct{}), dirty: make(map[key]struct{}), saved: make(map[key]savedEntry), inDB: make(map[key]savedEntry), views: make(map[workspace.Key]View), viewRevs: make(map[workspace.Key]int64), kick: make(chan struct{}, 1)}, nil
 }
 
 // Attach binds the ledger and workspace (they are built after the database,
@@ -243,7 +257,7 @@ func (s *Sync) Restore(d workspace.Doc, sum ledger.SumFunc) {
 // The view is kept so Flush can write the document's entries.
 func (s *Sync) RestoreView(k workspace.Key, rev int64, v View) {
 	s.mu.Lock()
-	s.views[k] = v
+	s.views[k], s.viewRevs[k] = v, rev
 	s.mu.Unlock()
 	s.restore(k, rev, func() string { return v.FileHash }, func() []uint32 {
 		ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
@@ -555,7 +569,7 @@ func unpackHashesOf(s *textdoc.Snapshot) []uint32 {
 	return out
 }
 
-// Run flushes every interval until ctx ends.
+// Run flushes every interval, and when kicked (Kick), until ctx ends.
 func (s *Sync) Run(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -564,8 +578,20 @@ func (s *Sync) Run(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.safeFlush(ctx)
+		case <-s.kick:
 		}
+		s.safeFlush(ctx)
+	}
+}
+
+// Kick asks Run to write what changed now rather than at its next tick:
+// after an answer, so that the other processes (a command on disk, a hook)
+// find what it showed in the database a few milliseconds later, not up to
+// an interval later. It never waits.
+func (s *Sync) Kick() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // one is pending: it writes this call's too
 	}
 }
 
@@ -650,10 +676,12 @@ func (s *Sync) flush(ctx context.Context) error {
 	}
 	if len(puts) > 0 {
 		written := slices.Clone(puts) // merged in place (PutEntriesMerging)
-		if err := s.db.PutEntriesMerging(ctx, written, s.merge); err != nil {
+		w, err := s.db.PutEntriesMarked(ctx, written, s.merge)
+		if err != nil {
 			s.requeue(dirty)
 			return fmt.Errorf("statedb: write %d entries: %w", len(puts), err)
 		}
+		merged := false
 		s.mu.Lock()
 		for _, e := range puts {
 			// What was put, not what was written (merged with another
@@ -661,10 +689,22 @@ func (s *Sync) flush(ctx context.Context) error {
 			// change since need not write it.
 			s.saved[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
 		}
-		for _, e := range written {
+		for i, e := range written {
+			if !bytes.Equal(e.Data, puts[i].Data) || e.FileHash != puts[i].FileHash {
+				// Merged with another process's reads, which this one's
+				// ledger lacks: Refresh reads it back and takes them in.
+				merged = true
+				continue
+			}
 			s.inDB[key{e.Session, workspace.Key(e.Doc)}] = savedEntry{e.FileHash, e.Data}
 		}
 		s.mu.Unlock()
+		if !merged {
+			// This process's own write is not a change to take in.
+			s.refreshMu.Lock()
+			s.mark = s.mark.Advance(w)
+			s.refreshMu.Unlock()
+		}
 	}
 	for _, k := range dels {
 		s.mu.Lock()

@@ -47,11 +47,25 @@ type Merger func(put, cur Entry, lineHashes func(fileHash string) ([]byte, error
 // Two processes of one session that each restored an entry, added to it
 // and write it back keep both their additions, whichever writes last.
 func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merger) error {
+	_, err := db.PutEntriesMarked(ctx, entries, merge)
+	return err
+}
+
+// PutEntriesMarked is PutEntriesMerging, which also says where the
+// entries' clock stood before and after the write, so the writer need not
+// read its own write back as a change (Mark.Advance).
+func (db *DB) PutEntriesMarked(ctx context.Context, entries []Entry, merge Merger) (Written, error) {
 	if len(entries) == 0 {
-		return nil
+		return Written{}, nil
 	}
 	now := time.Now()
+	db.mu.RLock()
+	w := Written{gen: db.gen}
+	db.mu.RUnlock()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT seq FROM ledger_clock WHERE id = 1`).Scan(&w.before); err != nil {
+			return fmt.Errorf("entries' clock: %w", err)
+		}
 		if merge != nil {
 			if err := mergeInTx(ctx, tx, entries, merge); err != nil {
 				return err
@@ -87,14 +101,19 @@ func (db *DB) PutEntriesMerging(ctx context.Context, entries []Entry, merge Merg
 			added = added || a
 		}
 		if added {
-			return dropUnusedLineHashes(ctx, tx)
+			if err := dropUnusedLineHashes(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT seq FROM ledger_clock WHERE id = 1`).Scan(&w.after); err != nil {
+			return fmt.Errorf("entries' clock: %w", err)
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("store: put %d entries: %w", len(entries), err)
+		return Written{}, fmt.Errorf("store: put %d entries: %w", len(entries), err)
 	}
-	return nil
+	return w, nil
 }
 
 // mergeInTx merges each of entries the database holds with what it holds

@@ -137,6 +137,11 @@ type DB struct {
 	mu   sync.RWMutex
 	sql  *sql.DB
 	file os.FileInfo // the database file opened, to notice it deleted or replaced
+	// watch is the connection that asks whether others committed (see
+	// EntriesSince), opened at its first use; gen counts the files opened.
+	watch   *sql.Conn
+	gen     uint64
+	watchMu sync.Mutex // orders the uses of watch
 }
 
 // pool is the open database.
@@ -255,9 +260,13 @@ func (db *DB) Reopen() error {
 		return err
 	}
 	db.mu.Lock()
-	old := db.sql
-	db.sql, db.file = sdb, fi
+	old, watch := db.sql, db.watch
+	db.sql, db.file, db.watch = sdb, fi, nil
+	db.gen++
 	db.mu.Unlock()
+	if watch != nil {
+		watch.Close() // of the file left: its errors say nothing of the new one
+	}
 	return old.Close()
 }
 
@@ -305,6 +314,13 @@ func (db *DB) Leave() error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.mu.Lock()
+	watch := db.watch
+	db.watch = nil
+	db.mu.Unlock()
+	if watch != nil {
+		watch.Close() // back to the pool, which closes it
+	}
 	if err := db.pool().Close(); err != nil {
 		return fmt.Errorf("store: close %s: %w", db.path, err)
 	}
@@ -447,6 +463,27 @@ func migrations() []string {
 			ops     BLOB    NOT NULL, -- JSON, the writer's own format
 			created INTEGER NOT NULL  -- unix milliseconds
 		) WITHOUT ROWID;`,
+		// 9: every write of an entry numbered from one clock (seq), so a
+		// process that lives on reads the entries others wrote since it
+		// last looked, and only those (EntriesSince). A counter of its
+		// own, not max(seq): a deleted entry would give its number again.
+		`CREATE TABLE ledger_clock (
+			id  INTEGER PRIMARY KEY CHECK (id = 1),
+			seq INTEGER NOT NULL
+		);
+		INSERT INTO ledger_clock (id, seq) VALUES (1, 0);
+		ALTER TABLE ledger_entries ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+		CREATE INDEX ledger_entries_seq ON ledger_entries (seq);
+		CREATE TRIGGER ledger_entries_seq_insert AFTER INSERT ON ledger_entries BEGIN
+			UPDATE ledger_clock SET seq = seq + 1 WHERE id = 1;
+			UPDATE ledger_entries SET seq = (SELECT seq FROM ledger_clock WHERE id = 1)
+				WHERE session = NEW.session AND doc = NEW.doc;
+		END;
+		CREATE TRIGGER ledger_entries_seq_update AFTER UPDATE OF file_hash, total_lines, data ON ledger_entries BEGIN
+			UPDATE ledger_clock SET seq = seq + 1 WHERE id = 1;
+			UPDATE ledger_entries SET seq = (SELECT seq FROM ledger_clock WHERE id = 1)
+				WHERE session = NEW.session AND doc = NEW.doc;
+		END;`,
 	}
 }
 
