@@ -172,7 +172,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	d.touch()
 	cfg := d.loadConfig()
-	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
+	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log, Notices: rootNotices(root)})
 	// The engines opened the root between this look and the one above: the
 	// same folder both times is the folder they hold.
 	if !d.sameRoot() {

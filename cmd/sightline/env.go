@@ -21,19 +21,11 @@ import (
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// workspaceRoot is the nearest folder above wd holding .git, else wd
-// (PROTOCOL section 8).
+// workspaceRoot is the nearest folder above wd holding .git or
+// .sightline.json, else wd (PROTOCOL section 8; workspace.FindRoot).
 func workspaceRoot(wd string) string {
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return wd
-		}
-		dir = parent
-	}
+	root, _ := workspace.FindRoot(wd)
+	return root
 }
 
 // cliEnv is where a command's call runs (a running language server of the
@@ -139,9 +131,18 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			if flushEvery > 0 {
 				reload = func() config.Config { return config.Load(root) }
 			}
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload}), nil
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload, Notices: rootNotices(root)}), nil
 		},
 	})
+}
+
+// rootNotices are the warnings the answers of a workspace carry about its
+// root: none when a marker chose it.
+func rootNotices(root string) []string {
+	if n := workspace.RootNotice(root); n != "" {
+		return []string{n}
+	}
+	return nil
 }
 
 // defaultSession is the session of a call that names none: SIGHTLINE_SESSION,
