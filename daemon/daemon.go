@@ -101,6 +101,8 @@ type Options struct {
 	// Stall: a caller that sends nothing for this long in the middle of a
 	// message is hung up on (0: bridge.DefaultStall).
 	Stall time.Duration
+	// LogFile is where Log writes, for `sightline daemon status` to say.
+	LogFile string
 }
 
 // Build names this build: a daemon serves callers of its own build only
@@ -162,7 +164,7 @@ func Run(ctx context.Context, o Options) error {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
+	d := &daemon{root: root, state: state, logFile: o.LogFile, started: started, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
 	// A root gone or replaced as the daemon starts ends it as a daemon
 	// ends (its folder gone): the next command may start one at once, of
 	// the folder then there.
@@ -276,7 +278,9 @@ func gone(p string) bool {
 
 type daemon struct {
 	root, build, userConfig string
-	confinement             string // Confinement() of the daemon's process
+	state, logFile          string    // the state folder and the log file, for its status
+	started                 time.Time // for its status
+	confinement             string    // Confinement() of the daemon's process
 	log                     *zap.Logger
 	env                     *engine.Env
 
@@ -472,7 +476,7 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			d.touch()
 			return struct{}{}, nil
 		case bridge.MethodStatus:
-			return bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: []string{d.root}, Open: []string{}, Daemon: true}, nil
+			return d.status(), nil
 		case bridge.MethodExit:
 			jsonrpc2.Async(ctx)
 			done := make(chan struct{})

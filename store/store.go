@@ -65,6 +65,7 @@ func Dir(root string) (string, error) {
 		// The folder is returned with the error: the caller names it.
 		return dir, fmt.Errorf("store: create state folder: %w", err)
 	}
+	recordRoot(dir, abs)
 	return dir, nil
 }
 

@@ -89,26 +89,36 @@ func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap), wd: wd, stderr: stderr}, nil
+	// A person at a terminal hears of the daemon's first start; a
+	// program reading --json output does not.
+	tell := !machineRead(ctx) && isTerminal(stderr)
+	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap, tell), wd: wd, stderr: stderr}, nil
 }
 
 // newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk. A
 // one-call command (flushEvery 0) that ran on disk with no server running
-// starts the workspace's daemon as it ends, unless daemon.Off.
-func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver) *route.Router {
+// starts the workspace's daemon as it ends, unless daemon.Off; tell: the
+// first start in the workspace is told on stderr (firstStartNotice).
+func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver, tell bool) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
 	var start func(sockDir string)
 	if flushEvery == 0 && !daemon.Off(os.Getenv) {
 		start = func(sockDir string) {
 			exe, err := os.Executable()
+			started := false
 			if err == nil {
-				err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, root, os.Environ())
+				// Its working directory is its socket folder, not the
+				// workspace, which it would keep busy (umount).
+				started, err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, sockDir, os.Environ())
 			}
 			if err != nil {
 				// The next call runs in its own process again: nothing is
 				// lost but time.
 				fmt.Fprintf(stderr, "sightline: %v\n", err)
+			}
+			if started && tell {
+				firstStartNotice(stderr, sockDir, root)
 			}
 		}
 	}
