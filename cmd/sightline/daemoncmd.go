@@ -23,7 +23,7 @@ import (
 // SIGHTLINE_STATE_DIR, else store.Dir's.
 func stateOf(root string) (string, error) {
 	if s := os.Getenv("SIGHTLINE_STATE_DIR"); s != "" {
-		return s, nil
+		return filepath.Abs(s)
 	}
 	return store.Dir(root)
 }
@@ -112,7 +112,11 @@ func runDaemon(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	max, _ := strconv.Atoi(os.Getenv("SIGHTLINE_DAEMON_MAX"))
 	l.Info("daemon: start", zap.String("root", dir), zap.String("build", daemon.Build()), zap.Duration("idle", *idle))
-	err = daemon.Run(ctx, daemon.Options{Root: dir, StateDir: os.Getenv("SIGHTLINE_STATE_DIR"), Idle: *idle, Max: max, Log: l, LogFile: path})
+	custom := ""
+	if os.Getenv("SIGHTLINE_STATE_DIR") != "" {
+		custom = state // absolute: the daemon left the folder it was named from
+	}
+	err = daemon.Run(ctx, daemon.Options{Root: dir, StateDir: custom, Idle: *idle, Max: max, Log: l, LogFile: path})
 	switch {
 	case errors.Is(err, daemon.ErrRunning):
 		l.Info("daemon: not started: another daemon serves the workspace")

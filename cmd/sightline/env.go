@@ -110,7 +110,7 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			if err == nil {
 				// Its working directory is its socket folder, not the
 				// workspace, which it would keep busy (umount).
-				started, err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, sockDir, os.Environ())
+				started, err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, sockDir, daemonEnv(stateDir))
 			}
 			if err != nil {
 				// The next call runs in its own process again: nothing is
@@ -144,6 +144,20 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload, Notices: rootNotices(root)}), nil
 		},
 	})
+}
+
+// daemonEnv is the environment of a daemon the command starts: its own,
+// with SIGHTLINE_STATE_DIR absolute, since the daemon runs elsewhere.
+func daemonEnv(stateDir string) []string {
+	env := os.Environ()
+	if stateDir == "" || filepath.IsAbs(stateDir) {
+		return env
+	}
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		return env
+	}
+	return append(env, "SIGHTLINE_STATE_DIR="+abs) // the last one wins
 }
 
 // rootNotices are the warnings the answers of a workspace carry about its
