@@ -28,6 +28,14 @@ func stateOf(root string) (string, error) {
 	return store.Dir(root)
 }
 
+// lookState is stateOf without making the folder.
+func lookState(root string) (string, error) {
+	if s := os.Getenv("SIGHTLINE_STATE_DIR"); s != "" {
+		return filepath.Abs(s)
+	}
+	return store.DirOf(root)
+}
+
 // runDaemon serves the workspace headless (what the CLI starts on demand
 // unless SIGHTLINE_DAEMON=0, see daemon.Off), or shows, lists or stops
 // daemons.
@@ -77,13 +85,20 @@ func runDaemon(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "sightline daemon: --root: %v\n", err)
 		return exitUsage
 	}
-	state, err := stateOf(dir)
+	look := stateOf
+	if sub != "" {
+		look = lookState // it only looks: it makes no state folder
+	}
+	state, err := look(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline daemon: %v\n", err)
 		return exitUsage
 	}
 	switch sub {
 	case "stop":
+		if _, err := os.Stat(state); err != nil {
+			return exitOK // no state folder: no daemon
+		}
 		return stopDaemons(ctx, state, stdout, stderr)
 	case "status":
 		return daemonStatus(ctx, dir, state, stdout, stderr, *jsonOut, *pretty)

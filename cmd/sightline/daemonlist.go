@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -25,10 +26,12 @@ type daemonReport struct {
 // daemonStatus shows the daemon of the workspace at root.
 func daemonStatus(ctx context.Context, root, state string, stdout, stderr io.Writer, asJSON, pretty bool) int {
 	rep := daemonReport{Root: root, StateDir: state, Log: daemon.LogPath(state)}
-	ds, err := daemon.Running(ctx, state)
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline daemon status: %v\n", err)
-		return exitUsage
+	var ds []daemon.Info
+	if _, err := os.Stat(state); err == nil {
+		if ds, err = daemon.Running(ctx, state); err != nil {
+			fmt.Fprintf(stderr, "sightline daemon status: %v\n", err)
+			return exitUsage
+		}
 	}
 	if len(ds) > 0 {
 		rep.Running, rep.Daemon = true, &ds[0]
@@ -45,7 +48,11 @@ func daemonStatus(ctx context.Context, root, state string, stdout, stderr io.Wri
 		return exitOK
 	}
 	if !rep.Running {
-		fmt.Fprintf(stdout, "no daemon runs for %s\n  state   %s\n  log     %s\n", root, state, rep.Log)
+		why := ""
+		if daemon.Off(os.Getenv) {
+			why = " (commands start none: SIGHTLINE_DAEMON=1 turns it on)"
+		}
+		fmt.Fprintf(stdout, "no daemon runs for %s%s\n  state   %s\n  log     %s\n", root, why, state, rep.Log)
 		return exitOK
 	}
 	d := rep.Daemon
