@@ -126,6 +126,10 @@ func runDaemon(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		l.Warn("daemon: working directory", zap.Error(err))
 	}
 	max, _ := strconv.Atoi(os.Getenv("SIGHTLINE_DAEMON_MAX"))
+	if isTerminal(stderr) {
+		// Run by hand in the foreground: where its words go.
+		fmt.Fprintf(stderr, "sightline daemon: serving %s; its log: %s\n", dir, path)
+	}
 	l.Info("daemon: start", zap.String("root", dir), zap.String("build", daemon.Build()), zap.Duration("idle", *idle))
 	custom := ""
 	if os.Getenv("SIGHTLINE_STATE_DIR") != "" {
