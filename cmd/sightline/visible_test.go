@@ -363,3 +363,52 @@ func TestStateListAndPrune(t *testing.T) {
 		}
 	}
 }
+
+// rootFDs lists the daemon's descriptors of the workspace root or inside it.
+func rootFDs(pid int, root string) []string {
+	var out []string
+	fds, _ := os.ReadDir(filepath.Join("/proc", itoa(pid), "fd"))
+	for _, fd := range fds {
+		p, err := os.Readlink(filepath.Join("/proc", itoa(pid), "fd", fd.Name()))
+		if err == nil && (p == root || strings.HasPrefix(p, root+"/")) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestDaemonReleasesTheRootWhenIdle: an idle daemon holds nothing of the
+// workspace open (a file system holding it can be unmounted), and the next
+// call opens the root again and is answered as before.
+func TestDaemonReleasesTheRootWhenIdle(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"f.txt": "a\nb\n"})
+	c.env = append(c.env, "SIGHTLINE_DAEMON_IDLE=8s") // released after 4 s
+	c.run("", "read", "f.txt:1")
+	waitDaemon(t, sockDir)
+	pids := daemonPIDs(c.dir)
+	if len(pids) != 1 {
+		t.Fatalf("daemons: %v", pids)
+	}
+	c.run("", "read", "f.txt:1") // through the daemon: it holds the root
+	if fds := rootFDs(pids[0], c.dir); len(fds) == 0 {
+		t.Fatalf("the daemon holds no handle of its root after a call")
+	}
+	released := false
+	for deadline := time.Now().Add(7 * time.Second); time.Now().Before(deadline) && !released; time.Sleep(100 * time.Millisecond) {
+		released = len(rootFDs(pids[0], c.dir)) == 0
+	}
+	if !released {
+		t.Fatalf("idle, the daemon still holds %v", rootFDs(pids[0], c.dir))
+	}
+	out, e, code := c.run("", "read", "f.txt:2")
+	if code != 0 || !strings.Contains(out, "|b") {
+		t.Fatalf("read after the release: %d %s %s", code, out, e)
+	}
+	if got := daemonPIDs(c.dir); !slices.Equal(got, pids) {
+		t.Fatalf("the call was not served by the same daemon: %v, was %v", got, pids)
+	}
+	out, _, _ = c.run("", "ledger", "f.txt")
+	if !strings.Contains(out, "fully_read") {
+		t.Errorf("ledger after the release: %s", out)
+	}
+}
