@@ -120,6 +120,14 @@ type Status struct {
 	Open []string `json:"open"`
 	// Daemon: a headless server the CLI started, with no editor.
 	Daemon bool `json:"daemon,omitempty"`
+	// A daemon's: its build (what a caller must match to be served), when
+	// it started (RFC 3339), its resident memory in bytes, its state
+	// folder and its log file (`sightline daemon status` and `list`).
+	Build    string `json:"build,omitempty"`
+	Started  string `json:"started,omitempty"`
+	Memory   int64  `json:"memory,omitempty"`
+	StateDir string `json:"stateDir,omitempty"`
+	Log      string `json:"log,omitempty"`
 }
 
 // maxSocketPath bounds a socket's path: sockaddr_un holds 108 bytes on

@@ -101,6 +101,8 @@ type Options struct {
 	// Stall: a caller that sends nothing for this long in the middle of a
 	// message is hung up on (0: bridge.DefaultStall).
 	Stall time.Duration
+	// LogFile is where Log writes, for `sightline daemon status` to say.
+	LogFile string
 }
 
 // Build names this build: a daemon serves callers of its own build only
@@ -162,7 +164,7 @@ func Run(ctx context.Context, o Options) error {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	d := &daemon{root: root, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
+	d := &daemon{root: root, state: state, logFile: o.LogFile, started: started, log: log, build: Build(), userConfig: config.UserFile(), confinement: Confinement(), exit: make(chan chan struct{}, 1), answered: make(chan struct{}), ready: make(chan struct{}), moved: make(chan struct{})}
 	// A root gone or replaced as the daemon starts ends it as a daemon
 	// ends (its folder gone): the next command may start one at once, of
 	// the folder then there.
@@ -170,9 +172,11 @@ func Run(ctx context.Context, o Options) error {
 		_ = os.Remove(filepath.Join(sockDir, startedFile))
 		return fmt.Errorf("daemon: workspace root: %w", err)
 	}
+	d.hold = holder{root: root}
 	d.touch()
 	cfg := d.loadConfig()
-	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log})
+	d.env = engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: o.StateDir, Log: log, Notices: rootNotices(root)})
+	d.hold.set = d.env.WS.SetRoots
 	// The engines opened the root between this look and the one above: the
 	// same folder both times is the folder they hold.
 	if !d.sameRoot() {
@@ -216,6 +220,9 @@ func Run(ctx context.Context, o Options) error {
 		case <-d.moved:
 			why = "workspace root moved or replaced"
 		case <-tick.C:
+			if d.inFlight.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= min(releaseAfter, idle/2) && d.hold.release() {
+				log.Debug("daemon: idle: the workspace root's handles closed until the next call")
+			}
 			switch {
 			case d.inFlight.Load() == 0 && time.Since(time.Unix(0, d.last.Load())) >= idle:
 				why = "idle"
@@ -276,7 +283,10 @@ func gone(p string) bool {
 
 type daemon struct {
 	root, build, userConfig string
-	confinement             string // Confinement() of the daemon's process
+	hold                    holder    // the root's handles, closed while idle
+	state, logFile          string    // the state folder and the log file, for its status
+	started                 time.Time // for its status
+	confinement             string    // Confinement() of the daemon's process
 	log                     *zap.Logger
 	env                     *engine.Env
 
@@ -472,7 +482,7 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			d.touch()
 			return struct{}{}, nil
 		case bridge.MethodStatus:
-			return bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: []string{d.root}, Open: []string{}, Daemon: true}, nil
+			return d.status(), nil
 		case bridge.MethodExit:
 			jsonrpc2.Async(ctx)
 			done := make(chan struct{})
@@ -526,6 +536,10 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		defer func() {
 			d.log.Debug("daemon: call", zap.String("method", method), zap.Duration("took", time.Since(start)))
 		}()
+		// The root's handles, closed while the daemon was idle, are opened
+		// again by its path: the check below then also says they are of
+		// the folder the daemon opened.
+		defer d.hold.hold()()
 		// Checked on every call, before the engines are reached: they hold
 		// the folder the daemon opened, which may no longer be the
 		// caller's. The caller runs the call in its own process.

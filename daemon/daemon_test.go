@@ -90,8 +90,9 @@ func TestWholeReadThroughTheDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The same read in its own process, on another state folder.
-	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: t.TempDir()})
+	// The same read in its own process, on another state folder (a
+	// command's there carries the same notice of a root no marker chose).
+	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: t.TempDir(), Notices: rootNotices(root)})
 	defer env.Close(context.WithoutCancel(ctx))
 	want, err := ops.Read.Op.Run(ctx, &ops.Call{Env: env, Disk: true}, p)
 	if err != nil {

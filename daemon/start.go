@@ -28,26 +28,28 @@ const retryAfter = 10 * time.Minute
 // it), detached and without a console window on Windows. Its standard
 // streams are not the caller's (the null device), so nothing waiting for
 // the caller's output (a shell's pipe, go test) waits for the daemon. It
-// does not wait for the daemon to listen.
-func Start(sockDir, exe string, args []string, dir string, env []string) error {
+// does not wait for the daemon to listen. started says whether it started
+// one. dir should lie outside the workspace: a working directory inside it
+// would keep its file system busy (umount) for the daemon's life.
+func Start(sockDir, exe string, args []string, dir string, env []string) (started bool, err error) {
 	marker := filepath.Join(sockDir, startedFile)
 	if fi, err := os.Stat(marker); err == nil && time.Since(fi.ModTime()) < retryAfter {
-		return nil
+		return false, nil
 	}
 	now := time.Now()
 	if err := os.WriteFile(marker, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
-		return fmt.Errorf("start the daemon: %w", err)
+		return false, fmt.Errorf("start the daemon: %w", err)
 	}
 	_ = os.Chtimes(marker, now, now) // a rewrite of the same bytes may keep the old time
 	cmd := exec.Command(exe, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the daemon: %w", err)
+		return false, fmt.Errorf("start the daemon: %w", err)
 	}
 	// Not waited for: the caller exits first, and the daemon is the init
 	// process's child then.
-	return cmd.Process.Release()
+	return true, cmd.Process.Release()
 }
 
 // Off reports whether the environment keeps the CLI from starting a daemon:

@@ -53,6 +53,7 @@ type Env struct {
 	hashes    hashCache // the registry's file hashes
 	trees     treeCache // the registry's walks, while the editor watches files
 	follow    *follower // applies the workspace's changes to the ledger
+	notices   []string  // warnings every answer carries (Options.Notices)
 }
 
 // settings is the effective configuration, replaced whole, with its
@@ -154,6 +155,9 @@ func (o *Outcome) Envelope() *Outcome { return o }
 // cannot be used, a configuration with problems), each once: the envelope
 // of every operation (package ops) calls it.
 func (e *Env) Annotate(o *Outcome) {
+	for _, w := range e.notices {
+		o.addWarning(w)
+	}
 	for _, w := range e.persistenceWarnings() {
 		o.addWarning(w)
 	}

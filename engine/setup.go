@@ -53,6 +53,9 @@ type Options struct {
 	// process, not a test calling it): Close leaves the database to the
 	// exit (store.DB.Leave), sparing the closing checkpoint's syncs.
 	Exits bool
+	// Notices are warnings every answer carries (how the workspace root
+	// was chosen, when no marker chose it: workspace.RootNotice).
+	Notices []string
 }
 
 // Setup assembles the workspace, the ledger and its database. A database that
@@ -114,6 +117,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	env.approver = o.Approver
 	env.exits = o.Exits
 	env.reload = o.Reload
+	env.notices = o.Notices
 	env.audits.onCall = o.OnSessionActive
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.

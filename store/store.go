@@ -48,24 +48,40 @@ const busyTimeout = 1500 * time.Millisecond
 // root are resolved, so the editor and the CLI agree on one folder however
 // they reached the workspace.
 func Dir(root string) (string, error) {
-	abs, err := filepath.Abs(root)
+	dir, abs, err := dirOf(root)
 	if err != nil {
-		return "", fmt.Errorf("store: workspace root %s: %w", root, err)
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		// The folder is returned with the error: the caller names it.
+		return dir, fmt.Errorf("store: create state folder: %w", err)
+	}
+	recordRoot(dir, abs)
+	return dir, nil
+}
+
+// DirOf is the state folder Dir would return, without making it: a
+// command that only looks (sightline daemon status) leaves nothing behind.
+func DirOf(root string) (string, error) {
+	dir, _, err := dirOf(root)
+	return dir, err
+}
+
+// dirOf is the state folder of root and root's real absolute path.
+func dirOf(root string) (dir, abs string, err error) {
+	abs, err = filepath.Abs(root)
+	if err != nil {
+		return "", "", fmt.Errorf("store: workspace root %s: %w", root, err)
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
 	base, err := stateBase()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	sum := sha256.Sum256([]byte(abs))
-	dir := filepath.Join(base, "sightline", folderName(filepath.Base(abs))+"-"+hex.EncodeToString(sum[:])[:12])
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		// The folder is returned with the error: the caller names it.
-		return dir, fmt.Errorf("store: create state folder: %w", err)
-	}
-	return dir, nil
+	return filepath.Join(base, "sightline", folderName(filepath.Base(abs))+"-"+hex.EncodeToString(sum[:])[:12]), abs, nil
 }
 
 // stateBase is $XDG_STATE_HOME when it is set (absolute), else on Windows

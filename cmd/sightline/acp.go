@@ -34,7 +34,7 @@ const acpExitWait = 3 * time.Second
 func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git above the cwd of the first session the editor creates or loads)")
+	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git or .sightline.json above the cwd of the first session the editor creates or loads)")
 	noMCP := fs.Bool("no-mcp", false, "do not add sightline's MCP server to the agent's sessions")
 	mcpName := fs.String("mcp-name", "sightline", "the name of sightline's MCP server in the sessions")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
@@ -149,7 +149,7 @@ func (w *acpWorkspace) routed() (*route.Router, error) {
 		return nil, errNoWorkspace
 	}
 	if w.router == nil {
-		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil)
+		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil, false)
 	}
 	return w.router, nil
 }

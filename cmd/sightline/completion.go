@@ -106,11 +106,13 @@ func runMan(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fmt.Fprintln(stdout, ".SH NAME\nsightline \\- a language server that knows what a coding agent has seen")
 	fmt.Fprintln(stdout, ".SH SYNOPSIS\n.B sightline\n.I command\n[\\fIflags\\fR] [\\fIPATH\\fR]")
 	fmt.Fprintln(stdout, ".SH DESCRIPTION\nsightline keeps a per-session ledger of what an agent was shown, guards edits against unread or stale lines, and applies edits exactly or not at all.")
-	fmt.Fprintln(stdout, "A PATH is relative to the current directory (or absolute) and must be inside the workspace: the nearest folder above the current directory holding .git, else the current directory.")
+	fmt.Fprintln(stdout, "A PATH is relative to the current directory (or absolute) and must be inside the workspace: the nearest folder above the current directory holding .git or .sightline.json, else the current directory (and the answers say so).")
 	fmt.Fprintln(stdout, ".SH COMMANDS")
 	for _, c := range commands() {
 		fmt.Fprintf(stdout, ".TP\n.B sightline %s\n%s\n", esc.Replace(c.usage), esc.Replace(oneLine(c.summary)))
 	}
+	fmt.Fprintln(stdout, ".SH ENVIRONMENT\n.TP\nSIGHTLINE_DAEMON\n0 keeps commands from starting the workspace's daemon (1 starts it where it is off by default: macOS, Windows)\n.TP\nSIGHTLINE_STATE_DIR\nthe state folder, instead of the one under the state home")
+	fmt.Fprintln(stdout, ".SH FILES\n.TP\n$XDG_STATE_HOME/sightline/NAME\\-HASH/ (else ~/.local/state/sightline/...)\na workspace's state folder: its database (state.db), its root (root), its daemon's log (daemon.log); see sightline state list")
 	fmt.Fprintln(stdout, ".SH EXIT STATUS\n.TP\n0\nthe call did what it was asked\n.TP\n1\nit was refused\n.TP\n2\na usage or internal error")
 	fmt.Fprintln(stdout, ".SH SEE ALSO\nThe protocol: docs/protocol.md in the source, https://github.com/sightline\\-lsp/sightline")
 	return exitOK

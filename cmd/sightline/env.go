@@ -21,19 +21,11 @@ import (
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// workspaceRoot is the nearest folder above wd holding .git, else wd
-// (PROTOCOL section 8).
+// workspaceRoot is the nearest folder above wd holding .git or
+// .sightline.json, else wd (PROTOCOL section 8; workspace.FindRoot).
 func workspaceRoot(wd string) string {
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return wd
-		}
-		dir = parent
-	}
+	root, _ := workspace.FindRoot(wd)
+	return root
 }
 
 // cliEnv is where a command's call runs (a running language server of the
@@ -97,26 +89,36 @@ func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap), wd: wd, stderr: stderr}, nil
+	// A person at a terminal hears of the daemon's first start; a
+	// program reading --json output does not.
+	tell := !machineRead(ctx) && isTerminal(stderr)
+	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap, tell), wd: wd, stderr: stderr}, nil
 }
 
 // newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk. A
 // one-call command (flushEvery 0) that ran on disk with no server running
-// starts the workspace's daemon as it ends, unless daemon.Off.
-func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver) *route.Router {
+// starts the workspace's daemon as it ends, unless daemon.Off; tell: the
+// first start in the workspace is told on stderr (firstStartNotice).
+func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver, tell bool) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
 	var start func(sockDir string)
 	if flushEvery == 0 && !daemon.Off(os.Getenv) {
 		start = func(sockDir string) {
 			exe, err := os.Executable()
+			started := false
 			if err == nil {
-				err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, root, os.Environ())
+				// Its working directory is its socket folder, not the
+				// workspace, which it would keep busy (umount).
+				started, err = daemon.Start(sockDir, exe, []string{"daemon", "--root", root}, sockDir, daemonEnv(stateDir))
 			}
 			if err != nil {
 				// The next call runs in its own process again: nothing is
 				// lost but time.
 				fmt.Fprintf(stderr, "sightline: %v\n", err)
+			}
+			if started && tell {
+				firstStartNotice(stderr, sockDir, root)
 			}
 		}
 	}
@@ -139,9 +141,32 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			if flushEvery > 0 {
 				reload = func() config.Config { return config.Load(root) }
 			}
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload}), nil
+			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload, Notices: rootNotices(root)}), nil
 		},
 	})
+}
+
+// daemonEnv is the environment of a daemon the command starts: its own,
+// with SIGHTLINE_STATE_DIR absolute, since the daemon runs elsewhere.
+func daemonEnv(stateDir string) []string {
+	env := os.Environ()
+	if stateDir == "" || filepath.IsAbs(stateDir) {
+		return env
+	}
+	abs, err := filepath.Abs(stateDir)
+	if err != nil {
+		return env
+	}
+	return append(env, "SIGHTLINE_STATE_DIR="+abs) // the last one wins
+}
+
+// rootNotices are the warnings the answers of a workspace carry about its
+// root: none when a marker chose it.
+func rootNotices(root string) []string {
+	if n := workspace.RootNotice(root); n != "" {
+		return []string{n}
+	}
+	return nil
 }
 
 // defaultSession is the session of a call that names none: SIGHTLINE_SESSION,

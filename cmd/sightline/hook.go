@@ -90,7 +90,7 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	b := newRouter(root, stderr, 0, nil)
+	b := newRouter(root, stderr, 0, nil, false)
 	others := map[string]*route.Router{}
 	opt.Elsewhere = func(path string) hook.Runner {
 		r, ok := gitRoot(filepath.Dir(path))
@@ -100,7 +100,7 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 		if o := others[r]; o != nil {
 			return o
 		}
-		o := newRouter(r, stderr, 0, nil)
+		o := newRouter(r, stderr, 0, nil, false)
 		others[r] = o
 		return o
 	}

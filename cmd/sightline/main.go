@@ -120,7 +120,8 @@ func commands() []command {
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
 		{"completion", "completion bash|zsh|fish", "print a shell completion script", runCompletion},
 		{"man", "man", "print the manual page, sightline(1), in roff (sightline man | man -l -)", runMan},
-		{"daemon", "daemon [stop] [--idle D]", "the workspace's headless server, which the CLI starts itself (SIGHTLINE_DAEMON=0: not)\n      and hands its calls to (it exits after --idle without a call); stop asks it to exit", runDaemon},
+		{"daemon", "daemon [--root DIR] [--idle D] | daemon status|list [--json] | daemon stop [--all]", "the workspace's headless server, which the CLI starts itself (SIGHTLINE_DAEMON=0: not)\n      and hands its calls to (it exits after --idle without a call; it logs to daemon.log in the\n      state folder); status shows this workspace's, list the user's; stop asks it (--all: every one) to exit", runDaemon},
+		{"state", "state list [--json] | state prune [--dry-run] [--json]", "the state folders of the user's workspaces (root, size, last use, whether the root\n      still exists); prune removes those whose root is gone and no server uses", runState},
 		{"bridge", "bridge [--json]", "the workspace's socket folder and the language servers listening there", runBridge},
 		{"version", "version (or --version)", "print the version", runVersion},
 	}
@@ -142,6 +143,7 @@ func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		return exitOK
 	}
+	ctx = withMachine(ctx, args[1:])
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, c := range commands() {
@@ -161,7 +163,8 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  sightline %s\n      %s\n", c.usage, c.summary)
 	}
 	fmt.Fprintln(w, "\nA PATH is relative to the current directory (or absolute) and must be inside the workspace:")
-	fmt.Fprintln(w, "the nearest folder above the current directory holding .git, else the current directory.")
+	fmt.Fprintln(w, "the nearest folder above the current directory holding .git or .sightline.json, else the")
+	fmt.Fprintln(w, "current directory (and the answers say so).")
 	fmt.Fprintln(w, "Answers name files relative to the workspace root.")
 }
 

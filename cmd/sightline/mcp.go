@@ -21,7 +21,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	session := fs.String("session", defaultSession(), "session of calls that name none")
 	sessionFile := fs.String("session-file", "", "read the session of calls that name none from this file once it exists (until then --session): a proxy that learns the name later writes it there")
-	root := fs.String("root", "", "workspace root (default: the nearest folder above the working directory holding .git)")
+	root := fs.String("root", "", "workspace root (default: the nearest folder above the working directory holding .git or .sightline.json)")
 	if pos, ok := parseFlags(fs, args, stderr); !ok || len(pos) != 0 {
 		fmt.Fprintln(stderr, "usage: sightline mcp [--session S | --session-file F] [--root DIR]")
 		return exitUsage
@@ -35,7 +35,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *root != "" {
 		dir = *root
 	}
-	b := newRouter(dir, stderr, 500*time.Millisecond, nil)
+	b := newRouter(dir, stderr, 500*time.Millisecond, nil, false)
 	defer func() {
 		if err := b.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)
