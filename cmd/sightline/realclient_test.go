@@ -32,6 +32,11 @@ func realWorkspace(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(ws, "demo.py"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A project's root holds its repository: without a marker every
+	// answer would say which folder was taken as the workspace.
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return ws
 }
 

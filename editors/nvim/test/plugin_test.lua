@@ -233,7 +233,8 @@ local event = vim.fn.json_encode({
   tool_input = { file_path = ws .. '/demo.py' },
   tool_response = { type = 'text', file = { filePath = ws .. '/demo.py', content = table.concat(shown, '\n'), numLines = 3, startLine = 1, totalLines = api.nvim_buf_line_count(b) } },
 })
-local out = vim.fn.system({ 'env', 'SIGHTLINE_STATE_DIR=' .. state_dir, bin, 'hook', 'claude' }, event)
+-- CLAUDE_PROJECT_DIR: Claude Code gives it to every hook; it fixes the workspace.
+local out = vim.fn.system({ 'env', 'SIGHTLINE_STATE_DIR=' .. state_dir, 'CLAUDE_PROJECT_DIR=' .. ws, bin, 'hook', 'claude' }, event)
 check(vim.v.shell_error == 0, 'the hook ran: ' .. out)
 check(wait(5000, function() return sl.session() == 'claude-t1' end), 'the editor follows the hook session: ' .. tostring(sl.session()))
 check(wait(5000, function() return #sl.marks(b) == 3 end), 'its 3 read lines are drawn: ' .. #sl.marks(b))
