@@ -81,6 +81,11 @@ type Sync struct {
 	// kick asks Run's write-behind to write now (Kick), not at its next
 	// tick: holds one request, so requests made meanwhile make one write.
 	kick chan struct{}
+	// flushMu makes flushes one at a time: a flush takes the dirty entries
+	// before it writes them, so a second flush (Close's) that did not wait
+	// for the first would find nothing to write and close the database
+	// under the first one's write, which would then be lost.
+	flushMu sync.Mutex
 }
 
 // restoreArgs is what a document's restore was given.
@@ -611,6 +616,8 @@ func (s *Sync) safeFlush(ctx context.Context) {
 // Flush writes the dirty entries in one transaction, each with the file hash
 // of its document's current content.
 func (s *Sync) Flush(ctx context.Context) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
 	s.checkFile()
 	err := s.flush(ctx)
 	s.setErr(err)
