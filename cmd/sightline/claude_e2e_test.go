@@ -2,115 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// scriptedModel is a model server on loopback speaking the Messages API
-// (streamed or not) that plays one conversation: a Read of lines 1-2, an
-// Edit of line 4 (never shown), the same Edit again, then a last word. The
-// step is the number of tool results the conversation holds; requests
-// without tools (titles, summaries) get a line of text.
-type scriptedModel struct {
-	mu      sync.Mutex
-	file    string
-	results []string // the tool results the model was sent, in order
-}
-
-func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-			fmt.Fprint(w, `{"input_tokens": 10}`)
-			return
-		}
-		http.NotFound(w, r)
-		return
-	}
-	var req struct {
-		Stream   bool `json:"stream"`
-		Tools    []json.RawMessage
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	body, _ := io.ReadAll(r.Body)
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, err.Error(), 400)
-		return
-	}
-	var results []string
-	for _, msg := range req.Messages {
-		var blocks []struct {
-			Type    string          `json:"type"`
-			Content json.RawMessage `json:"content"`
-			IsError bool            `json:"is_error"`
-		}
-		if json.Unmarshal(msg.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			if b.Type == "tool_result" {
-				results = append(results, fmt.Sprintf("error=%v %s", b.IsError, b.Content))
-			}
-		}
-	}
-	type block = map[string]any
-	var content block
-	stop := "tool_use"
-	edit := block{"file_path": m.file, "old_string": "four", "new_string": "FOUR"}
-	switch {
-	case len(req.Tools) == 0:
-		content, stop = block{"type": "text", "text": "ok"}, "end_turn"
-	case len(results) == 0:
-		content = block{"type": "tool_use", "id": "toolu_read", "name": "Read", "input": block{"file_path": m.file, "offset": 1, "limit": 2}}
-	case len(results) == 1:
-		content = block{"type": "tool_use", "id": "toolu_edit1", "name": "Edit", "input": edit}
-	case len(results) == 2:
-		content = block{"type": "tool_use", "id": "toolu_edit2", "name": "Edit", "input": edit}
-	default:
-		content, stop = block{"type": "text", "text": "done"}, "end_turn"
-	}
-	if len(req.Tools) > 0 {
-		m.mu.Lock()
-		m.results = results
-		m.mu.Unlock()
-	}
-	msg := block{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-		"stop_reason": nil, "stop_sequence": nil, "usage": block{"input_tokens": 10, "output_tokens": 1}, "content": []any{}}
-	if !req.Stream {
-		msg["content"], msg["stop_reason"] = []any{content}, stop
-		json.NewEncoder(w).Encode(msg)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	send := func(event string, data any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-	}
-	send("message_start", block{"type": "message_start", "message": msg})
-	if content["type"] == "text" {
-		send("content_block_start", block{"type": "content_block_start", "index": 0, "content_block": block{"type": "text", "text": ""}})
-		send("content_block_delta", block{"type": "content_block_delta", "index": 0, "delta": block{"type": "text_delta", "text": content["text"]}})
-	} else {
-		input, _ := json.Marshal(content["input"])
-		send("content_block_start", block{"type": "content_block_start", "index": 0, "content_block": block{"type": "tool_use", "id": content["id"], "name": content["name"], "input": block{}}})
-		send("content_block_delta", block{"type": "content_block_delta", "index": 0, "delta": block{"type": "input_json_delta", "partial_json": string(input)}})
-	}
-	send("content_block_stop", block{"type": "content_block_stop", "index": 0})
-	send("message_delta", block{"type": "message_delta", "delta": block{"stop_reason": stop, "stop_sequence": nil}, "usage": block{"output_tokens": 5}})
-	send("message_stop", block{"type": "message_stop"})
-}
 
 // agentBinary finds a real agent's native binary: the environment variable
 // env names it, else testdata/agents' npm install (npm ci there) holds it
@@ -153,7 +52,14 @@ func claudeEndToEnd(t *testing.T, c *cli) {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
 	f := filepath.Join(c.dir, "f.txt")
-	model := &scriptedModel{file: f}
+	// A Read of lines 1-2, an Edit of line 4 (never shown), the same Edit
+	// again, then a last word.
+	edit := map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}
+	model := &playedModel{calls: []map[string]any{
+		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 1, "limit": 2}},
+		{"name": "Edit", "input": edit},
+		{"name": "Edit", "input": edit},
+	}}
 	srv := httptest.NewServer(model)
 	defer srv.Close()
 
