@@ -516,40 +516,16 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 }
 
 // check asks sightline/check; a refusal (unread or stale lines, what the
-// admission refuses, or anything sightline could not judge, as hook.Judge
+// admission refuses, or anything sightline could not judge, as hook.Ask
 // reads it) comes back as the reason, "" when the request may proceed.
 func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (engine.CheckResult, string) {
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
-	cp.TextDocument = engine.TextDocument{URI: string(p.o.Runner.Key(path))}
-	res, err := p.o.Runner.Call(ctx, ops.Check.Op, cp)
+	cr, refused, err := hook.Ask(ctx, p.o.Runner, cp, path)
 	if err != nil {
-		p.logf("checking %s of %s: %v; it is refused", cp.Tool, path, err)
-		return engine.CheckResult{}, cannotJudge(cp, path, err.Error())
+		p.logf("%v; it is refused", err)
 	}
-	cr, isCheck := res.(engine.CheckResult)
-	if !isCheck {
-		p.logf("checking %s of %s: an answer of type %T; it is refused", cp.Tool, path, res)
-		return engine.CheckResult{}, cannotJudge(cp, path, fmt.Sprintf("an answer of type %T", res))
-	}
-	if cp.Read {
-		switch {
-		case cr.OK:
-			return cr, ""
-		case cr.Error == result.Denied || cr.Error == result.ApprovalRefused || cr.Error == result.Unjudged:
-			return cr, "sightline refused this read of " + path + ": " + cr.Message
-		}
-		return cr, cannotJudge(cp, path, fmt.Sprintf("%s: %s", cr.Error, cr.Message))
-	}
-	return cr, hook.Judge(cr, path)
-}
-
-// cannotJudge is the refusal of a request sightline could not judge.
-func cannotJudge(cp engine.CheckParams, path, why string) string {
-	if cp.Read {
-		return "sightline refused this read of " + path + " because it could not judge it (" + why + "). Nothing was read. Retry; if it keeps failing, tell the user."
-	}
-	return hook.CannotJudge(path, why)
+	return cr, refused
 }
 
 // encode writes a message the proxy makes itself, as one line; nil if it

@@ -77,29 +77,64 @@ func shown(ctx context.Context, r Runner, c engine.Caller, path string, lines []
 	return nil
 }
 
-// check asks the guard about a change of a document; refused is the reason
-// to give the agent when the change must not proceed ("" when it may). A
-// change sightline could not judge is refused (Judge); err says what failed,
-// for the user's log.
+// check is Ask for a hook, which needs only the verdict.
 func check(ctx context.Context, r Runner, p engine.CheckParams, path string) (refused string, err error) {
+	_, refused, err = Ask(ctx, r, p, path)
+	return refused, err
+}
+
+// Ask asks sightline/check about what an agent's tool, carried out by
+// another program, is about to do to path (a change; with p.Read, a read)
+// and reads the answer as every door in front of such a program does (the
+// hooks, the ACP proxy): refused is the reason to give the agent, "" when
+// it may proceed; err says what failed, for the user's log. What sightline
+// could not judge is refused, never let through.
+func Ask(ctx context.Context, r Runner, p engine.CheckParams, path string) (cr engine.CheckResult, refused string, err error) {
+	what := "change"
+	if p.Read {
+		what = "read"
+	}
 	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
 	res, err := r.Call(ctx, ops.Check.Op, p)
 	if err != nil {
-		err = fmt.Errorf("checking %s's change of %s: %w", p.Tool, path, err)
-		return CannotJudge(path, err.Error()), err
+		err = fmt.Errorf("checking %s's %s of %s: %w", p.Tool, what, path, err)
+		return cr, cannotJudge(p.Read, path, err.Error()), err
 	}
 	cr, ok := res.(engine.CheckResult)
 	if !ok {
-		err = fmt.Errorf("checking %s's change of %s: an answer of type %T", p.Tool, path, res)
-		return CannotJudge(path, err.Error()), err
+		err = fmt.Errorf("checking %s's %s of %s: an answer of type %T", p.Tool, what, path, res)
+		return cr, cannotJudge(p.Read, path, err.Error()), err
+	}
+	if p.Read {
+		return cr, judgeRead(cr, path), nil
 	}
 	if cr.Exists && cr.Error == "" && cr.Dialect != p.Dialect {
 		// A server of an earlier build ignores a dialect it does not know:
 		// it placed the change otherwise than the agent's tool will.
 		err = fmt.Errorf("checking %s's change of %s: the server placed it otherwise than the agent's tool does (a server of an earlier build? restart the editor)", p.Tool, path)
-		return CannotJudge(path, err.Error()), err
+		return cr, CannotJudge(path, err.Error()), err
 	}
-	return Judge(cr, path), nil
+	return cr, Judge(cr, path), nil
+}
+
+// judgeRead is Judge for a read another program carries out: only the
+// admission's yes lets it pass.
+func judgeRead(cr engine.CheckResult, path string) string {
+	switch {
+	case cr.OK:
+		return ""
+	case cr.Error == result.Denied || cr.Error == result.ApprovalRefused || cr.Error == result.Unjudged:
+		return "sightline refused this read of " + path + ": " + cr.Message
+	}
+	return cannotJudge(true, path, fmt.Sprintf("%s: %s", cr.Error, cr.Message))
+}
+
+// cannotJudge is CannotJudge, or its words for a read.
+func cannotJudge(read bool, path, why string) string {
+	if read {
+		return "sightline refused this read of " + path + " because it could not judge it (" + why + "). Nothing was read. Retry; if it keeps failing, tell the user."
+	}
+	return CannotJudge(path, why)
 }
 
 // Judge is what every door in front of an agent's own tools (the hooks,
