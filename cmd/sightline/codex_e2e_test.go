@@ -107,24 +107,7 @@ func codexEndToEnd(t *testing.T, c *cli) {
 		t.Fatalf("install: %d %s %s", code, out, errOut)
 	}
 	model := &scriptedResponses{}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	config := fmt.Sprintf("model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = %q\nwire_api = \"responses\"\n[features]\nhooks = true\n", srv.URL+"/v1")
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "Change four to FOUR in f.txt.")
-	cmd.Dir = c.dir
-	cmd.Env = c.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("codex: %v\n%s", err, out)
-	}
-	model.mu.Lock()
-	outputs := model.outputs
-	model.mu.Unlock()
+	outputs, out := playCodex(t, c, codex, home, model, "Change four to FOUR in f.txt.")
 	t.Logf("outputs: %q", outputs)
 	if len(outputs) != 3 {
 		t.Fatalf("tool outputs %d, want 3 (read, denied patch, patch):\n%s", len(outputs), out)
@@ -172,24 +155,7 @@ func TestCodexEndToEndHostile(t *testing.T) {
 		"*** Begin Patch\n*** Update File: g.txt\n*** Move to: secret.txt\n@@\n-A\n+x\n*** End Patch\n",
 		"sh:apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: h.txt\n@@\n-h\n+H\n*** End Patch\nEOF\n",
 	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	config := fmt.Sprintf("model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = %q\nwire_api = \"responses\"\n[features]\nhooks = true\n", srv.URL+"/v1")
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "Change g.txt.")
-	cmd.Dir = c.dir
-	cmd.Env = c.env
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("codex: %v\n%s", err, out)
-	}
-	model.mu.Lock()
-	outputs := model.outputs
-	model.mu.Unlock()
+	outputs, out := playCodex(t, c, codex, home, model, "Change g.txt.")
 	if len(outputs) != 5 {
 		t.Fatalf("tool outputs %d, want 5 (read, four denied patches):\n%s", len(outputs), out)
 	}
@@ -207,4 +173,29 @@ func TestCodexEndToEndHostile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.dir, ".git", "hooks", "pre-commit")); err == nil {
 		t.Error(".git/hooks/pre-commit was written")
 	}
+}
+
+// playCodex runs the real Codex (codex) in the workspace c, its home at
+// home, against the scripted model with the prompt; it returns the tool
+// outputs the model was sent and what Codex printed.
+func playCodex(t *testing.T, c *cli, codex, home string, model *scriptedResponses, prompt string) ([]string, []byte) {
+	t.Helper()
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	config := fmt.Sprintf("model = \"gpt-5.5\"\nmodel_provider = \"scripted\"\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = %q\nwire_api = \"responses\"\n[features]\nhooks = true\n", srv.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", prompt)
+	cmd.Dir = c.dir
+	cmd.Env = c.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("codex: %v\n%s", err, out)
+	}
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	return model.outputs, out
 }
