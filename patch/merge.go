@@ -47,8 +47,11 @@ func MergePlan(src hashline.Source, f File, dominant string) (hashline.Plan, []P
 }
 
 // trimToFit finds the least trimming of h's outer context with which h
-// applies exactly (one place), keeping at least one context line.
+// applies exactly (one place), keeping at least one context line. A
+// trimmed V4A chunk too must occur once: it is not the chunk as written,
+// so the first of several places is no more its place than the others.
 func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hunk, Merged, bool) {
+	f.V4A = false
 	lead, trail := contextRuns(h)
 	if lead+trail == 0 {
 		return Hunk{}, Merged{}, false
