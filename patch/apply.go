@@ -92,12 +92,6 @@ func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed
 	return hashline.NewPlan(src.LineCount(), splices, targets), placed, nil
 }
 
-// placeHunk matches one hunk alone, as if it were the first.
-func placeHunk(src hashline.Source, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
-	pl := &placer{src: src, f: f, dominant: dominant}
-	return pl.place(i, h, 0, 0)
-}
-
 // placer places the hunks of one file patch in a text.
 type placer struct {
 	src      hashline.Source

@@ -1,6 +1,8 @@
 package patch
 
 import (
+	"slices"
+
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
 )
@@ -112,9 +114,11 @@ func (x *lineIndex) other(old []string, from, at int) int {
 			best = j
 		}
 	}
-	for _, p := range x.at[old[best]] {
+	ps := x.at[old[best]]
+	k, _ := slices.BinarySearch(ps, from+best)
+	for _, p := range ps[k:] {
 		start := p - best
-		if start >= from && start != at && start+len(old) <= x.src.LineCount() && x.matches(old, start) {
+		if start != at && start+len(old) <= x.src.LineCount() && x.matches(old, start) {
 			return start
 		}
 	}

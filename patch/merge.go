@@ -27,8 +27,9 @@ func MergePlan(src hashline.Source, f File, dominant string) (hashline.Plan, []P
 	g := f
 	g.Hunks = append([]Hunk(nil), f.Hunks...)
 	var merged []Merged
+	alone := &placer{src: src, f: f, dominant: dominant}
 	for i, h := range f.Hunks {
-		_, fail := placeHunk(src, f, i, h, dominant)
+		_, fail := alone.place(i, h, 0, 0)
 		if fail == nil {
 			continue
 		}
@@ -52,6 +53,7 @@ func MergePlan(src hashline.Source, f File, dominant string) (hashline.Plan, []P
 // so the first of several places is no more its place than the others.
 func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hunk, Merged, bool) {
 	f.V4A = false
+	pl := &placer{src: src, f: f, dominant: dominant}
 	lead, trail := contextRuns(h)
 	if lead+trail == 0 {
 		return Hunk{}, Merged{}, false
@@ -68,7 +70,7 @@ func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hun
 			if b > 0 {
 				t.OldNoEOL, t.NewNoEOL, t.EOF = false, false, false
 			}
-			if _, fail := placeHunk(src, f, i, t, dominant); fail == nil {
+			if _, fail := pl.place(i, t, 0, 0); fail == nil {
 				return t, Merged{Hunk: i, Lead: a, Trail: b}, true
 			}
 		}

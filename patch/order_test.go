@@ -247,3 +247,35 @@ func orderedModel(file []string, hunks []patch.Hunk) (text string, touching, ok 
 	}
 	return strings.Join(out, "\n") + "\n", touching, true
 }
+
+// TestV4AMergeStaysUnique: a V4A chunk the file changed under merges only
+// where what remains of it occurs once: the trimmed chunk is not the chunk
+// as written, so the first of its places is no more its place than the
+// others.
+func TestV4AMergeStaysUnique(t *testing.T) {
+	p := "*** Begin Patch\n*** Update File: f\n@@\n b\n c\n-d\n+D\n e\n f\n*** End Patch\n"
+	got, merged, fail := mergeFile(t, "a\nb\nC\nd\ne\nf\ng\n", p)
+	if fail != nil || got != "a\nb\nC\nD\ne\nf\ng\n" || len(merged) != 1 {
+		t.Fatalf("merge: %q %+v %v", got, merged, fail)
+	}
+	if _, _, fail := mergeFile(t, "d\ne\nf\nb\nC\nd\ne\nf\n", p); fail == nil {
+		t.Fatal("merged at the first of two places")
+	}
+	// A chunk that applies as written is planned by the ordered rule.
+	got, merged, fail = mergeFile(t, "b\nc\nd\ne\nf\nb\nc\nd\ne\nf\n", p)
+	if fail != nil || got != "b\nc\nD\ne\nf\nb\nc\nd\ne\nf\n" || len(merged) != 0 {
+		t.Fatalf("as written: %q %+v %v", got, merged, fail)
+	}
+}
+
+// TestV4ABudget: a V4A chunk built to compare almost everywhere is
+// refused, quickly, as PlaceCodex refuses it.
+func TestV4ABudget(t *testing.T) {
+	text := strings.Repeat("a\n", 200_000)
+	old := append(slices.Repeat([]string{"a"}, 1000), "b")
+	s := textdoc.New(text)
+	_, _, fail := patch.Plan(s, patch.File{Kind: patch.Modify, Path: "f", V4A: true, Hunks: []patch.Hunk{{Old: old, New: old[:1]}}}, "\n")
+	if fail == nil || fail.Kind != "too_large" {
+		t.Fatalf("placed: %+v", fail)
+	}
+}
