@@ -74,22 +74,42 @@ func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed
 		}
 		placed = append(placed, p)
 	}
-	slices.SortFunc(placed, func(a, b Placed) int { return cmp.Compare(a.Splice.Start, b.Splice.Start) })
-	for i := 1; i < len(placed); i++ {
-		a, b := placed[i-1], placed[i]
+	slices.SortFunc(placed, func(a, b Placed) int {
+		return cmp.Or(cmp.Compare(a.Splice.Start, b.Splice.Start), cmp.Compare(a.Hunk, b.Hunk))
+	})
+	splices := make([]hashline.Splice, 0, len(placed))
+	var targets []hashline.LineRange
+	for i, p := range placed {
+		targets = append(targets, hashline.LineRange{Start: p.Start, End: p.End})
+		if i == 0 {
+			splices = append(splices, p.Splice)
+			continue
+		}
+		a, b := placed[i-1], p
+		if touching(f, a, b) {
+			// One splice: the lines the first adds, then the second's.
+			last := &splices[len(splices)-1]
+			last.Old = b.Splice.Old
+			last.New = append(slices.Clip(last.New), b.Splice.New...)
+			continue
+		}
 		if a.Splice.Start+a.Splice.Old > b.Splice.Start || a.Splice.Start == b.Splice.Start {
 			first, second := min(a.Hunk, b.Hunk), max(a.Hunk, b.Hunk)
 			return hashline.Plan{}, nil, &Failure{Hunk: second, Kind: "overlap", Line: b.Start, Err: result.Errorf(result.Overlap,
 				"Hunks %d and %d of %s change overlapping lines (%d-%d and %d-%d): merge them into one hunk.", first+1, second+1, f.Path, a.Start, a.End, b.Start, b.End)}
 		}
-	}
-	splices := make([]hashline.Splice, len(placed))
-	var targets []hashline.LineRange
-	for i, p := range placed {
-		splices[i] = p.Splice
-		targets = append(targets, hashline.LineRange{Start: p.Start, End: p.End})
+		splices = append(splices, p.Splice)
 	}
 	return hashline.NewPlan(src.LineCount(), splices, targets), placed, nil
+}
+
+// touching reports whether V4A chunks a and b (a first in the file and in
+// the patch) meet without overlapping: a's lines end where b's begin, and
+// a only adds lines there, so both splices start at that line. Codex
+// applies both, a's added lines first; so does Plan, as one splice.
+func touching(f File, a, b Placed) bool {
+	return f.V4A && a.Hunk < b.Hunk && a.Splice.Start == b.Splice.Start && a.Splice.Old == 0 &&
+		len(f.Hunks[a.Hunk].Old) > 0 && len(f.Hunks[b.Hunk].Old) > 0 && a.End < b.Start
 }
 
 // placer places the hunks of one file patch in a text.
