@@ -39,7 +39,7 @@ func (e *Env) patchWrites(ctx context.Context, c Caller, files []patch.File, rs 
 			failed = true
 			continue
 		}
-		r.Status, r.Message = "validated", ""
+		r.Status, r.Message = "validated", r.placed
 	}
 	if failed {
 		return nil, true

@@ -35,6 +35,11 @@ type File struct {
 	Mode uint32
 	// Line is the 1-based line of the patch where this file's header begins.
 	Line int
+	// V4A says the hunks are the chunks of a V4A *** Update File: Plan
+	// places them by the format's own rule, each at the first place its
+	// lines occur after the chunk before it (and its @@ lines), never
+	// refused as ambiguous.
+	V4A bool
 }
 
 // Hunk is one run of context, removed and added lines.
@@ -45,8 +50,9 @@ type Hunk struct {
 	// OldStart is the header's 1-based start line in the old file (unified
 	// diffs), 0 when unknown: a hint, never a licence.
 	OldStart int
-	// Anchors are V4A `@@ text` lines: each must occur, in order, before the
-	// hunk (they narrow where it may match).
+	// Anchors are V4A `@@ text` lines (the text after "@@ ", as written):
+	// each must occur, in order, before the hunk (they narrow where it may
+	// match).
 	Anchors []string
 	// OldNoEOL and NewNoEOL say the old or new side's last line has no line
 	// terminator (`\ No newline at end of file`).
@@ -257,7 +263,7 @@ func (p *Parser) feedV4A(l string) []File {
 	case strings.HasPrefix(t, "*** Update File: "), strings.HasPrefix(t, "*** Add File: "), strings.HasPrefix(t, "*** Delete File: "):
 		done := p.finish()
 		head, path, _ := strings.Cut(t, ": ")
-		f := &File{Path: strings.TrimSpace(path), Line: p.line}
+		f := &File{Path: strings.TrimSpace(path), Line: p.line, V4A: true}
 		switch head {
 		case "*** Update File":
 			f.Kind = Modify
@@ -317,7 +323,10 @@ func (p *Parser) feedV4A(l string) []File {
 		if p.hunk == nil {
 			p.hunk = &Hunk{Line: p.line}
 		}
-		if a := strings.TrimSpace(strings.TrimPrefix(l, "@@")); a != "" {
+		// The @@ line's text as written after "@@ ": its indentation
+		// tells a method's line from a function's (Plan seeks it exactly
+		// first, then leniently).
+		if a := strings.TrimPrefix(strings.TrimPrefix(l, "@@"), " "); strings.TrimSpace(a) != "" {
 			p.hunk.Anchors = append(p.hunk.Anchors, a)
 		}
 		return nil
