@@ -1,6 +1,7 @@
 // Package mcptools is sightline's MCP server: the agent tools of the
 // operation table (package ops; PROTOCOL section 9) over the official Go
-// SDK, each with the schema inferred from its input type. The tools run the
+// SDK, each with the schema inferred from its input type, the ones the table
+// offers at this door (ops.Tool.OfferedAt). The tools run the
 // same operations as the CLI and the language server, through package
 // route: on a running language server of the workspace when there is one,
 // else on disk. Answers are the operations' text; refusals are tool errors

@@ -3,9 +3,19 @@
 // engine, its text for agents, its agent tool), and the one envelope that
 // every door serves it through. The doors are derived from the table: the
 // language server and the bridge serve its methods, package route routes
-// its calls, the CLI maps flags to its params and the MCP server registers
-// its tools. Adding an operation is one file here plus its section in
-// docs/protocol.md.
+// its calls, the MCP server registers its tools, and the editors' agent
+// tools are those of the tools.json files generated from it (ToolsJSON),
+// which call the methods with the tools' arguments (ToolCall).
+//
+// Adding an agent-facing operation touches: the engine's feature and its
+// test; the operation's file here and its line in Table; its section in
+// docs/protocol.md (and its row in the tools table there, and in the
+// README's list of tools); a row in each table test (server/ and
+// cmd/sightline/, which fail without one); the CLI's command (its flags,
+// cmd/sightline/<op>.go, and its line in main.go). Then `go generate ./ops`
+// and, in editors/vscode, `npm run tools` write what the editors derive
+// (their tools.json, package.json's languageModelTools); TestToolsJSON and
+// the extension's unit tests fail while those are stale.
 package ops
 
 import (
