@@ -168,9 +168,14 @@ export class SightlineTool implements vscode.LanguageModelTool<unknown> {
   }
 
   private call(input: unknown, token: vscode.CancellationToken) {
+    let args = inputObject(input);
+    // A path is resolved here, against the workspace's folders as the editor
+    // knows them (a multi-root workspace, a file:// URI); the server reads the
+    // absolute path as the model meant it.
+    if (args && typeof args.path === 'string' && args.path.trim()) args = { ...args, path: this.host.uri(args.path.trim()).fsPath };
     return this.host.request<Rendered & Record<string, unknown>>(
       this.spec.method,
-      { arguments: inputObject(input) ?? input ?? {}, session: this.host.session(), agent: 'vscode-agent' },
+      { arguments: args ?? input ?? {}, session: this.host.session(), agent: 'vscode-agent' },
       token,
     );
   }
