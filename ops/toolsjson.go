@@ -40,7 +40,9 @@ func ToolsJSON() ([]byte, error) {
 		Tools   []entry  `json:"tools"`
 	}{
 		Comment: "Generated from sightline's operation table (ops.Table) by `go generate ./ops`: do not edit. " +
-			"Every agent tool, the operation method it calls, and the doors that offer it (notAt: the doors that do not, and why).",
+			"Every agent tool, the operation method it calls, and the doors that offer it (notAt: the doors that do not, and why). " +
+			"The doors are those that offer tools: the MCP server (which an ACP agent gets from sightline acp too), the VS Code extension, " +
+			"the Neovim plugin; the CLI offers every operation as a command, and the hooks guard the agent's own tools.",
 		Doors: Doors,
 	}
 	for _, op := range Table() {
