@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CoverageView } from './coverage';
-import { Coverage, Rendered, SessionRow, StatsResult, coveragePercent, formatStats, sessionLabel, sessionPicks } from './pure';
+import { Coverage, Rendered, SessionRow, coveragePercent, sessionLabel, sessionPicks } from './pure';
 import { ServerManager, serverSettings } from './server';
 import { ToolHost, registerTools, timings } from './tools';
 
@@ -156,9 +156,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
     }),
     vscode.commands.registerCommand('sightline.showStats', async () => {
       try {
-        const r = await host.request<StatsResult>('sightline/stats', {});
+        // The stats as every door words them (the server's text, as `sightline stats` prints it).
+        const r = await host.request<Rendered>('sightline/stats', {});
         const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/stats.md' });
-        views.set(uri, formatStats(r));
+        views.set(uri, `# sightline stats\n\n\`\`\`text\n${r.text ?? r.message ?? ''}\`\`\`\n`);
         const doc = await vscode.workspace.openTextDocument(uri);
         await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
         await vscode.window.showTextDocument(doc, { preview: true });

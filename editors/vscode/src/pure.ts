@@ -181,37 +181,6 @@ export function formatDiagnostics(diags: EditorDiagnostic[], elsewhere = 0): str
   return s;
 }
 
-export interface StatsMethod {
-  calls: number;
-  success: number;
-  stale: number;
-  refused: number;
-  error: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-export interface StatsResult {
-  ok: boolean;
-  source: string;
-  calls: number;
-  methods: Record<string, StatsMethod>;
-  guard: { checks: number; trips: number; tripRate: number; expanded: number; resolved: number; resolutionRate: number };
-}
-
-export function formatStats(r: StatsResult): string {
-  let s = `# sightline stats\n\n${r.calls} write calls (source: ${r.source})\n\n`;
-  s += '| method | calls | success | stale | refused | error | p50 ms | p99 ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n';
-  for (const [m, v] of Object.entries(r.methods ?? {})) {
-    s += `| ${m} | ${v.calls} | ${v.success} | ${v.stale} | ${v.refused} | ${v.error} | ${v.p50Ms} | ${v.p99Ms} |\n`;
-  }
-  const g = r.guard;
-  if (g) {
-    const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
-    s += `\nGuard: ${g.checks} checks, ${g.trips} trips (${pct(g.tripRate)}), ${g.expanded} auto-expanded, ${g.resolved} resolved on the next call (${pct(g.resolutionRate)})\n`;
-  }
-  return s;
-}
-
 /** The lines of the new text each hunk of a unified diff covers (1-based, inclusive). */
 export function diffNewRanges(diff: string | undefined): LineRange[] {
   const out: LineRange[] = [];
