@@ -118,7 +118,9 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if _, err := newFileDoc(root, rel, k, r.Path, textdoc.New(content)); err != nil {
 			return err
 		}
-		r.Diff = hashline.UnifiedDiff(r.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
+		if content != "" { // an empty file has no hunk to show
+			r.Diff = hashline.UnifiedDiff(r.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
+		}
 		r.done = "Created " + r.Path + "."
 		cur[k] = len(*ws)
 		*ws = append(*ws, fileWrite{op: opCreate, key: k, rel: r.Path, rank: at, next: textdoc.New(content), mode: mode})
@@ -152,7 +154,9 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 				return v.Err
 			}
 		}
-		r.Diff = hashline.UnifiedDiff(r.Path, d.Snap, []hashline.Splice{{Start: 0, Old: d.Snap.LineCount()}}, 3)
+		if d.Snap.LineCount() > 0 {
+			r.Diff = hashline.UnifiedDiff(r.Path, d.Snap, []hashline.Splice{{Start: 0, Old: d.Snap.LineCount()}}, 3)
+		}
 		r.done = "Deleted " + r.Path + "."
 		gone[k] = "deletes"
 		delete(cur, k)

@@ -110,11 +110,15 @@ type Parser struct {
 	// `*** End Patch` or after a count-less hunk is no line of the file.
 	blankTail int
 	err       error
-	// git extended headers seen before ---/+++ (renames, new/deleted files)
+	// headed says the file being read has had its `--- ` line: another
+	// one begins the next file, whether this one had hunks or not.
+	headed bool
+	// other is the `+++` name of a section (not git's) whose `---` names
+	// another file: without hunks the section renames its file to it;
+	// with hunks it is the file changed, as diff -u of two files has it.
+	other string
+	// the names of git's `diff --git a/x b/y` line
 	gitOld, gitNew string
-	renameFrom     string
-	renameTo       string
-	gitKind        Kind
 	files          int // files returned so far
 }
 
@@ -185,9 +189,22 @@ func (p *Parser) finish() []File {
 		return nil
 	}
 	f := *p.cur
-	sureNew := p.sureNew
-	p.cur, p.sureNew = nil, false
+	sureNew, other := p.sureNew, p.other
+	p.cur, p.sureNew, p.headed, p.other = nil, false, false, ""
 	if p.err != nil {
+		return nil
+	}
+	if other != "" && f.Kind == Modify {
+		if len(f.Hunks) == 0 {
+			// Two names and no line changed: a rename (of an empty file, or
+			// one whose text stays).
+			f.NewPath = other
+		} else {
+			f.Path = other
+		}
+	}
+	if f.Path == "" {
+		p.fail(f.Line, "a file section without a file name: a --- /dev/null line needs the +++ line that names the file")
 		return nil
 	}
 	if f.Kind == Modify && len(f.Hunks) == 0 && f.NewPath == "" && f.Mode == 0 {
@@ -377,7 +394,7 @@ func (p *Parser) feedUnified(l string) []File {
 	switch {
 	case strings.HasPrefix(l, "diff --git "):
 		done := p.finish()
-		p.gitOld, p.gitNew, p.renameFrom, p.renameTo, p.gitKind = "", "", "", "", ""
+		p.gitOld, p.gitNew = "", ""
 		if a, b, ok := gitPaths(strings.TrimPrefix(l, "diff --git ")); ok {
 			p.gitOld, p.gitNew = a, b
 		}
@@ -385,7 +402,7 @@ func (p *Parser) feedUnified(l string) []File {
 		p.cur = &File{Kind: Modify, Path: p.gitOld, Line: p.line}
 		return done
 	case strings.HasPrefix(l, "new file mode"):
-		p.gitKind, p.sureNew = Add, true
+		p.sureNew = true
 		if p.cur != nil {
 			p.cur.Kind = Add
 			p.cur.Path = p.gitNew
@@ -407,7 +424,6 @@ func (p *Parser) feedUnified(l string) []File {
 		}
 		return nil
 	case strings.HasPrefix(l, "deleted file mode"):
-		p.gitKind = Delete
 		if p.cur != nil {
 			p.cur.Kind = Delete
 		}
@@ -424,12 +440,16 @@ func (p *Parser) feedUnified(l string) []File {
 		return nil
 	case strings.HasPrefix(l, "--- "):
 		var done []File
-		if p.cur == nil || len(p.cur.Hunks) > 0 || p.hunk != nil {
+		old := headerPath(l[4:])
+		if p.cur == nil || p.headed || len(p.cur.Hunks) > 0 || p.hunk != nil || old != "" && p.gitOld != "" && old != p.gitOld {
+			// A section of its own: only git's `diff --git` line comes
+			// before the --- line of the same file (and names it).
 			done = p.finish()
 			p.cur = &File{Kind: Modify, Line: p.line}
+			p.gitOld, p.gitNew = "", ""
 		}
-		p.format = "unified"
-		if old := headerPath(l[4:]); old == "" {
+		p.format, p.headed = "unified", true
+		if old == "" {
 			p.cur.Kind = Add
 		} else if p.cur.Path == "" || p.cur.Kind != Add {
 			p.cur.Path = old
@@ -443,8 +463,7 @@ func (p *Parser) feedUnified(l string) []File {
 		case p.cur.Kind == Add || p.cur.Path == "":
 			p.cur.Path = nw
 		case nw != p.cur.Path && p.cur.NewPath == "" && p.gitOld == "":
-			// diff -u of two differently named files: the new name is the file.
-			p.cur.Path = nw
+			p.other = nw
 		}
 		return nil
 	case strings.HasPrefix(l, "@@ "):
