@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"strings"
+	"path/filepath"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -85,18 +85,11 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if seen {
 			return result.Errorf(result.Exists, "%s is added by the patch but an earlier section already changes it; nothing was written.", r.Path)
 		}
-		content := ""
-		if len(f.Hunks) > 0 {
-			content = strings.Join(f.Hunks[0].New, "\n")
-			if len(f.Hunks[0].New) > 0 && !f.Hunks[0].NewNoEOL {
-				content += "\n"
-			}
-		}
 		if _, err := e.get(k); err == nil {
 			// As Codex does, adding a file that exists replaces it; but only
 			// what write's overwrite mode allows: the whole file read and
-			// unchanged since.
-			w, err := e.replaceExisting(ctx, c, k, r, content, "adds it as a new file")
+			// unchanged since. The file keeps its line breaks.
+			w, err := e.replaceExisting(ctx, c, k, r, f.Text("\n"), "adds it as a new file")
 			if err != nil {
 				return err
 			}
@@ -115,6 +108,12 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if err != nil {
 			return err
 		}
+		// The patch's line breaks, else the ones .editorconfig declares.
+		eol := workspace.DeclaredEOL(root, filepath.ToSlash(rel))
+		if eol == "" {
+			eol = "\n"
+		}
+		content := f.Text(eol)
 		if _, err := newFileDoc(root, rel, k, r.Path, textdoc.New(content)); err != nil {
 			return err
 		}

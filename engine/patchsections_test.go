@@ -117,3 +117,43 @@ func TestPatchDeletionWithoutLines(t *testing.T) {
 		env.Close(ctx)
 	}
 }
+
+// TestPatchLineBreaks: a new file is written with the line breaks of its
+// patch's lines (as git apply writes it), or, when they carry no CR, with
+// the end_of_line .editorconfig declares for it; an existing file keeps its
+// own line breaks, whatever the patch's lines carry.
+func TestPatchLineBreaks(t *testing.T) {
+	const newFile = "diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n"
+	ec := "root = true\n[*.txt]\nend_of_line = CRLF\n[*.md]\nend_of_line = lf\n"
+	cases := []struct {
+		name  string
+		files map[string]string
+		patch string
+		path  string
+		want  string
+	}{
+		{"format-patch: CRLF lines", nil, newFile + "+p\r\n+q\r\n", "n.txt", "p\r\nq\r\n"},
+		{"LF lines, no .editorconfig", nil, newFile + "+p\n+q\n", "n.txt", "p\nq\n"},
+		{"LF lines, .editorconfig crlf", map[string]string{".editorconfig": ec}, newFile + "+p\n+q\n", "n.txt", "p\r\nq\r\n"},
+		{"LF lines, .editorconfig of a folder above", map[string]string{".editorconfig": ec}, "--- /dev/null\n+++ b/sub/n.txt\n@@ -0,0 +1 @@\n+p\n", "sub/n.txt", "p\r\n"},
+		{"LF lines, .editorconfig lf for that file", map[string]string{".editorconfig": ec}, "--- /dev/null\n+++ b/n.md\n@@ -0,0 +1 @@\n+p\n", "n.md", "p\n"},
+		{"CRLF lines win over .editorconfig", map[string]string{".editorconfig": ec}, "--- /dev/null\n+++ b/n.md\n@@ -0,0 +1 @@\n+p\r\n", "n.md", "p\r\n"},
+		{"aider: a new file in two hunks", nil, "--- /dev/null\n+++ n.txt\n@@ ... @@\n+p\n@@ ... @@\n+q\n", "n.txt", "p\nq\n"},
+		{"V4A, .editorconfig crlf", map[string]string{".editorconfig": ec}, "*** Begin Patch\n*** Add File: n.txt\n+p\n*** End Patch\n", "n.txt", "p\r\n"},
+		{"CRLF file, LF patch", map[string]string{"w.txt": "a\r\nb\r\n"}, "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,3 @@\n a\n-b\n+B\n+c\n", "w.txt", "a\r\nB\r\nc\r\n"},
+		{"CRLF file, CRLF patch", map[string]string{"w.txt": "a\r\nb\r\n"}, "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,3 @@\n a\r\n-b\r\n+B\r\n+c\r\n", "w.txt", "a\r\nB\r\nc\r\n"},
+		{"LF file, CRLF patch", map[string]string{"w.txt": "a\nb\n"}, "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,3 @@\n a\r\n-b\r\n+B\r\n+c\r\n", "w.txt", "a\nB\nc\n"},
+		{"LF file under .editorconfig crlf, LF patch: the file's own", map[string]string{".editorconfig": ec, "w.txt": "a\nb\n"}, "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n", "w.txt", "a\nB\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, got := patchTree(t, c.files, c.patch)
+			if !r.OK {
+				t.Fatalf("refused: %+v", r)
+			}
+			if got[c.path] != c.want {
+				t.Fatalf("%s: got %q, want %q", c.path, got[c.path], c.want)
+			}
+		})
+	}
+}
