@@ -114,7 +114,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 			eol = "\n"
 		}
 		content := f.Text(eol)
-		if _, err := newFileDoc(root, rel, k, r.Path, textdoc.New(content)); err != nil {
+		if _, err := newFileDoc(root, rel, k, r.Path, "The patch", textdoc.New(content)); err != nil {
 			return err
 		}
 		if content != "" { // an empty file has no hunk to show
@@ -184,7 +184,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		w = fileWrite{op: opModify, key: k, rel: r.Path, before: d, next: d.Snap}
 	}
 	if len(f.Hunks) > 0 {
-		req := writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, r)}
+		req := writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, r), input: hunkLines(f), what: "The patch"}
 		if seen {
 			req.scratch = w.next
 		}
@@ -287,6 +287,15 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	return nil
 }
 
+// hunkLines are the lines of a file patch's hunks, old and new.
+func hunkLines(f patch.File) []string {
+	var ls []string
+	for _, h := range f.Hunks {
+		ls = append(append(ls, h.Old...), h.New...)
+	}
+	return ls
+}
+
 // replaceExisting plans the replacement of the existing file k by content,
 // guarded as write's overwrite mode is: every line of the file must have
 // been read and be unchanged (or the file written by the model). what says
@@ -306,7 +315,7 @@ func (e *Env) replaceExisting(ctx context.Context, c Caller, k workspace.Key, r 
 		sp := hashline.Splice{Start: 0, Old: n, New: contentLines(content, d.Snap.Dominant(), true)}
 		return hashline.NewPlan(n, []hashline.Splice{sp}, tr), targets, nil
 	}
-	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: plan})
+	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: plan, input: []string{content}, what: "The patch"})
 	r.Diff = out.diff
 	if err != nil {
 		r.Expanded = out.verdict.Expanded
