@@ -1,6 +1,7 @@
 package patch_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sightline-lsp/sightline/patch"
@@ -62,5 +63,15 @@ func TestCRLFPatchesMatch(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestCRInsideALine: a carriage return inside a line of a hunk ends a line
+// as the file's reader sees it: refused, in the words of a hunk, showing
+// the line.
+func TestCRInsideALine(t *testing.T) {
+	_, fail := applyText(t, "y=2\n", "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-y\r=2\n+z\n")
+	if fail == nil || !strings.Contains(fail.Err.Error(), "the hunk") || !strings.Contains(fail.Err.Error(), `"y\r=2"`) {
+		t.Fatalf("%+v", fail)
 	}
 }
