@@ -82,6 +82,9 @@ func (d Doc) FileBytes(s *textdoc.Snapshot) io.WriterTo { return d.Charset.Bytes
 // whose encoding has no U+FFFD, that character stands for such bytes as
 // well: a tool (or a JSON message on the way) replaced them.
 func (d Doc) Foreign(what string, text []string) error {
+	if len(text) == 0 {
+		return nil
+	}
 	lacksFFFD := false
 	if !d.Charset.IsUTF8() {
 		_, _, lacksFFFD = d.Charset.Unrepresentable("\uFFFD")
