@@ -67,7 +67,7 @@ func TestPatchSectionsWithoutHunks(t *testing.T) {
 			if !r.OK {
 				t.Fatalf("refused: %+v", r)
 			}
-			if len(r.Files) != strings.Count(c.patch, "+++ ")+strings.Count(c.patch, "diff --git")-strings.Count(c.patch, "diff --git a/b.py") {
+			if len(r.Files) != 2 { // every case has two sections
 				t.Fatalf("%d files in the answer: %+v", len(r.Files), r.Files)
 			}
 			for _, f := range r.Files {
