@@ -55,16 +55,11 @@ func (e *Env) versions(ctx context.Context, rel string) ([]store.Version, error)
 
 // History lists the versions sightline kept of a document.
 func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, err error) {
-	start := time.Now()
 	res.Versions = []VersionInfo{}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
-		}
-	}()
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path, before: res.FileHash}) }()
 	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
@@ -119,16 +114,11 @@ type DiffResult struct {
 // Diff answers the unified diff between two versions of a document. Its
 // lines do not count as read: they are not hashline-annotated.
 func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error) {
-	start := time.Now()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	ctx = withGrants(ctx)
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
-		}
-	}()
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path, args: []byte(p.From + ".." + p.To)}) }()
 	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
@@ -259,7 +249,6 @@ type RollbackResult struct {
 // guard and the write transaction like any write (an open document receives
 // a workspace edit). The lines it changes must have been read.
 func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResult, err error) {
-	start := time.Now()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
@@ -269,9 +258,7 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 	ctx = withGrants(ctx)
 	var out writeOut
 	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
-		}
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: out.before.FileHashIfKnown(), after: res.FileHash, guard: out.verdict.Name, args: []byte(strconv.FormatInt(p.Version, 10))})
 	}()
 	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -30,12 +29,7 @@ type Shower interface {
 // Open asks the editor to show a document: only a language server connected
 // to an editor that can show documents has one to ask.
 func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult, err error) {
-	start := time.Now()
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
-		}
-	}()
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path}) }()
 	d, pl, err := e.document(p.TextDocument.URI)
 	res.Path = pl.Rel
 	if err != nil {

@@ -466,6 +466,7 @@ func (e *Env) Approvals(ctx context.Context, p ApprovalsParams) (ApprovalsResult
 			e.approvals.mu.Unlock()
 		}
 		res.Message = fmt.Sprintf("Revoked %d approval(s) of %s.", res.Revoked, p.Revoke)
+		res.audit(auditRow{caller: Caller{Session: p.Session}}) // a change of the session's state, about no document
 	}
 	var list []store.Approval
 	if e.db != nil {
