@@ -102,7 +102,7 @@ func (b *Blocks) exists(name string) bool {
 	if _, ok := b.scratch[k]; ok {
 		return true
 	}
-	_, err = b.e.get(k)
+	_, err = b.e.admit(context.Background(), b.caller, b.e.WS.Place(k), reportAccess) // asks nobody: no context of a call needed
 	return err == nil
 }
 
@@ -421,7 +421,7 @@ func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Ke
 	if _, ok := b.files[k]; ok {
 		return fail(result.Errorf(result.Exists, "An earlier block already writes %s: a block with an empty EDIT half creates a file.", r.Path))
 	}
-	if _, err := e.get(k); err == nil || result.KindOf(err) != result.NotFound {
+	if _, err := e.admit(ctx, b.caller, e.WS.Place(k), reportAccess); err == nil || result.KindOf(err) != result.NotFound {
 		if err == nil {
 			err = result.Errorf(result.Exists, "%s already exists: a block with an empty EDIT half creates a file; to change this one, put the lines to replace in the EDIT half.", r.Path)
 		}

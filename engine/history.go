@@ -53,6 +53,17 @@ func (e *Env) versions(ctx context.Context, rel string) ([]store.Version, error)
 	return e.history.db.DB().Versions(ctx, rel)
 }
 
+// named is a document a call about its history names (its file may be
+// gone, so it is placed, not loaded): where it is and the path answers
+// give it; a URI that names nothing is invalid.
+func (e *Env) named(uri string) (workspace.Place, error) {
+	k, err := workspace.Normalize(uri)
+	if err != nil {
+		return workspace.Place{}, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	return e.WS.Place(k), nil
+}
+
 // History lists the versions sightline kept of a document.
 func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, err error) {
 	res.Versions = []VersionInfo{}
@@ -65,11 +76,11 @@ func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, 
 		return res, err
 	}
 	res.URI, res.Path = p.TextDocument.URI, pl.Rel
-	if err := e.denied(pl); err != nil {
+	if _, err := e.admit(ctx, p.Caller, pl, nameAccess); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
 	}
-	if d, err := e.getAt(pl); err == nil { // judged by name above
+	if d, err := e.admit(ctx, p.Caller, pl, againAccess); err == nil { // its file may be gone
 		res.FileHash = d.FileHash()
 	}
 	vs, err := e.versions(ctx, res.Path)
@@ -125,7 +136,7 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 	}
 	k := pl.Key
 	res.URI, res.Path = p.TextDocument.URI, pl.Rel
-	if err := e.admitted(ctx, p.Caller, pl, false); err != nil {
+	if _, err := e.admit(ctx, p.Caller, pl, versionsAccess); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
@@ -148,10 +159,10 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 			return res, nil
 		}
 	}
-	from, err := e.versionText(ctx, k, res.Path, res.From)
+	from, err := e.versionText(ctx, p.Caller, k, res.Path, res.From)
 	if err == nil {
 		var to string
-		if to, err = e.versionText(ctx, k, res.Path, res.To); err == nil {
+		if to, err = e.versionText(ctx, p.Caller, k, res.Path, res.To); err == nil {
 			res.Diff = textDiff(res.Path, from, to)
 		}
 	}
@@ -167,9 +178,13 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 }
 
 // versionText returns a version's text: "current" is the document now.
-func (e *Env) versionText(ctx context.Context, k workspace.Key, rel, v string) (string, error) {
+func (e *Env) versionText(ctx context.Context, c Caller, k workspace.Key, rel, v string) (string, error) {
 	if v == "current" {
-		d, _, err := e.document(string(k))
+		pl, err := e.WS.PlaceURI(string(k))
+		var d workspace.Doc
+		if err == nil {
+			d, err = e.admit(ctx, c, pl, reportAccess)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -266,11 +281,11 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 	}
 	k := pl.Key
 	res.URI, res.Path = p.TextDocument.URI, pl.Rel
-	if err := e.denied(pl); err != nil {
+	if _, err := e.admit(ctx, p.Caller, pl, nameAccess); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
 	}
-	text, err := e.versionText(ctx, k, res.Path, strconv.FormatInt(p.Version, 10))
+	text, err := e.versionText(ctx, p.Caller, k, res.Path, strconv.FormatInt(p.Version, 10))
 	if err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err

@@ -64,7 +64,11 @@ func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResul
 		if p.TextDocument.URI == "" {
 			return res, result.Errorf(result.InvalidParams, "textDocument.uri is required when textDocument is given")
 		}
-		d, pl, err := e.document(p.TextDocument.URI)
+		pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+		var d workspace.Doc
+		if err == nil {
+			d, err = e.admit(ctx, p.Caller, pl, reportAccess)
+		}
 		if err != nil {
 			// A report shows no text, but the refusal is an admission
 			// verdict, and every verdict is audited.

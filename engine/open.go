@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+
+	"github.com/sightline-lsp/sightline/workspace"
 	"fmt"
 
 	"github.com/sightline-lsp/sightline/result"
@@ -30,7 +32,11 @@ type Shower interface {
 // to an editor that can show documents has one to ask.
 func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult, err error) {
 	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path}) }()
-	d, pl, err := e.document(p.TextDocument.URI)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(ctx, p.Caller, pl, reportAccess)
+	}
 	res.Path = pl.Rel
 	if err != nil {
 		res.Outcome, err = refusalOr(err)

@@ -67,7 +67,10 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 	var d workspace.Doc
 	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path, before: res.FileHash, doc: d}) }()
 
-	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, readAccess)
+	}
 	if err != nil {
 		o, err := refusalOr(err)
 		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: pl.Rel}, err

@@ -68,7 +68,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	// The admission step is Read's: a path that is anything but plainly
 	// allowed takes that path, which refuses (audited) or asks.
 	pl := e.WS.Place(k)
-	if v, err := e.check(pl, false); err != nil || v.Kind != policy.Allowed {
+	if _, err := e.admit(ctx, p.Caller, pl, plainReadAccess); err != nil {
 		return no()
 	}
 	if _, known := e.WS.Known(k); known {

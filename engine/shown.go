@@ -67,7 +67,11 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
-	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, readAccess)
+	}
 	if err != nil {
 		o, err := refusalOr(err)
 		res = ShownResult{Outcome: o, Path: pl.Rel, Recorded: []ledger.Range{}}
@@ -300,7 +304,11 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.Read {
 		a = readAccess
 	}
-	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, a, nil)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, a)
+	}
 	if err != nil {
 		res.Path = pl.Rel
 		if result.KindOf(err) == result.NotFound {

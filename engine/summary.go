@@ -53,7 +53,11 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 		max = defaultExcerpt
 	}
 	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path}) }()
-	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, readAccess)
+	}
 	if err != nil {
 		res.Path = pl.Rel
 		res.Outcome, err = refusalOr(err)

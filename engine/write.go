@@ -96,7 +96,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			res.Outcome = Refusal(result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, e.WS.Root()))
 			return res, nil
 		}
-		if err := e.admit(ctx, p.Caller, k, true); err != nil {
+		if _, err := e.admit(ctx, p.Caller, e.WS.Place(k), createAccess); err != nil {
 			res.Outcome, err = refusalOr(err)
 			return res, err
 		}
@@ -333,7 +333,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	}
 	// Every create passes the policy here, whichever front door it came
 	// through (a write, a patch adding a file); a call asks only once.
-	if err := e.admit(ctx, p.Caller, k, true); err != nil {
+	if _, err := e.admit(ctx, p.Caller, e.WS.Place(k), createAccess); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
