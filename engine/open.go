@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 
-	"github.com/sightline-lsp/sightline/workspace"
 	"fmt"
+	"github.com/sightline-lsp/sightline/workspace"
 
 	"github.com/sightline-lsp/sightline/result"
 )
