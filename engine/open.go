@@ -2,11 +2,10 @@ package engine
 
 import (
 	"context"
-
 	"fmt"
-	"github.com/sightline-lsp/sightline/workspace"
 
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // OpenParams are the params of sightline/open: show a document in the
