@@ -180,10 +180,12 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 // versionText returns a version's text: "current" is the document now.
 func (e *Env) versionText(ctx context.Context, c Caller, k workspace.Key, rel, v string) (string, error) {
 	if v == "current" {
+		// Its text is shown: admitted as a read's, by the file too (its
+		// name was judged with the versions).
 		pl, err := e.WS.PlaceURI(string(k))
 		var d workspace.Doc
 		if err == nil {
-			d, err = e.admit(ctx, c, pl, reportAccess)
+			d, err = e.admit(ctx, c, pl, readAccess)
 		}
 		if err != nil {
 			return "", err
