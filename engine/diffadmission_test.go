@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,5 +40,26 @@ func TestDiffOfCurrentIsARead(t *testing.T) {
 	res, err := env.Diff(ctx, engine.DiffParams{TextDocument: doc})
 	if err != nil || res.OK || res.Error != result.ApprovalRefused || strings.Contains(res.Diff+res.Message, "PRIVATE") {
 		t.Fatalf("diff: %+v %q %v", res.Outcome, res.Diff, err)
+	}
+}
+
+// TestPatchDeleteShowsAReadText: a patch that deletes a file answers its
+// lines (the diff), so the file is admitted as a read's is: one with a
+// second hard link needs the user's approval, whatever the guard.
+func TestPatchDeleteShowsAReadText(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(path, []byte("PRIVATE KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path, filepath.Join(t.TempDir(), "id_ed25519")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	cfg := config.Default()
+	cfg.Guard = "warn"
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: cfg, NoPersist: true})
+	res, err := env.ApplyPatch(context.Background(), engine.PatchParams{Text: "*** Begin Patch\n*** Delete File: notes.txt\n*** End Patch\n", DryRun: true})
+	if err != nil || res.OK || res.Error != result.ApprovalRefused || strings.Contains(fmt.Sprintf("%+v", res), "PRIVATE") {
+		t.Fatalf("%+v %v", res, err)
 	}
 }
