@@ -135,7 +135,8 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 			}
 			d = workspace.Doc{Key: k, Rel: w.rel, Snap: w.next}
 		} else {
-			if d, err = e.admit(ctx, c, e.WS.Place(k), reportAccess); err != nil {
+			// Its lines are answered (the diff): admitted as a read's.
+			if d, err = e.admit(ctx, c, e.WS.Place(k), readAccess); err != nil {
 				return err
 			}
 			if d.Open {
