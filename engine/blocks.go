@@ -251,6 +251,7 @@ func (b *Blocks) close(ctx context.Context) BlocksResult {
 	if len(all) == 0 {
 		res.OK, res.Error = false, result.InvalidEdit
 		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END (or aider's <<<<<<< SEARCH, =======, >>>>>>> REPLACE)."
+		b.rows = append(b.rows, auditRow{caller: b.caller}) // a refusal about no file, as a patch naming none
 	}
 	res.rows, b.rows = b.rows, nil
 	return res
