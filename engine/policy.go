@@ -243,9 +243,9 @@ const (
 	// name, a sensitive one approved; not loaded (the file may be gone).
 	versionsAccess
 	// reportAccess: what sightline knows of it is answered, not its text
-	// (its ledger, open, a patch's or a transaction's re-reads of the files
-	// it admitted, an existence probe): judged by name, approvals aside;
-	// loaded.
+	// (its ledger, open, an existence probe, a rename's source, the write
+	// transaction's look at the files a call admitted): judged by name,
+	// approvals aside; loaded.
 	reportAccess
 	// nameAccess: judged by name, approvals aside; not loaded (a call about
 	// a file that may be gone, a write whose arguments are malformed).
@@ -279,10 +279,10 @@ func (e *Env) admit(ctx context.Context, c Caller, pl workspace.Place, a access)
 			return workspace.Doc{}, err
 		}
 		switch {
-		case v.Kind == policy.Allowed || !a.asks() && a != plainReadAccess:
+		case v.Kind == policy.Allowed:
 		case a == plainReadAccess:
 			return workspace.Doc{}, result.Errorf(result.ApprovalRefused, "%s is sensitive (%s): this read asks nobody.", pl.Rel, v.Describe())
-		default:
+		case a.asks():
 			if err := e.approve(ctx, c, pl.Key, pl.Rel, v.Describe(), a.writes()); err != nil {
 				return workspace.Doc{}, err
 			}
