@@ -71,6 +71,9 @@ type Blocks struct {
 	files   map[workspace.Key]*blockFile        // what the blocks write, by file
 	order   []workspace.Key                     // files in the order blocks first name them
 	results []BlockResult
+	// rows are the audit rows of the blocks judged and not yet finished
+	// (Env.Finish).
+	rows []auditRow
 	// overflow is set when the block being read outgrew MaxBlockBuffer: the
 	// rest of the output is not read.
 	overflow *BlockResult
@@ -100,7 +103,7 @@ func (b *Blocks) exists(name string) bool {
 	if _, ok := b.scratch[k]; ok {
 		return true
 	}
-	_, err = b.e.get(k)
+	_, err = b.e.admit(context.Background(), b.caller, b.e.WS.Place(k), reportAccess) // asks nobody: no context of a call needed
 	return err == nil
 }
 
@@ -116,8 +119,28 @@ type blockFile struct {
 }
 
 // Write feeds model output; every block it completes is applied at once and
-// its result returned.
+// its result returned. A streamed run is outside the operations' envelope:
+// each of its calls is finished here as the envelope finishes one
+// (Env.Finish).
 func (b *Blocks) Write(ctx context.Context, chunk []byte) []BlockResult {
+	start := time.Now()
+	out := b.write(ctx, chunk)
+	o := Outcome{rows: b.rows}
+	b.rows = nil
+	b.e.Finish(ctx, &o, time.Since(start))
+	return out
+}
+
+// audit adds the row of a block's verdict.
+func (b *Blocks) audit(r BlockResult, args string) {
+	o := Outcome{OK: r.Status == "applied" || r.Status == "validated"}
+	if !o.OK {
+		o = Refusal(result.Errorf(r.Error, "%s", r.Message))
+	}
+	b.rows = append(b.rows, auditRow{caller: b.caller, path: r.Path, args: []byte(args), verdict: &o})
+}
+
+func (b *Blocks) write(ctx context.Context, chunk []byte) []BlockResult {
 	if b.overflow != nil {
 		return nil
 	}
@@ -148,10 +171,16 @@ func (b *Blocks) Overflowed() bool { return b.overflow != nil }
 // Close ends the output: blocks the parser could not complete are reported
 // as skipped. Then, unless it is a dry run, the blocks are written if every
 // one of them checked, else none is. It returns every result in output
-// order.
+// order. Like Write, it finishes the call itself (Env.Finish).
 func (b *Blocks) Close(ctx context.Context) BlocksResult {
-	ctx = withGrants(ctx)
 	start := time.Now()
+	res := b.close(ctx)
+	b.e.Finish(ctx, &res.Outcome, time.Since(start))
+	return res
+}
+
+func (b *Blocks) close(ctx context.Context) BlocksResult {
+	ctx = withGrants(ctx)
 	var extra []BlockResult
 	// Close first: the end of the output can still turn an open block into
 	// an orphan.
@@ -165,7 +194,7 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 		extra = append(extra, *b.overflow)
 	}
 	for _, r := range extra {
-		b.e.audit(ctx, b.caller, r.Path, Refusal(result.Errorf(r.Error, "%s", r.Message)), "", "", "", time.Since(start), []byte(r.Path))
+		b.audit(r, r.Path)
 	}
 	all := append(append([]BlockResult(nil), b.results...), extra...)
 	res := BlocksResult{Outcome: Outcome{OK: true}, Blocks: all}
@@ -194,9 +223,9 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 			}
 		}
 	case !b.dryRun:
-		b.commit(ctx, all, &res, start)
+		b.commit(ctx, all, &res)
 	default: // a dry run's verdicts are audited as a patch's are
-		b.auditAll(ctx, all, start)
+		b.auditAll(all)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Index < all[j].Index })
 	res.Blocks = all
@@ -222,15 +251,14 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 	if len(all) == 0 {
 		res.OK, res.Error = false, result.InvalidEdit
 		res.Message = "No edit blocks found: a block is a path line, then <<<< EDIT, the old lines, ==== REPLACE, the new lines, >>>> EDIT END (or aider's <<<<<<< SEARCH, =======, >>>>>>> REPLACE)."
+		b.rows = append(b.rows, auditRow{caller: b.caller}) // a refusal about no file, as a patch naming none
 	}
-	// A streamed run has no envelope around it: its answer carries the
-	// warnings of every answer here.
-	b.e.Annotate(&res.Outcome)
+	res.rows, b.rows = b.rows, nil
 	return res
 }
 
 // commit writes every block's file in one transaction.
-func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResult, start time.Time) {
+func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResult) {
 	e := b.e
 	var ws []fileWrite
 	fail := func(err error) {
@@ -258,7 +286,7 @@ func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResul
 			if v := e.guard(b.caller.SessionOr(), b.caller.Agent, f.before, targets); v.Err != nil {
 				fail(v.Err)
 				all[f.blocks[len(f.blocks)-1]].Expanded = v.Expanded
-				b.auditAll(ctx, all, start)
+				b.auditAll(all)
 				return
 			}
 		}
@@ -268,7 +296,7 @@ func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResul
 	res.Warnings = append(res.Warnings, warnings...)
 	if err != nil {
 		fail(err)
-		b.auditAll(ctx, all, start)
+		b.auditAll(all)
 		return
 	}
 	for i := range all {
@@ -281,36 +309,30 @@ func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResul
 			res.Warnings = append(res.Warnings, w)
 		}
 	}
-	b.auditAll(ctx, all, start)
+	b.auditAll(all)
 }
 
-func (b *Blocks) auditAll(ctx context.Context, all []BlockResult, start time.Time) {
+func (b *Blocks) auditAll(all []BlockResult) {
 	for _, r := range all {
-		o := Outcome{OK: r.Status == "applied" || r.Status == "validated"}
-		if !o.OK {
-			o = Refusal(result.Errorf(r.Error, "%s", r.Message))
-		}
-		b.e.audit(ctx, b.caller, r.Path, o, "", "", "", time.Since(start), []byte(r.Path))
+		b.audit(r, r.Path)
 	}
 }
 
 // ApplyBlocks answers sightline/applyBlocks.
 func (e *Env) ApplyBlocks(ctx context.Context, p BlocksParams) (BlocksResult, error) {
 	run := e.NewBlocks(p.Caller, p.DryRun || p.DryRunAlt, p.Stage)
-	run.Write(withGrants(ctx), []byte(p.Text))
-	res := run.Close(ctx)
-	return res, nil
+	run.write(withGrants(ctx), []byte(p.Text))
+	return run.close(ctx), nil
 }
 
 func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	e := b.e
-	start := time.Now()
 	// Named as the admission step names it (relative inside the workspace,
 	// absolute outside), in the answer and the audit row alike.
 	r := BlockResult{Index: blk.Index, Path: e.WS.Rel(e.WS.KeyOf(blk.Path))}
 	fail := func(err error) BlockResult {
 		r.Status, r.Message, r.Error = "failed", result.Message(err), result.KindOf(err)
-		e.audit(ctx, b.caller, r.Path, Refusal(err), "", "", "", time.Since(start), []byte(blk.Path))
+		b.audit(r, blk.Path)
 		return r
 	}
 	k, err := e.WS.Resolve(blk.Path)
@@ -402,7 +424,7 @@ func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Ke
 	if _, ok := b.files[k]; ok {
 		return fail(result.Errorf(result.Exists, "An earlier block already writes %s: a block with an empty EDIT half creates a file.", r.Path))
 	}
-	if _, err := e.get(k); err == nil || result.KindOf(err) != result.NotFound {
+	if _, err := e.admit(ctx, b.caller, e.WS.Place(k), reportAccess); err == nil || result.KindOf(err) != result.NotFound {
 		if err == nil {
 			err = result.Errorf(result.Exists, "%s already exists: a block with an empty EDIT half creates a file; to change this one, put the lines to replace in the EDIT half.", r.Path)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -91,7 +92,7 @@ func TestCheckRefusesWhatTheDoorCouldNotJudge(t *testing.T) {
 	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	ctx := context.Background()
 	for _, uri := range []string{string(workspace.FromPath(filepath.Join(root, "f.txt"))), ""} {
-		res, err := env.Check(ctx, engine.CheckParams{Caller: engine.Caller{Session: "door"}, TextDocument: engine.TextDocument{URI: uri},
+		res, err := ops.Check.Run(ctx, &ops.Call{Env: env}, engine.CheckParams{Caller: engine.Caller{Session: "door"}, TextDocument: engine.TextDocument{URI: uri},
 			Tool: "fs/write_text_file", Unjudged: "a member named twice"})
 		if err != nil || res.OK || res.Error != "unjudged" || res.Message != "a member named twice" {
 			t.Fatalf("uri %q: %+v %v", uri, res.Outcome, err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -65,16 +64,12 @@ const windowContext = 5
 // or none. Refusals are results with ok=false; the error return is for
 // invalid params only.
 func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error) {
-	start := time.Now()
 	ctx = withGrants(ctx)
 	session := p.SessionOr()
 	res = EditResult{Remapped: []Remap{}}
 	var out writeOut
-	defer func() { e.annotate(&res, out.before) }()
 	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), p.Edits)
-		}
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: out.before.FileHashIfKnown(), after: res.FileHash, guard: out.verdict.Name, args: p.Edits, doc: out.before})
 	}()
 
 	if p.TextDocument.URI == "" {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -145,16 +146,85 @@ type Outcome struct {
 	// Text is the answer rendered for an agent, as every door shows it
 	// (package ops renders it); sent when the call asks for it (render).
 	Text string `json:"text,omitempty"`
+
+	// rows are the call's audit rows as its feature says them, written by
+	// the envelope (Env.Finish), not sent.
+	rows []auditRow
 }
 
 // Envelope is the outcome of a result embedding it: how the one envelope
 // around every operation (package ops) reaches the outcome of any result.
 func (o *Outcome) Envelope() *Outcome { return o }
 
-// Annotate adds the warnings every answer carries (a ledger database that
-// cannot be used, a configuration with problems), each once: the envelope
-// of every operation (package ops) calls it.
-func (e *Env) Annotate(o *Outcome) {
+// auditRow is one row a call leaves in the audit log (PROTOCOL section 8):
+// the feature that ran the call fills it in its outcome (Outcome.audit),
+// the envelope writes it (Env.Finish), so no feature writes the log.
+type auditRow struct {
+	caller Caller
+	// path names the document as answers do; "" for a call about none.
+	path string
+	// before and after are the file's hashes around the call.
+	before, after string
+	// guard is the edit guard's verdict (Verdict.Name), or what a shown
+	// call counted (read, authored).
+	guard string
+	// args are the call's arguments, kept as their digest.
+	args []byte
+	// doc is the document the call is about, as admitted: one out of sync
+	// with the editor is warned of in the answer (Outcome.audit keeps
+	// only its warning, desync).
+	doc    workspace.Doc
+	desync string
+	// verdict is the row's own when it is not the answer's (an edit
+	// block's, a patched file's); nil: the answer's.
+	verdict *Outcome
+}
+
+// audit adds a row to the call's audit (Env.Finish writes it).
+func (o *Outcome) audit(a auditRow) {
+	if d := a.doc; d.Desync != "" {
+		a.desync = desyncWarning(d.Rel, d.Desync)
+	}
+	a.doc = workspace.Doc{} // its text is not kept with the answer
+	o.rows = append(o.rows, a)
+}
+
+// Finish is the envelope's one step after any call, whichever door it came
+// through: it writes the audit rows the call's feature left in its outcome,
+// each once (they are taken out), and adds the warnings every answer
+// carries. took is how long the call ran. Package ops runs it for every
+// operation; a streamed edit-block run, outside that envelope, runs it
+// itself (Blocks).
+func (e *Env) Finish(ctx context.Context, o *Outcome, took time.Duration) {
+	rows := o.rows
+	o.rows = nil
+	var args []byte
+	var dig string
+	for _, a := range rows {
+		v := *o
+		if a.verdict != nil {
+			v = *a.verdict
+		}
+		// The rows of one call often share its arguments (a patch's): one
+		// digest for them all.
+		if len(a.args) == 0 || len(args) != len(a.args) || &args[0] != &a.args[0] {
+			args, dig = a.args, digest(a.args)
+		}
+		e.writeRow(ctx, a, v, took, dig)
+	}
+	e.annotate(o, rows)
+}
+
+// annotate adds an answer's warnings, each once: those every answer
+// carries (the process's notices, a ledger database that cannot be used,
+// the configuration's problems) and those of the documents it is about
+// that are out of sync with the editor.
+func (e *Env) annotate(o *Outcome, rows []auditRow) {
+	for _, a := range rows {
+		if a.desync != "" {
+			o.addWarning(a.desync)
+		}
+	}
 	for _, w := range e.notices {
 		o.addWarning(w)
 	}
@@ -166,24 +236,9 @@ func (e *Env) Annotate(o *Outcome) {
 	}
 }
 
-// warner is a result that carries warnings: Outcome, or a result with a
-// warnings field of its own (EditResult always sends one).
-type warner interface{ addWarning(string) }
-
 func (o *Outcome) addWarning(w string) {
 	if !slices.Contains(o.Warnings, w) {
 		o.Warnings = append(o.Warnings, w)
-	}
-}
-
-// annotate warns of the documents an answer is about that are out of sync
-// with the editor; the warnings every answer carries are the envelope's
-// (Annotate).
-func (e *Env) annotate(r warner, docs ...workspace.Doc) {
-	for _, d := range docs {
-		if d.Desync != "" {
-			r.addWarning(desyncWarning(d.Rel, d.Desync))
-		}
 	}
 }
 

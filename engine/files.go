@@ -82,12 +82,7 @@ type walked struct {
 
 // Files lists the workspace's files.
 func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err error) {
-	start := time.Now()
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, strings.Join(p.Globs, " "), res.Outcome, "", "", "", time.Since(start), nil)
-		}
-	}()
+	defer func() { res.audit(auditRow{caller: p.Caller, path: strings.Join(p.Globs, " ")}) }()
 	var filter *policy.Policy
 	if len(p.Globs) > 0 {
 		if filter, err = policy.Compile(policy.Rules{Allow: p.Globs}, policy.Rules{}); err != nil {

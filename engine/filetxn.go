@@ -115,7 +115,7 @@ type writeReq struct {
 	caller Caller
 	uri    string
 	// args, when not nil, checks the call's own arguments (edits that must
-	// decode) in the admission step, before anyone is asked (admitDocAs).
+	// decode) once the name is judged, before anyone is asked (transact).
 	args   func() error
 	dryRun bool
 	// wantHash makes the write compare-and-swap: the file hash the caller
@@ -174,15 +174,31 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	session := req.caller.SessionOr()
 	// The admission step, before anything is shown: refused, or sensitive
 	// and not approved, the write goes no further.
-	d, pl, err := e.admitDocAs(ctx, req.caller, req.uri, writeAccess, req.args)
+	pl, err := e.WS.PlaceURI(req.uri)
 	out.path = pl.Rel
+	if err != nil {
+		return out, err
+	}
+	if req.args != nil {
+		// The call's own arguments, once the name is judged and before
+		// anyone is asked: no user approves a sensitive file for a call that
+		// cannot do anything, and a path refused by name is answered as
+		// refused all the same (the row an auditor wants).
+		if err := req.args(); err != nil {
+			if _, denied := e.admit(ctx, req.caller, pl, nameAccess); denied != nil {
+				return out, denied
+			}
+			return out, err
+		}
+	}
+	d, err := e.admit(ctx, req.caller, pl, writeAccess)
 	if err != nil {
 		return out, err
 	}
 	unlock := e.locks.lock(d.Key)
 	defer unlock()
 	// Re-read under the lock: a write that finished meanwhile moved the text.
-	if d, err = e.getAt(pl); err != nil {
+	if d, err = e.admit(ctx, req.caller, pl, againAccess); err != nil {
 		return out, err
 	}
 	out.before, out.after = d, d
@@ -453,7 +469,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 			d := w.before
 			if !w.fresh {
 				var err error
-				if d, _, err = e.document(string(w.key)); err != nil {
+				if d, err = e.admit(ctx, c, e.WS.Place(w.key), reportAccess); err != nil {
 					return nil, err
 				}
 			}

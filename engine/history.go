@@ -53,28 +53,34 @@ func (e *Env) versions(ctx context.Context, rel string) ([]store.Version, error)
 	return e.history.db.DB().Versions(ctx, rel)
 }
 
+// named is a document a call about its history names (its file may be
+// gone, so it is placed, not loaded): where it is and the path answers
+// give it; a URI that names nothing is invalid.
+func (e *Env) named(uri string) (workspace.Place, error) {
+	k, err := workspace.Normalize(uri)
+	if err != nil {
+		return workspace.Place{}, result.Wrap(result.InvalidParams, err, err.Error())
+	}
+	return e.WS.Place(k), nil
+}
+
 // History lists the versions sightline kept of a document.
 func (e *Env) History(ctx context.Context, p HistoryParams) (res HistoryResult, err error) {
-	start := time.Now()
 	res.Versions = []VersionInfo{}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
-		}
-	}()
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path, before: res.FileHash}) }()
 	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
 	}
 	res.URI, res.Path = p.TextDocument.URI, pl.Rel
-	if err := e.denied(pl); err != nil {
+	if _, err := e.admit(ctx, p.Caller, pl, nameAccess); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
 	}
-	if d, err := e.getAt(pl); err == nil { // judged by name above
+	if d, err := e.admit(ctx, p.Caller, pl, againAccess); err == nil { // its file may be gone
 		res.FileHash = d.FileHash()
 	}
 	vs, err := e.versions(ctx, res.Path)
@@ -119,23 +125,18 @@ type DiffResult struct {
 // Diff answers the unified diff between two versions of a document. Its
 // lines do not count as read: they are not hashline-annotated.
 func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error) {
-	start := time.Now()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
 	ctx = withGrants(ctx)
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.From+".."+p.To))
-		}
-	}()
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path, args: []byte(p.From + ".." + p.To)}) }()
 	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
 		return res, err
 	}
 	k := pl.Key
 	res.URI, res.Path = p.TextDocument.URI, pl.Rel
-	if err := e.admitted(ctx, p.Caller, pl, false); err != nil {
+	if _, err := e.admit(ctx, p.Caller, pl, versionsAccess); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
@@ -158,10 +159,10 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 			return res, nil
 		}
 	}
-	from, err := e.versionText(ctx, k, res.Path, res.From)
+	from, err := e.versionText(ctx, p.Caller, k, res.Path, res.From)
 	if err == nil {
 		var to string
-		if to, err = e.versionText(ctx, k, res.Path, res.To); err == nil {
+		if to, err = e.versionText(ctx, p.Caller, k, res.Path, res.To); err == nil {
 			res.Diff = textDiff(res.Path, from, to)
 		}
 	}
@@ -177,9 +178,15 @@ func (e *Env) Diff(ctx context.Context, p DiffParams) (res DiffResult, err error
 }
 
 // versionText returns a version's text: "current" is the document now.
-func (e *Env) versionText(ctx context.Context, k workspace.Key, rel, v string) (string, error) {
+func (e *Env) versionText(ctx context.Context, c Caller, k workspace.Key, rel, v string) (string, error) {
 	if v == "current" {
-		d, _, err := e.document(string(k))
+		// Its text is shown: admitted as a read's, by the file too (its
+		// name was judged with the versions).
+		pl, err := e.WS.PlaceURI(string(k))
+		var d workspace.Doc
+		if err == nil {
+			d, err = e.admit(ctx, c, pl, readAccess)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -259,7 +266,6 @@ type RollbackResult struct {
 // guard and the write transaction like any write (an open document receives
 // a workspace edit). The lines it changes must have been read.
 func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResult, err error) {
-	start := time.Now()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
@@ -269,9 +275,7 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 	ctx = withGrants(ctx)
 	var out writeOut
 	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, out.before.FileHashIfKnown(), res.FileHash, out.verdict.Name, time.Since(start), []byte(strconv.FormatInt(p.Version, 10)))
-		}
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: out.before.FileHashIfKnown(), after: res.FileHash, guard: out.verdict.Name, args: []byte(strconv.FormatInt(p.Version, 10))})
 	}()
 	pl, err := e.named(p.TextDocument.URI)
 	if err != nil {
@@ -279,11 +283,11 @@ func (e *Env) Rollback(ctx context.Context, p RollbackParams) (res RollbackResul
 	}
 	k := pl.Key
 	res.URI, res.Path = p.TextDocument.URI, pl.Rel
-	if err := e.denied(pl); err != nil {
+	if _, err := e.admit(ctx, p.Caller, pl, nameAccess); err != nil {
 		res.Outcome = Refusal(err)
 		return res, nil
 	}
-	text, err := e.versionText(ctx, k, res.Path, strconv.FormatInt(p.Version, 10))
+	text, err := e.versionText(ctx, p.Caller, k, res.Path, strconv.FormatInt(p.Version, 10))
 	if err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err

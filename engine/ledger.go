@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -65,15 +64,16 @@ func (e *Env) LedgerReport(ctx context.Context, p LedgerParams) (res LedgerResul
 		if p.TextDocument.URI == "" {
 			return res, result.Errorf(result.InvalidParams, "textDocument.uri is required when textDocument is given")
 		}
-		start := time.Now()
-		d, pl, err := e.document(p.TextDocument.URI)
+		pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+		var d workspace.Doc
+		if err == nil {
+			d, err = e.admit(ctx, p.Caller, pl, reportAccess)
+		}
 		if err != nil {
+			// A report shows no text, but the refusal is an admission
+			// verdict, and every verdict is audited.
 			res.Outcome, err = refusalOr(err)
-			if err == nil {
-				// A report shows no text, but the refusal is an admission
-				// verdict, and every verdict is audited.
-				e.audit(ctx, p.Caller, pl.Rel, res.Outcome, "", "", "", time.Since(start), nil)
-			}
+			res.audit(auditRow{caller: p.Caller, path: pl.Rel})
 			return res, err
 		}
 		res.Documents = append(res.Documents, *e.docLedger(session, d))
@@ -111,7 +111,9 @@ func (e *Env) Reset(ctx context.Context, p ResetParams) (Outcome, []workspace.Ke
 			e.Log.Error("reset persisted session", zap.String("session", session), zap.Error(err))
 		}
 	}
-	return Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}, touched
+	o := Outcome{OK: true, Message: "Session " + session + " reset: no document counts as read."}
+	o.audit(auditRow{caller: p.Caller}) // a call on the session's state, about no document
+	return o, touched
 }
 
 // docLedger returns the ledger of one document for a session.

@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // OpenParams are the params of sightline/open: show a document in the
@@ -30,13 +30,12 @@ type Shower interface {
 // Open asks the editor to show a document: only a language server connected
 // to an editor that can show documents has one to ask.
 func (e *Env) Open(ctx context.Context, p OpenParams, ed Shower) (res OpenResult, err error) {
-	start := time.Now()
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
-		}
-	}()
-	d, pl, err := e.document(p.TextDocument.URI)
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path}) }()
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(ctx, p.Caller, pl, reportAccess)
+	}
 	res.Path = pl.Rel
 	if err != nil {
 		res.Outcome, err = refusalOr(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/sightline-lsp/sightline/editblock"
 	"github.com/sightline-lsp/sightline/hashline"
@@ -71,12 +70,11 @@ type PatchResult struct {
 // is written, and then all of them are written in one multi-file write
 // transaction (commitWrites).
 func (e *Env) ApplyPatch(ctx context.Context, p PatchParams) (PatchResult, error) {
-	start := time.Now()
 	res, warnings := e.applyPatch(withGrants(ctx), p)
 	for _, w := range warnings {
 		res.addWarning(w)
 	}
-	e.auditPatch(ctx, p, res, start)
+	auditPatch(p, &res)
 	return res, nil
 }
 
@@ -178,18 +176,18 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 
 // auditPatch audits a patch: a row per file, or one for a patch that names
 // none it could read.
-func (e *Env) auditPatch(ctx context.Context, p PatchParams, res PatchResult, start time.Time) {
+func auditPatch(p PatchParams, res *PatchResult) {
+	text := []byte(p.Text) // one slice: the rows' digest is computed once (Finish)
 	if len(res.Files) == 0 {
-		e.audit(ctx, p.Caller, "", res.Outcome, "", "", "", time.Since(start), []byte(p.Text))
+		res.audit(auditRow{caller: p.Caller, args: text})
 		return
 	}
-	dig := digest([]byte(p.Text)) // once: a row per file must not hash the whole patch per file
 	for _, f := range res.Files {
 		o := Outcome{OK: f.Status == "applied" || f.Status == "validated"}
 		if !o.OK {
 			o.Error = f.Error
 		}
-		e.auditDigest(ctx, p.Caller, f.Path, o, "", "", "", time.Since(start), dig)
+		res.audit(auditRow{caller: p.Caller, path: f.Path, args: text, verdict: &o})
 	}
 }
 

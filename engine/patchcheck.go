@@ -85,7 +85,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if seen {
 			return result.Errorf(result.Exists, "%s is added by the patch but an earlier section already changes it; nothing was written.", r.Path)
 		}
-		if _, err := e.get(k); err == nil {
+		if _, err := e.admit(ctx, c, e.WS.Place(k), reportAccess); err == nil {
 			// As Codex does, adding a file that exists replaces it; but only
 			// what write's overwrite mode allows: the whole file read and
 			// unchanged since. The file keeps its line breaks.
@@ -136,7 +136,8 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 			}
 			d = workspace.Doc{Key: k, Rel: w.rel, Snap: w.next}
 		} else {
-			if d, _, err = e.document(string(k)); err != nil {
+			// Its lines are answered (the diff): admitted as a read's.
+			if d, err = e.admit(ctx, c, e.WS.Place(k), readAccess); err != nil {
 				return err
 			}
 			if d.Open {
@@ -172,7 +173,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	if seen {
 		w = (*ws)[j]
 	} else {
-		d, _, err := e.document(string(k))
+		d, err := e.admit(ctx, c, e.WS.Place(k), reportAccess)
 		if result.KindOf(err) == result.NotFound {
 			// Codex writes the sections before this one; sightline writes
 			// nothing, so the whole patch can be sent again corrected.
@@ -233,7 +234,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if why, ok := gone[nk]; ok {
 			return result.Errorf(result.Exists, "%s: an earlier section of the patch %s it; the patch would move %s onto it. A patch changes each file in one place. Nothing was written.", r.NewPath, why, r.Path)
 		}
-		if _, err := e.get(nk); err == nil {
+		if _, err := e.admit(ctx, c, e.WS.Place(nk), reportAccess); err == nil {
 			// Moving onto a file replaces it (as Codex does) when write's
 			// overwrite mode would: the file at the new name becomes the
 			// moved text, and the old name is deleted.
@@ -336,7 +337,7 @@ func (e *Env) writable(ctx context.Context, c Caller, path string) (workspace.Ke
 	if err != nil {
 		return "", err
 	}
-	if err := e.admit(ctx, c, k, true); err != nil {
+	if _, err := e.admit(ctx, c, e.WS.Place(k), createAccess); err != nil {
 		return "", err
 	}
 	return k, nil

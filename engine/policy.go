@@ -30,11 +30,14 @@ import (
 //     control folders never written (confine.Resolve, on the path as named
 //     and the file it reaches);
 //  4. the path policy on both names: deny, then sensitive and its approvals
-//     (a call whose own arguments are malformed is refused before any
-//     approval is asked: admitDocAs);
+//     (a write whose own arguments are malformed is refused before any
+//     approval is asked: transact);
 //  5. once the file is open, the file itself: one with several hard links is
 //     not known by its name, so it is sensitive (see admitFile).
 //
+// One function runs it, admit, for every access a call makes to a document
+// (what the access is says which steps apply: access); nothing else in the
+// package loads a document or judges a name (TestAdmissionIsOneFunction).
 // A refusal comes back as an error of an agent-facing kind, and every
 // handler audits its outcome, refusals included; doors pass every path on
 // and refuse none themselves (workspace.KeyOf).
@@ -130,12 +133,12 @@ func closedErr(what, why string) error {
 // Policy returns the effective path policy.
 func (e *Env) Policy() *policy.Policy { return e.settings.policy() }
 
-// check runs the admission steps that go by name (confinement, the .git
+// judge runs the admission steps that go by name (confinement, the .git
 // rules, the policy) on a placed document and returns the policy's
-// verdict. A denied path is an error; a sensitive one is the caller's to
-// approve. A write of a root's .sightline.json needs approval whatever the
-// rules say: it could loosen what the agent may do.
-func (e *Env) check(pl workspace.Place, write bool) (policy.Verdict, error) {
+// verdict, for admit. A denied path is an error; a sensitive one is the
+// caller's to approve. A write of a root's .sightline.json needs approval
+// whatever the rules say: it could loosen what the agent may do.
+func (e *Env) judge(pl workspace.Place, write bool) (policy.Verdict, error) {
 	if pl.Path == "" {
 		return policy.Verdict{}, nil // an editor buffer without a file
 	}
@@ -181,24 +184,6 @@ func (e *Env) check(pl workspace.Place, write bool) (policy.Verdict, error) {
 	return v, nil
 }
 
-// named is a document a call about its history names (its file may be
-// gone, so it is named, not loaded): where it is and the path answers give
-// it; a URI that names nothing is invalid.
-func (e *Env) named(uri string) (workspace.Place, error) {
-	k, err := workspace.Normalize(uri)
-	if err != nil {
-		return workspace.Place{}, result.Wrap(result.InvalidParams, err, err.Error())
-	}
-	return e.WS.Place(k), nil
-}
-
-// denied refuses a path the admission rules refuse by name, approvals
-// aside: for calls that show no text.
-func (e *Env) denied(pl workspace.Place) error {
-	_, err := e.check(pl, false)
-	return err
-}
-
 func deniedErr(rel string, v policy.Verdict) error {
 	if v.Closed {
 		return closedErr(rel+" was neither read nor written", v.Rule)
@@ -234,78 +219,80 @@ type approvalMemory struct {
 	list []store.Approval
 }
 
-// admit runs the admission steps that go by name for a call: refused
-// paths are refused, a sensitive one needs an approval (remembered for the
-// session, granted for this call, or asked for now).
-func (e *Env) admit(ctx context.Context, c Caller, k workspace.Key, write bool) error {
-	return e.admitted(ctx, c, e.WS.Place(k), write)
-}
-
-// admitted is admit for a placed document.
-func (e *Env) admitted(ctx context.Context, c Caller, pl workspace.Place, write bool) error {
-	v, err := e.check(pl, write)
-	if err != nil || v.Kind == policy.Allowed {
-		return err
-	}
-	return e.approve(ctx, c, pl.Key, pl.Rel, v.Describe(), write)
-}
-
-// access is what a call does with a document, for its admission.
+// access is what a call does with a document: which admission steps it
+// passes (admit).
 type access int
 
 const (
-	readAccess  access = iota
-	writeAccess        // sightline writes it: a new copy renamed over the file
+	// readAccess: its text is shown. Judged by name and by the file the
+	// text comes from, a sensitive one approved; loaded.
+	readAccess access = iota
+	// writeAccess: sightline writes it, a new copy renamed over the file:
+	// judged as readAccess by a write's rules; a file with several hard
+	// links is refused.
+	writeAccess
 	// toolWriteAccess: the agent's own tool writes it, in place
 	// (sightline/check): admitted as a write, but a file with several hard
 	// links keeps them, so it needs approval rather than being refused.
 	toolWriteAccess
+	// createAccess: sightline writes a file that may not exist (a create,
+	// every path a patch writes, a rename's new name): judged by name by a
+	// write's rules, a sensitive one approved; not loaded.
+	createAccess
+	// versionsAccess: its recorded versions are shown (a diff): judged by
+	// name, a sensitive one approved; not loaded (the file may be gone).
+	versionsAccess
+	// reportAccess: what sightline knows of it is answered, not its text
+	// (its ledger, open, an existence probe, a rename's source, the write
+	// transaction's look at the files a call admitted): judged by name,
+	// approvals aside; loaded.
+	reportAccess
+	// nameAccess: judged by name, approvals aside; not loaded (a call about
+	// a file that may be gone, a write whose arguments are malformed).
+	nameAccess
+	// plainReadAccess: a read that asks nobody (ReadDisk's own read of the
+	// disk): refused unless its name is plainly allowed; not loaded.
+	plainReadAccess
+	// againAccess: a place this call admitted already, loaded again (under
+	// a write's lock; for its hash once judged by name); not judged again.
+	againAccess
 )
 
-func accessOf(write bool) access {
-	if write {
-		return writeAccess
-	}
-	return readAccess
+func (a access) writes() bool {
+	return a == writeAccess || a == toolWriteAccess || a == createAccess
 }
 
-// admitDoc is the whole admission step of a call about one document: the
-// checks by name, the document's text (the editor's buffer, else the
-// disk, read through the place judged), then the checks by the file
-// itself. pl.Rel names the document in answers and the audit, refused or
-// not ("" for a URI that names nothing); a write re-reads through pl.
-func (e *Env) admitDoc(ctx context.Context, c Caller, uri string, write bool) (d workspace.Doc, pl workspace.Place, err error) {
-	return e.admitDocAs(ctx, c, uri, accessOf(write), nil)
-}
+// asks reports whether a sensitive document needs approval.
+func (a access) asks() bool { return a <= versionsAccess }
 
-// admitDocAs is admitDoc for an access. args, when not nil, checks the
-// call's own arguments once the name is judged and before anyone is asked:
-// no user approves a sensitive file for a call that cannot do anything,
-// and a path refused by name is answered as refused all the same (the row
-// an auditor wants).
-func (e *Env) admitDocAs(ctx context.Context, c Caller, uri string, a access, args func() error) (d workspace.Doc, pl workspace.Place, err error) {
-	if pl, err = e.WS.PlaceURI(uri); err != nil {
-		return d, pl, err
-	}
-	if args != nil {
-		if err := args(); err != nil {
-			if denied := e.denied(pl); denied != nil {
-				return d, pl, denied
+func (a access) loads() bool { return a <= toolWriteAccess || a == reportAccess || a == againAccess }
+
+// admit is the admission step, the one way to a document: it judges the
+// place for the access and returns the document when the access loads it
+// (the editor's buffer, else the disk, read through the place judged),
+// else the zero Doc. A refusal is an error of an agent-facing kind; pl.Rel
+// names the document in answers and the audit.
+func (e *Env) admit(ctx context.Context, c Caller, pl workspace.Place, a access) (workspace.Doc, error) {
+	if a != againAccess {
+		v, err := e.judge(pl, a.writes())
+		if err != nil {
+			return workspace.Doc{}, err
+		}
+		switch {
+		case v.Kind == policy.Allowed:
+		case a == plainReadAccess:
+			return workspace.Doc{}, result.Errorf(result.ApprovalRefused, "%s is sensitive (%s): this read asks nobody.", pl.Rel, v.Describe())
+		case a.asks():
+			if err := e.approve(ctx, c, pl.Key, pl.Rel, v.Describe(), a.writes()); err != nil {
+				return workspace.Doc{}, err
 			}
-			return d, pl, err
 		}
 	}
-	d, err = e.admitAt(ctx, c, pl, a)
-	return d, pl, err
-}
-
-// admitAt is admitDocAs for a placed document.
-func (e *Env) admitAt(ctx context.Context, c Caller, pl workspace.Place, a access) (workspace.Doc, error) {
-	if err := e.admitted(ctx, c, pl, a != readAccess); err != nil {
-		return workspace.Doc{}, err
+	if !a.loads() {
+		return workspace.Doc{}, nil
 	}
-	d, err := e.getAt(pl)
-	if err != nil {
+	d, err := e.load(pl)
+	if err != nil || !a.asks() {
 		return d, err
 	}
 	if err := e.admitFile(ctx, c, d, a); err != nil {
@@ -322,7 +309,7 @@ func (e *Env) admitAt(ctx context.Context, c Caller, pl workspace.Place, a acces
 // refuse it, before anything of it is shown. The link count is the opened
 // descriptor's (Get's; an editor buffer's file is opened by Get to count).
 func (e *Env) admitFile(ctx context.Context, c Caller, d workspace.Doc, a access) error {
-	write := a != readAccess
+	write := a.writes()
 	if !d.Open && d.Real != "" {
 		// The file the text was read from, as that read resolved it: a
 		// folder swapped for a link after the name was judged leads the read
@@ -466,6 +453,7 @@ func (e *Env) Approvals(ctx context.Context, p ApprovalsParams) (ApprovalsResult
 			e.approvals.mu.Unlock()
 		}
 		res.Message = fmt.Sprintf("Revoked %d approval(s) of %s.", res.Revoked, p.Revoke)
+		res.audit(auditRow{caller: Caller{Session: p.Session}}) // a change of the session's state, about no document
 	}
 	var list []store.Approval
 	if e.db != nil {
@@ -501,30 +489,12 @@ func (e *Env) forgetApprovals(ctx context.Context, session string) {
 	e.approvals.mu.Unlock()
 }
 
-// document returns a document for a client URI after the admission
-// checks by name, approvals aside (admitDoc is the whole step), and where
-// it is: pl.Rel names it in answers, refused or not.
-func (e *Env) document(uri string) (d workspace.Doc, pl workspace.Place, err error) {
-	if pl, err = e.WS.PlaceURI(uri); err != nil {
-		return d, pl, err
-	}
-	if err = e.denied(pl); err != nil {
-		return d, pl, err
-	}
-	d, err = e.getAt(pl)
-	return d, pl, err
-}
-
-// get returns a document's text: the editor's buffer when it has the
-// document open, else the disk (workspace.Get), with the workspace's
+// load returns a document's text: the editor's buffer when it has the
+// document open, else the disk (workspace.GetAt), with the workspace's
 // changes applied to the ledger after it (a load may be a first sight or
-// a change).
-func (e *Env) get(k workspace.Key) (workspace.Doc, error) { return e.loaded(e.WS.Get(k)) }
-
-// getAt is get for a placed document.
-func (e *Env) getAt(pl workspace.Place) (workspace.Doc, error) { return e.loaded(e.WS.GetAt(pl)) }
-
-func (e *Env) loaded(d workspace.Doc, err error) (workspace.Doc, error) {
+// a change). Only admit calls it.
+func (e *Env) load(pl workspace.Place) (workspace.Doc, error) {
+	d, err := e.WS.GetAt(pl)
 	e.follow.settle()
 	if err == nil {
 		// Another caller may have applied its first sight and be restoring

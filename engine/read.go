@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -60,21 +59,18 @@ const maxHints = 8
 // returned. A refusal is a result with ok=false, not an error; the error
 // return is for invalid params only.
 func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error) {
-	var d workspace.Doc
-	defer func() { e.annotate(&res, d) }()
 	budget, annotate, err := e.readOptions(p)
 	if err != nil {
 		return ReadResult{}, err
 	}
 	session := p.SessionOr()
-	start := time.Now()
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
-		}
-	}()
+	var d workspace.Doc
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path, before: res.FileHash, doc: d}) }()
 
-	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, readAccess)
+	}
 	if err != nil {
 		o, err := refusalOr(err)
 		return ReadResult{Outcome: o, URI: p.TextDocument.URI, Path: pl.Rel}, err

@@ -45,11 +45,8 @@ var onDiskRead func(hit bool)
 // Read would (cut by the budget: the notice needs the rest; an empty file; a
 // line past the end; a binary, odd or too large file; no database) is Read's.
 func (e *Env) ReadDisk(ctx context.Context, p ReadParams) (ReadResult, error) {
-	start := time.Now()
 	if res, ok, err := e.readDisk(ctx, p); ok {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, res.FileHash, "", "", time.Since(start), nil)
-		}
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: res.FileHash})
 		return res, err
 	}
 	return e.Read(ctx, p)
@@ -71,7 +68,7 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 	// The admission step is Read's: a path that is anything but plainly
 	// allowed takes that path, which refuses (audited) or asks.
 	pl := e.WS.Place(k)
-	if v, err := e.check(pl, false); err != nil || v.Kind != policy.Allowed {
+	if _, err := e.admit(ctx, p.Caller, pl, plainReadAccess); err != nil {
 		return no()
 	}
 	if _, known := e.WS.Known(k); known {

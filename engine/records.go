@@ -107,13 +107,6 @@ func (e *Env) Sessions(ctx context.Context) (SessionsResult, error) {
 	return res, nil
 }
 
-// AuditCall records a call on the session's state (a reset, a revocation),
-// which names no document: the envelope of package ops audits those, while
-// a document's call audits its own verdicts, refusals first.
-func (e *Env) AuditCall(ctx context.Context, c Caller, o Outcome, d time.Duration) {
-	e.audit(ctx, c, "", o, "", "", "", d, nil)
-}
-
 // SessionsParams are the params of sightline/sessions: none.
 type SessionsParams struct{ Rendering }
 
@@ -138,29 +131,24 @@ type auditLog struct {
 	retain func(ctx context.Context, id int64)
 }
 
-// audit records one call.
-func (e *Env) audit(ctx context.Context, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, args []byte) {
-	e.auditDigest(ctx, c, path, o, before, after, guard, d, digest(args))
-}
-
-// auditDigest is audit with the arguments' digest computed: a call that
-// audits a row per file digests its arguments once, not once per row.
-func (e *Env) auditDigest(ctx context.Context, c Caller, path string, o Outcome, before, after, guard string, d time.Duration, argsDigest string) {
+// writeRow records one row of a call (Finish): its verdict v, its
+// arguments' digest.
+func (e *Env) writeRow(ctx context.Context, r auditRow, v Outcome, took time.Duration, argsDigest string) {
 	a := store.AuditEntry{
 		Time:       time.Now(),
-		Session:    c.SessionOr(),
-		Agent:      c.Agent,
+		Session:    r.caller.SessionOr(),
+		Agent:      r.caller.Agent,
 		Method:     MethodOf(ctx),
-		Path:       path,
+		Path:       r.path,
 		Outcome:    "ok",
-		BeforeHash: before,
-		AfterHash:  after,
+		BeforeHash: r.before,
+		AfterHash:  r.after,
 		ArgsDigest: argsDigest,
-		Duration:   d,
-		Guard:      guard,
+		Duration:   took,
+		Guard:      r.guard,
 	}
-	if !o.OK {
-		a.Outcome, a.Error = "refused", string(o.Error)
+	if !v.OK {
+		a.Outcome, a.Error = "refused", string(v.Error)
 	}
 	e.audits.add(ctx, a)
 }

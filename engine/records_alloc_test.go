@@ -36,7 +36,7 @@ func TestHistoryKeepsAWholeTextWithoutCopyingIt(t *testing.T) {
 	}
 	env := SetupTest(t, Options{Roots: []string{root}, Config: config.Default(), StateDir: t.TempDir(), LockDir: t.TempDir()})
 	defer env.Close(context.Background())
-	d, err := env.get(workspace.FromPath(path))
+	d, err := env.admit(context.Background(), Caller{}, env.WS.Place(workspace.FromPath(path)), reportAccess)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,9 +80,10 @@ func BenchmarkAuditRow(b *testing.B) {
 	defer env.Close(context.Background())
 	ctx := context.Background()
 	c := Caller{Session: "s", Agent: "a"}
-	o := Outcome{OK: true}
 	for b.Loop() {
-		env.audit(WithMethod(ctx, "sightline/read"), c, "a.go", o, "sha256:00", "", "", time.Millisecond, nil)
+		o := Outcome{OK: true}
+		o.audit(auditRow{caller: c, path: "a.go", before: "sha256:00"})
+		env.Finish(WithMethod(ctx, "sightline/read"), &o, time.Millisecond)
 	}
 	b.StopTimer()
 	env.audits.drain()

@@ -118,7 +118,7 @@ func TestEditOfAStatCachedFileDoesNotReadItAgain(t *testing.T) {
 	if res, err := env.ReadDisk(ctx, ReadParams{TextDocument: TextDocument{URI: uri}, Range: &ledger.Range{Start: 1, End: 3}}); err != nil || !res.OK {
 		t.Fatalf("read: %v %+v", err, res.Outcome)
 	}
-	d, err := env.get(workspace.FromPath(path)) // the document, as a process that holds it has it
+	d, err := env.admit(context.Background(), Caller{}, env.WS.Place(workspace.FromPath(path)), reportAccess) // the document, as a process that holds it has it
 	if err != nil {
 		t.Fatal(err)
 	}

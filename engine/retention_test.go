@@ -8,6 +8,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -27,7 +28,7 @@ func TestAuditBoundHoldsAsCallsGo(t *testing.T) {
 	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: cfg, StateDir: state})
 	uri := string(workspace.FromPath(filepath.Join(root, "f.txt")))
 	for range 200 {
-		if _, err := env.Read(ctx, engine.ReadParams{TextDocument: engine.TextDocument{URI: uri}}); err != nil {
+		if _, err := ops.Read.Run(ctx, &ops.Call{Env: env}, engine.ReadParams{TextDocument: engine.TextDocument{URI: uri}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -212,7 +212,7 @@ func (e *Env) LoadSession(ctx context.Context, session string) {
 			return
 		}
 		if !e.restoreFromDisk(ctx, k) {
-			_, _ = e.get(k)
+			_, _ = e.admit(ctx, Caller{Session: session}, e.WS.Place(k), reportAccess)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"path/filepath"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/hashline"
@@ -65,17 +64,19 @@ type ShownResult struct {
 // those whose text is the document's current line, whole; a line the tool
 // cut short, or that changed since, does not count.
 func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err error) {
-	defer func() { e.annotate(&res) }()
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
 	}
-	start := time.Now()
-	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, readAccess)
+	}
 	if err != nil {
 		o, err := refusalOr(err)
 		res = ShownResult{Outcome: o, Path: pl.Rel, Recorded: []ledger.Range{}}
 		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), nil)
+			res.audit(auditRow{caller: p.Caller, path: res.Path})
 		}
 		return res, err
 	}
@@ -133,7 +134,7 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 		res.Message += fmt.Sprintf(" %s did not match the file (cut short, or changed since) and did not count.", ledger.List(res.Skipped))
 	}
 	res.Ledger = e.docLedger(session, d)
-	e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", kind, time.Since(start), []byte(p.Tool))
+	res.audit(auditRow{caller: p.Caller, path: res.Path, before: d.FileHash(), guard: kind, args: []byte(p.Tool)})
 	return res, nil
 }
 
@@ -270,7 +271,6 @@ type CheckResult struct {
 // sightline's own would (unread_range, stale_range) and, with auto-expand,
 // hands over the missing lines, which now count as read.
 func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err error) {
-	defer func() { e.annotate(&res) }()
 	if p.Unjudged != "" {
 		// The door's own refusal, audited as every refusal is.
 		res.Targets = []ledger.Range{}
@@ -280,7 +280,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 			}
 		}
 		res.Outcome = Outcome{Error: result.Unjudged, Message: p.Unjudged}
-		e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", 0, []byte(p.Tool))
+		res.audit(auditRow{caller: p.Caller, path: res.Path, args: []byte(p.Tool)})
 		return res, nil
 	}
 	if p.TextDocument.URI == "" {
@@ -289,7 +289,6 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.Dialect != "" && p.Dialect != DialectClaudeCode && p.Dialect != DialectCodex {
 		return res, result.Errorf(result.InvalidParams, "dialect %q: the change is placed as written (no dialect), as Claude Code's Edit places it (%q) or as Codex's apply_patch does (%q)", p.Dialect, DialectClaudeCode, DialectCodex)
 	}
-	start := time.Now()
 	res.Targets = []ledger.Range{}
 	if pl, err := e.WS.PlaceURI(p.TextDocument.URI); err == nil && e.outside(pl.Key) {
 		// Not a file of the workspace: sightline has no ledger of it and
@@ -305,20 +304,24 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	if p.Read {
 		a = readAccess
 	}
-	d, pl, err := e.admitDocAs(withGrants(ctx), p.Caller, p.TextDocument.URI, a, nil)
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, a)
+	}
 	if err != nil {
 		res.Path = pl.Rel
 		if result.KindOf(err) == result.NotFound {
 			// A new document: nothing in it to have read; nothing to read
 			// either (the reader answers that itself).
 			res.Outcome = Outcome{OK: true, Message: res.Path + " does not exist: a new file needs no read."}
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), []byte(p.Tool))
+			res.audit(auditRow{caller: p.Caller, path: res.Path, args: []byte(p.Tool)})
 			return res, nil
 		}
 		o, err := refusalOr(err)
 		res.Outcome = o
 		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, o, "", "", "", time.Since(start), []byte(p.Tool))
+			res.audit(auditRow{caller: p.Caller, path: res.Path, args: []byte(p.Tool)})
 		}
 		return res, err
 	}
@@ -326,7 +329,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	res.Path = d.Rel
 	if p.Read {
 		res.Outcome = Outcome{OK: true, Message: res.Path + " may be read."}
-		e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: d.FileHash(), args: []byte(p.Tool)})
 		return res, nil
 	}
 	total := d.Snap.LineCount()
@@ -368,7 +371,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		rs, unmatched, why := codexTargets(d.Snap, p.Hunks)
 		if why != "" {
 			res.Outcome = Outcome{Error: result.Unjudged, Message: why}
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+			res.audit(auditRow{caller: p.Caller, path: res.Path, before: d.FileHash(), args: []byte(p.Tool)})
 			return res, nil
 		}
 		targets.AddAll(rs)
@@ -394,7 +397,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 		// fail: what it would change cannot be told, so it is refused (and
 		// audited as such), whatever the lines before it.
 		res.Outcome = Outcome{Error: result.Unjudged, Message: unplaced(p.Dialect, res.Unmatched[0])}
-		e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", "", time.Since(start), []byte(p.Tool))
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: d.FileHash(), args: []byte(p.Tool)})
 		return res, nil
 	}
 	session := p.SessionOr()
@@ -408,7 +411,7 @@ func (e *Env) Check(ctx context.Context, p CheckParams) (res CheckResult, err er
 	} else {
 		res.Message = fmt.Sprintf("%s: the change may proceed.", res.Path)
 	}
-	e.audit(ctx, p.Caller, res.Path, res.Outcome, d.FileHash(), "", v.Name, time.Since(start), []byte(p.Tool))
+	res.audit(auditRow{caller: p.Caller, path: res.Path, before: d.FileHash(), guard: v.Name, args: []byte(p.Tool)})
 	return res, nil
 }
 

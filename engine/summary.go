@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"time"
 	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/extract"
@@ -42,7 +41,6 @@ const defaultExcerpt = 2000
 // Summary answers sightline/summary. The excerpt lines were shown, so they
 // count as read.
 func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, err error) {
-	start := time.Now()
 	res = SummaryResult{Symbols: []extract.Symbol{}}
 	if p.TextDocument.URI == "" {
 		return res, result.Errorf(result.InvalidParams, "textDocument.uri is required")
@@ -54,12 +52,12 @@ func (e *Env) Summary(ctx context.Context, p SummaryParams) (res SummaryResult, 
 	if max == 0 {
 		max = defaultExcerpt
 	}
-	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, "", "", "", time.Since(start), nil)
-		}
-	}()
-	d, pl, err := e.admitDoc(withGrants(ctx), p.Caller, p.TextDocument.URI, false)
+	defer func() { res.audit(auditRow{caller: p.Caller, path: res.Path}) }()
+	pl, err := e.WS.PlaceURI(p.TextDocument.URI)
+	var d workspace.Doc
+	if err == nil {
+		d, err = e.admit(withGrants(ctx), p.Caller, pl, readAccess)
+	}
 	if err != nil {
 		res.Path = pl.Rel
 		res.Outcome, err = refusalOr(err)

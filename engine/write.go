@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
@@ -53,15 +52,11 @@ type WriteResult struct {
 // overwrite. Each goes through the same guard and apply path as hashline
 // edits; refusals are results with ok=false.
 func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err error) {
-	defer func() { e.annotate(&res) }()
-	start := time.Now()
 	ctx = withGrants(ctx)
 	session := p.SessionOr()
 	var before, guard string
 	defer func() {
-		if err == nil {
-			e.audit(ctx, p.Caller, res.Path, res.Outcome, before, res.FileHash, guard, time.Since(start), []byte(p.Mode))
-		}
+		res.audit(auditRow{caller: p.Caller, path: res.Path, before: before, after: res.FileHash, guard: guard, args: []byte(p.Mode)})
 	}()
 	res.Mode = p.Mode
 	if p.TextDocument.URI == "" {
@@ -101,7 +96,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			res.Outcome = Refusal(result.Errorf(result.Denied, "%s is outside the workspace (%s).", path, e.WS.Root()))
 			return res, nil
 		}
-		if err := e.admit(ctx, p.Caller, k, true); err != nil {
+		if _, err := e.admit(ctx, p.Caller, e.WS.Place(k), createAccess); err != nil {
 			res.Outcome, err = refusalOr(err)
 			return res, err
 		}
@@ -342,7 +337,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	}
 	// Every create passes the policy here, whichever front door it came
 	// through (a write, a patch adding a file); a call asks only once.
-	if err := e.admit(ctx, p.Caller, k, true); err != nil {
+	if _, err := e.admit(ctx, p.Caller, e.WS.Place(k), createAccess); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}

@@ -13,9 +13,6 @@ import (
 var Approvals = define(spec[engine.ApprovalsParams, engine.ApprovalsResult]{
 	method: "sightline/approvals",
 	writes: func(p engine.ApprovalsParams) bool { return p.Revoke != "" },
-	audit: func(p engine.ApprovalsParams) (engine.Caller, bool) {
-		return engine.Caller{Session: p.Session}, p.Revoke != ""
-	},
 	run: func(ctx context.Context, c *Call, p engine.ApprovalsParams) (engine.ApprovalsResult, error) {
 		return c.Env.Approvals(ctx, p)
 	},

@@ -89,14 +89,9 @@ type spec[P, R any] struct {
 	method string
 	// required: the params must be present (absent or null is -32602).
 	required bool
-	// audit says whether the envelope audits the call, and as whose. A
-	// call about a document audits its own verdicts (the admission step's
-	// first); a call on the session's state (a reset, a revocation) has
-	// none, and is audited here.
-	audit  func(P) (engine.Caller, bool)
-	writes func(P) bool
-	docs   func(P, func(string) (workspace.Key, error)) []string
-	run    func(context.Context, *Call, P) (R, error)
+	writes   func(P) bool
+	docs     func(P, func(string) (workspace.Key, error)) []string
+	run      func(context.Context, *Call, P) (R, error)
 	// text renders a result for an agent: the one rendering every door
 	// shows.
 	text func(*R) string
@@ -163,10 +158,10 @@ func define[P, R any](s spec[P, R]) *Def[P, R] {
 type enveloped interface{ Envelope() *engine.Outcome }
 
 // Run is the envelope around the operation, written once for all of them:
-// the run (whose admission step and audit are the engine's), the refusal
-// an agent-facing error becomes, the warnings every answer carries, the
-// audit of a call on the session's state, and the text when the caller
-// asks for it. Invalid params, cancellation and internal faults stay
+// the run (whose admission step is the engine's), the refusal an
+// agent-facing error becomes, the audit rows the run's outcome holds and
+// the warnings every answer carries (engine.Env.Finish), and the text when
+// the caller asks for it. Invalid params, cancellation and internal faults stay
 // errors, which each door answers in its own way.
 func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	start := time.Now()
@@ -186,12 +181,7 @@ func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 		r = d.Refused(err)
 	}
 	o := any(&r).(enveloped).Envelope()
-	c.Env.Annotate(o)
-	if d.spec.audit != nil {
-		if who, ok := d.spec.audit(p); ok {
-			c.Env.AuditCall(ctx, who, *o, time.Since(start))
-		}
-	}
+	c.Env.Finish(ctx, o, time.Since(start))
 	if rendered(p) {
 		o.Text = d.Text(r)
 	}

@@ -12,7 +12,6 @@ import (
 var Reset = define(spec[engine.ResetParams, engine.Outcome]{
 	method: "sightline/session/reset",
 	writes: func(engine.ResetParams) bool { return true },
-	audit:  func(p engine.ResetParams) (engine.Caller, bool) { return p.Caller, true },
 	run: func(ctx context.Context, c *Call, p engine.ResetParams) (engine.Outcome, error) {
 		if c.Disk {
 			// The documents the database holds, so that the reset reaches
