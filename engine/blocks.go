@@ -326,6 +326,8 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	var m editblock.Match
 	plan := func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 		var diag *editblock.Diagnostic
+		blk := blk
+		blk.Old, blk.New, _ = markless(d.Snap, blk.Old, blk.New)
 		m, diag = editblock.MatchBlock(d.Snap, blk, d.Snap.Dominant())
 		if diag != nil {
 			r.Diagnostic = &BlockDiagnostic{Kind: diag.Kind, Line: diag.Line}

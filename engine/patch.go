@@ -196,6 +196,7 @@ func patchPlanner(f patch.File, r *PatchFileResult) planner {
 		var plan hashline.Plan
 		var placed []patch.Placed
 		var fail *patch.Failure
+		f := marklessFile(d.Snap, f)
 		if r.merged {
 			plan, placed, _, fail = patch.MergePlan(d.Snap, f, d.Snap.Dominant())
 		} else {
@@ -235,6 +236,7 @@ func (e *Env) patchConflict(ctx context.Context, c Caller, f patch.File, k works
 	n := s.LineCount()
 	h := f.Hunks[r.Hunk-1]
 	center := r.Line
+	f = marklessFile(s, f)
 	_, placed, merged, fail := patch.MergePlan(s, f, s.Dominant())
 	if fail == nil && len(merged) > 0 {
 		for _, p := range placed {
