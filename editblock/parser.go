@@ -40,6 +40,10 @@ type Block struct {
 	Inherited bool
 	Old       []string // EDIT half, lines without terminators
 	New       []string // REPLACE half
+	// CRLF says every line of the REPLACE half ended with "\r\n": the
+	// terminator of a file the block creates (a change of a file takes the
+	// file's own).
+	CRLF bool
 	// Line is the 1-based line of the "<<<< EDIT" marker in the output.
 	Line int
 	// Words, when set, name the lines in diagnoses instead of the edit
@@ -126,7 +130,11 @@ type Parser struct {
 	line    []byte // the current line so far, when it continues in the next chunk
 	skip    bool   // the rest of the current line is ignored: its ">>>> EDIT END" prefix already ended a block
 	afterCR bool   // the last byte seen ended a line with '\r': a '\n' right after it belongs to it
-	lineNo  int    // lines completed so far
+	// term is the terminator of the line being completed: '\n', 'c'
+	// ("\r\n"), 'r' (a lone '\r') or 'u' ('\r' at the end of a chunk: the
+	// next chunk says which).
+	term   byte
+	lineNo int // lines completed so far
 
 	cand     []byte // the last non-blank, non-fence short line: the path candidate
 	hasCand  bool
@@ -154,6 +162,9 @@ type pending struct {
 	body        []byte // the contents of all its lines, back to back
 	ends        []int  // end offset in body of each line
 	nOld        int    // lines of the EDIT half
+	// notCRLF: a line of the REPLACE half ended otherwise than "\r\n";
+	// crWait: its last line ended with a '\r' at the end of a chunk.
+	notCRLF, crWait bool
 }
 
 // NewParser returns a ready parser.
@@ -170,7 +181,10 @@ func (p *Parser) Write(chunk []byte) []Block {
 		p.afterCR = false
 		if chunk[0] == '\n' {
 			chunk = chunk[1:]
+		} else if p.cur.crWait {
+			p.cur.notCRLF = true
 		}
+		p.cur.crWait = false
 	}
 	pos, lf := 0, -1 // lf: index of the next '\n' at or after pos, or len(chunk)
 	for pos < len(chunk) {
@@ -192,13 +206,17 @@ func (p *Parser) Write(chunk []byte) []Block {
 			break
 		}
 		next := end + 1
+		p.term = '\n'
 		if chunk[end] == '\r' {
+			p.term = 'r'
 			if next < len(chunk) {
 				if chunk[next] == '\n' {
 					next++
+					p.term = 'c'
 				}
 			} else {
 				p.afterCR = true
+				p.term = 'u'
 			}
 		}
 		p.complete(chunk[pos:end])
@@ -275,6 +293,7 @@ func (p *Parser) Close() *Partial {
 	// A last line without terminator: complete it. (It cannot finish a
 	// block: Write already ended blocks at an end marker without one.)
 	if !p.skip && len(p.line) > 0 {
+		p.term = 0
 		p.process(p.line)
 		p.lineNo++
 	}
@@ -385,6 +404,10 @@ func (p *Parser) note(c []byte) {
 // add appends a content line to the block being read. It is also a path
 // candidate, for a next "<<<< EDIT" that shows this block was malformed.
 func (p *Parser) add(c []byte) {
+	if p.st == readingNew {
+		p.cur.notCRLF = p.cur.notCRLF || p.term != 'c' && p.term != 'u'
+		p.cur.crWait = p.term == 'u'
+	}
 	p.cur.body = append(p.cur.body, c...)
 	p.cur.ends = append(p.cur.ends, len(p.cur.body))
 	p.note(c)
@@ -426,6 +449,7 @@ func (p *Parser) finish() {
 	}
 	text := string(p.cur.body) // one allocation for all the block's lines
 	b := Block{Index: p.cur.index, Path: p.cur.path, Inherited: p.cur.inherited, Line: p.cur.line}
+	b.CRLF = len(p.cur.ends) > p.cur.nOld && !p.cur.notCRLF
 	b.Old = make([]string, p.cur.nOld)
 	b.New = make([]string, len(p.cur.ends)-p.cur.nOld)
 	from := 0

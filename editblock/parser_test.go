@@ -276,3 +276,33 @@ func Parse(text string) Parsed {
 	part := p.Close()
 	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
 }
+
+// TestCRLFReplace: a block whose REPLACE lines all end with "\r\n" says so
+// (the terminator of a file it creates), however the output is cut into
+// chunks; one line ending otherwise, or a lone '\r', does not.
+func TestCRLFReplace(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"a.bat\r\n<<<<<<< SEARCH\r\n=======\r\n@echo off\r\nexit\r\n>>>>>>> REPLACE\r\n", true},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r\n>>>>>>> REPLACE\n", true},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\n>>>>>>> REPLACE\n", false},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\rexit\r\n>>>>>>> REPLACE\n", false},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r>>>>>>> REPLACE\n", false},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n", false},
+		{"a.bat\n<<<<<<< SEARCH\r\nx\r\n=======\ny\n>>>>>>> REPLACE\r\n", false},
+	} {
+		for size := 1; size <= len(tc.text); size++ {
+			p := NewParser()
+			var got []Block
+			for i := 0; i < len(tc.text); i += size {
+				got = append(got, p.Write([]byte(tc.text[i:min(i+size, len(tc.text))]))...)
+			}
+			p.Close()
+			if len(got) != 1 || got[0].CRLF != tc.want {
+				t.Fatalf("%q in chunks of %d: %+v, want CRLF=%v", tc.text, size, got, tc.want)
+			}
+		}
+	}
+}

@@ -81,6 +81,7 @@ func genOutput(t *rapid.T) rendered {
 			}
 		}
 		blk := Block{Index: i, Old: genHalf(t, "old"), New: genHalf(t, "new")}
+		blk.CRLF = term == "\r\n" && len(blk.New) > 0
 		if justEnded && rapid.IntRange(0, 3).Draw(t, "inherit") == 0 {
 			blk.Path, blk.Inherited = lastPath, true
 		} else {

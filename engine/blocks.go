@@ -395,9 +395,15 @@ func planOn(k workspace.Key, rel string, s *textdoc.Snapshot, plan planner) (wri
 
 func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Key, r BlockResult, fail func(error) BlockResult) BlockResult {
 	e := b.e
+	// The new file's lines end as the block's do: "\r\n" when every one
+	// of them did, else "\n".
+	eol := "\n"
+	if blk.CRLF {
+		eol = "\r\n"
+	}
 	var content string
 	for _, l := range blk.New {
-		content += l + "\n"
+		content += l + eol
 	}
 	if _, ok := b.files[k]; ok {
 		return fail(result.Errorf(result.Exists, "An earlier block already writes %s: a block with an empty EDIT half creates a file.", r.Path))
