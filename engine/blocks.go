@@ -317,7 +317,7 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		return fail(err)
 	}
 	r.Path = e.WS.Rel(k)
-	if blk.IsCreate() {
+	if blk.IsCreate() && !b.empty(k) {
 		return b.create(ctx, blk, k, r, fail)
 	}
 	if err := echoRefusal(blk.New, blk.Old); err != nil {
@@ -379,6 +379,18 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		r.done = fmt.Sprintf("Applied to %s at lines %d-%d.", r.Path, m.Start, m.End)
 	}
 	return r
+}
+
+// empty reports whether the block's file exists and is empty (or an
+// earlier block of the output left it so): a block with an empty EDIT half
+// fills it, as it would create it. An empty file has no lines to put in the
+// EDIT half; any other file that exists is refused by create.
+func (b *Blocks) empty(k workspace.Key) bool {
+	if f := b.files[k]; f != nil {
+		return f.next.Len() == 0
+	}
+	d, err := b.e.get(k)
+	return err == nil && d.Snap.Len() == 0
 }
 
 // planOn plans a block against a text no file holds yet.
