@@ -519,6 +519,23 @@ func runHistory(t *testing.T) []histRepo {
 	return repos
 }
 
+// firstDiff says where got first differs from the file before (the commit
+// changed it too, but an unchanged start narrows the search), as a line
+// number and that line's bytes.
+func firstDiff(got, before string) string {
+	n := 0
+	for n < len(got) && n < len(before) && got[n] == before[n] {
+		n++
+	}
+	line := strings.Count(got[:n], "\n") + 1
+	start := strings.LastIndexByte(got[:n], '\n') + 1
+	end := strings.IndexByte(got[n:], '\n')
+	if end < 0 {
+		end = len(got) - n
+	}
+	return fmt.Sprintf("  (the first line it differs from the file before: %d, %s)", line, clipWhy(fmt.Sprintf("%q", got[start:n+min(end+1, len(got)-n)])))
+}
+
 // diffBlobs says which files differ from the commit's blobs.
 func diffBlobs(got, before, want map[string]string) string {
 	var b strings.Builder
@@ -530,7 +547,7 @@ func diffBlobs(got, before, want map[string]string) string {
 		case id != "" && !ok:
 			fmt.Fprintf(&b, "%s: missing; ", name)
 		case id != "" && gitBlob(text) != id:
-			fmt.Fprintf(&b, "%s: %s, not %s (%s); ", name, gitBlob(text)[:12], id[:12], clipWhy(fmt.Sprintf("%q", text)))
+			fmt.Fprintf(&b, "%s: blob %s, not %s%s; ", name, gitBlob(text)[:12], id[:12], firstDiff(text, before[name]))
 		}
 	}
 	for name, text := range got {
