@@ -533,7 +533,7 @@ func firstDiff(got, before string) string {
 	if end < 0 {
 		end = len(got) - n
 	}
-	return fmt.Sprintf("  (the first line it differs from the file before: %d, %s)", line, clipWhy(fmt.Sprintf("%q", got[start:n+min(end+1, len(got)-n)])))
+	return fmt.Sprintf(" (the first line it differs from the file before: %d, %s)", line, clipWhy(fmt.Sprintf("%q", got[start:n+min(end+1, len(got)-n)])))
 }
 
 // diffBlobs says which files differ from the commit's blobs.
