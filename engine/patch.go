@@ -55,6 +55,9 @@ type PatchFileResult struct {
 	kind   string // the failed hunk's diagnosis
 	merged bool   // the merge plan is what gets written
 	done   string // the message once written
+	// placed says where V4A chunks whose lines occur at several places
+	// went (the first after the chunk before), for the message.
+	placed string
 }
 
 // PatchResult is the answer of sightline/applyPatch.
@@ -165,8 +168,8 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 	for i := range res.Files {
 		r := &res.Files[i]
 		r.Status = "applied"
-		if r.Message == "" || r.Message == "validated" {
-			r.Message = r.done
+		if r.Message == "" || r.Message == "validated" || r.Message == r.placed {
+			r.Message = strings.TrimSpace(r.done + " " + r.placed)
 		}
 	}
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied the patch to %d %s.", len(files), plural(len(files), "file", "files"))}
@@ -213,8 +216,45 @@ func patchPlanner(f patch.File, r *PatchFileResult) planner {
 		for i, pl := range placed {
 			targets[i] = ledger.Range{Start: pl.Start, End: pl.End}
 		}
+		r.placed = placedNote(placed)
 		return plan, targets, nil
 	}
+}
+
+// placedNote tells where the V4A chunks whose lines occur at several
+// places went: the format puts each at the first place after the chunk
+// before it, which another format would refuse as ambiguous, so the model
+// is told (the diff shows it too).
+func placedNote(placed []patch.Placed) string {
+	var b strings.Builder
+	shown, more := 0, 0
+	for _, p := range placed {
+		if p.Also == 0 {
+			continue
+		}
+		if shown == 3 {
+			more++
+			continue
+		}
+		if shown == 0 {
+			b.WriteString("V4A places a hunk at the first place its lines occur after the hunk and @@ lines before it: ")
+		} else {
+			b.WriteString("; ")
+		}
+		span := fmt.Sprintf("lines %d-%d", p.Start, p.End)
+		if p.Start == p.End {
+			span = fmt.Sprintf("line %d", p.Start)
+		}
+		fmt.Fprintf(&b, "hunk %d went to %s (its lines occur again at line %d)", p.Hunk+1, span, p.Also)
+		shown++
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "; and %d more %s", more, plural(more, "hunk", "hunks"))
+	}
+	if shown > 0 {
+		b.WriteString(". Check the diff; add an @@ line or context if a hunk was meant elsewhere.")
+	}
+	return b.String()
 }
 
 // conflictKind reports whether a hunk failed because the file does not hold

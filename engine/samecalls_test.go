@@ -215,6 +215,9 @@ func TestManyEditsOfOneLine(t *testing.T) {
 		t.Run("read "+readFirst, func(t *testing.T) {
 			both(t, func(t *testing.T, c *calls) {
 				lines := 200000
+				if raceOn {
+					lines = 20000
+				}
 				if c.env == nil {
 					lines = 2000
 				}

@@ -44,6 +44,9 @@ func TestSimulatedAgentNeverEditsTheWrongLine(t *testing.T) {
 	if testing.Short() {
 		steps = 800
 	}
+	if raceOn {
+		steps = 200
+	}
 	for _, style := range []string{keepShown, renumber, firstRead} {
 		var landed, refused, wrong int
 		for seed := uint64(1); seed <= 3; seed++ {

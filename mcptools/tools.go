@@ -1,6 +1,7 @@
 // Package mcptools is sightline's MCP server: the agent tools of the
 // operation table (package ops; PROTOCOL section 9) over the official Go
-// SDK, each with the schema inferred from its input type. The tools run the
+// SDK, each with the schema inferred from its input type, the ones the table
+// offers at this door (ops.Tool.OfferedAt). The tools run the
 // same operations as the CLI and the language server, through package
 // route: on a running language server of the workspace when there is one,
 // else on disk. Answers are the operations' text; refusals are tool errors
@@ -17,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/route"
@@ -53,7 +55,7 @@ func New(o Options) *mcp.Server {
 		t.session = "default"
 	}
 	for _, op := range ops.Table() {
-		if op.Tool != nil {
+		if op.Tool != nil && op.Tool.OfferedAt("mcp") {
 			s.AddTool(&mcp.Tool{Name: op.Tool.Name, Title: op.Tool.Title, Description: op.Tool.Description,
 				InputSchema: op.Tool.Schema(), Annotations: annotations(op.Tool)}, t.handler(op.Tool))
 		}
@@ -88,15 +90,11 @@ func (t *tools) sessionOf() string {
 	return t.session
 }
 
-func ptr[T any](v T) *T { return &v }
-
-// annotations say truthfully what a tool does to the files: reads only
-// record what the model was shown (sightline's own ledger), never a file.
+// annotations say truthfully what a tool does to the files (ops.Tool.Annotations).
 func annotations(t *ops.Tool) *mcp.ToolAnnotations {
-	if t.ReadOnly {
-		return &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)}
-	}
-	return &mcp.ToolAnnotations{Title: t.Title, DestructiveHint: ptr(true), OpenWorldHint: ptr(false)}
+	a := t.Annotations()
+	return &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &a.Destructive,
+		IdempotentHint: a.Idempotent, OpenWorldHint: &a.OpenWorld}
 }
 
 // handler runs a tool's operation and answers its text: a refusal is a
@@ -105,7 +103,7 @@ func annotations(t *ops.Tool) *mcp.ToolAnnotations {
 func (t *tools) handler(tl *ops.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var b strings.Builder
-		p, err := tl.Params(req.Params.Arguments, t.sessionOf(), t.key)
+		p, err := tl.Params(req.Params.Arguments, engine.Caller{Session: t.sessionOf(), Agent: "mcp"}, t.key)
 		var res any
 		if err == nil {
 			res, err = t.b.Call(ctx, tl.Op(), p)

@@ -48,8 +48,8 @@ the new lines
 aider's SEARCH/REPLACE blocks (path line, <<<<<<< SEARCH, old lines, =======, new lines, >>>>>>> REPLACE) work the same way. A block whose file cannot be told is skipped and nothing is written.
 The EDIT half must occur exactly once in the file (whitespace inside lines counts); an empty EDIT half creates a new file. Blocks apply in order, each to the file as the earlier ones left it. Paths are relative to the workspace root.
 A failed block says why: not_found, whitespace_mismatch or near_match (with the line to look at), ambiguous. The edited lines must have been read (the guard refusals of sightline_edit apply).`,
-		false, func(in blocksIn, session string, _ func(string) workspace.Key) (engine.BlocksParams, error) {
-			return engine.BlocksParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Text, DryRun: in.DryRun}, nil
+		false, func(in blocksIn, caller engine.Caller, _ func(string) workspace.Key) (engine.BlocksParams, error) {
+			return engine.BlocksParams{Caller: as(caller, in.Session), Text: in.Text, DryRun: in.DryRun}, nil
 		}, nil),
 })
 

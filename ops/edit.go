@@ -60,9 +60,9 @@ var Edit = define(spec[engine.EditParams, engine.EditResult]{
 All refs of one call name lines of the file as you read it (the edits apply bottom to top, so earlier edits do not shift later refs).
 The answer shows the diff and the edited region with fresh refs: use those for the next edit, no re-read needed.
 `+refusalsHelp,
-		false, func(in editIn, session string, key func(string) workspace.Key) (engine.EditParams, error) {
+		false, func(in editIn, caller engine.Caller, key func(string) workspace.Key) (engine.EditParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return engine.EditParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc,
+			return engine.EditParams{Caller: as(caller, in.Session), TextDocument: doc,
 				Edits: in.Edits, FileHash: in.FileHash, DryRun: in.DryRun}, err
 		}, func(s *jsonschema.Schema) {
 			// The edits pass through to the engine as they were written (it

@@ -37,8 +37,8 @@ var Files = define(spec[engine.FilesParams, engine.FilesResult]{
 	},
 	tool: tool("sightline_files", "List the workspace's files",
 		`List the workspace's files (.gitignore respected; denied paths left out): path, size, tags (code, test, doc, config, generated), whether the file is sensitive (reading it needs the user's approval), and what this session has read of it (never_read, partial_read, fully_read, stale, model_authored). Optional globs narrow the list ("*.go", "src/**"). Use it to find files before reading them.`,
-		true, func(in filesIn, session string, _ func(string) workspace.Key) (engine.FilesParams, error) {
-			return engine.FilesParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Globs: in.Globs}, nil
+		true, func(in filesIn, caller engine.Caller, _ func(string) workspace.Key) (engine.FilesParams, error) {
+			return engine.FilesParams{Caller: as(caller, in.Session), Globs: in.Globs}, nil
 		}, nil),
 })
 

@@ -47,8 +47,8 @@ var History = define(spec[engine.HistoryParams, engine.HistoryResult]{
 	},
 	tool: tool("sightline_history", "A file's recorded versions",
 		`The versions of a file that sightline recorded (every write through sightline stores the text before and after): id, time, file hash, size, and which session and method wrote it. Use it to see what changed; the CLI's sightline diff and rollback work with these ids.`,
-		true, func(in pathIn, session string, key func(string) workspace.Key) (engine.HistoryParams, error) {
+		true, func(in pathIn, caller engine.Caller, key func(string) workspace.Key) (engine.HistoryParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return engine.HistoryParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
+			return engine.HistoryParams{Caller: as(caller, in.Session), TextDocument: doc}, err
 		}, nil),
 })

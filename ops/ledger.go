@@ -51,8 +51,8 @@ var Ledger = define(spec[engine.LedgerParams, engine.LedgerResult]{
 	},
 	tool: tool("sightline_ledger", "What you have read",
 		`Show what your session has read, written and what went stale (changed by someone else since you read it), per file, as line ranges; "unread" lists what you have not seen. With path, one file; without, every file the session touched. Use it to plan which ranges to read before editing.`,
-		true, func(in ledgerIn, session string, key func(string) workspace.Key) (engine.LedgerParams, error) {
-			p := engine.LedgerParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}}
+		true, func(in ledgerIn, caller engine.Caller, key func(string) workspace.Key) (engine.LedgerParams, error) {
+			p := engine.LedgerParams{Caller: as(caller, in.Session)}
 			if in.Path != "" {
 				doc, err := toolDoc(in.Path, key)
 				p.TextDocument = &doc

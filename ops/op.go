@@ -3,16 +3,28 @@
 // engine, its text for agents, its agent tool), and the one envelope that
 // every door serves it through. The doors are derived from the table: the
 // language server and the bridge serve its methods, package route routes
-// its calls, the CLI maps flags to its params and the MCP server registers
-// its tools. Adding an operation is one file here plus its section in
-// docs/protocol.md.
+// its calls, the MCP server registers its tools, and the editors' agent
+// tools are those of the tools.json files generated from it (ToolsJSON),
+// which call the methods with the tools' arguments (ToolCall).
+//
+// Adding an agent-facing operation touches: the engine's feature and its
+// test; the operation's file here and its line in Table; its section in
+// docs/protocol.md (and its row in the tools table there, and in the
+// README's list of tools); a row in each table test (server/ and
+// cmd/sightline/, which fail without one); the CLI's command (its flags,
+// cmd/sightline/<op>.go, and its line in main.go). Then `go generate ./ops`
+// and, in editors/vscode, `npm run tools` write what the editors derive
+// (their tools.json, package.json's languageModelTools); TestToolsJSON and
+// the extension's unit tests fail while those are stale.
 package ops
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -236,11 +248,37 @@ func (o *Op) ServeApart(ctx context.Context, c *Call, raw json.RawMessage, apart
 }
 
 func (o *Op) serve(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
-	p, err := o.decode(raw)
+	p, err := o.params(c, raw)
 	if err != nil {
 		return nil, err
 	}
 	return o.run(ctx, c, p)
+}
+
+// ToolCall is the params of an operation's method when an editor calls it
+// as its agent tool: the tool's arguments as the model wrote them (what
+// the MCP door's tools/call carries), and the caller, whose session is
+// the default of a call whose arguments name none. The editors' agent
+// tools send it, so that they spell out no operation's params: the tool
+// turns its arguments into them here, as at the MCP door.
+type ToolCall struct {
+	Arguments json.RawMessage `json:"arguments"`
+	engine.Caller
+}
+
+// params decodes a call's params: the operation's own, or a ToolCall.
+func (o *Op) params(c *Call, raw json.RawMessage) (any, error) {
+	if !bytes.Contains(raw, []byte(`"arguments"`)) {
+		return o.decode(raw)
+	}
+	var tc ToolCall
+	if err := json.Unmarshal(raw, &tc); err != nil || len(tc.Arguments) == 0 {
+		return o.decode(raw) // not a tool call: the params' decoding says what is wrong
+	}
+	if o.Tool == nil {
+		return nil, result.Errorf(result.InvalidParams, "%s is no agent tool: its params are its own, not a tool's arguments", o.Method)
+	}
+	return o.Tool.Params(tc.Arguments, tc.Caller, c.Env.WS.KeyOf)
 }
 
 // The operation with its types erased, for a door that holds params and
@@ -312,20 +350,37 @@ func rendered(p any) bool {
 }
 
 // Tool is an operation's agent tool: its name, what the model reads about
-// it, and its input, whose schema is inferred from the input type.
+// it, and its input, whose schema is inferred from the input type. Every
+// agent-facing door offers it (Doors) but those NotAt names; the editors
+// learn the tools from the tools.json files generated from the table
+// (ops/gen).
 type Tool struct {
 	Name, Title, Description string
 	// ReadOnly: the tool changes no file (a read records what the model was
 	// shown, in sightline's own ledger).
 	ReadOnly bool
+	// NotAt are the doors (of Doors) that do not offer the tool, each with
+	// the reason, which tools.json carries to the reader.
+	NotAt map[string]string
 	// schema infers the input's JSON schema on first use: a process that
 	// serves no agent tool (every CLI call) does not pay for it at start.
 	schema func() *jsonschema.Schema
 	// Params turns the tool's arguments into the operation's params:
-	// session is the session of a call that names none, key turns a path
-	// into a document URI.
-	Params func(args json.RawMessage, session string, key func(string) workspace.Key) (any, error)
+	// caller is the door's (its session is that of a call that names none),
+	// key turns a path into a document URI.
+	Params func(args json.RawMessage, caller engine.Caller, key func(string) workspace.Key) (any, error)
 	op     *Op
+}
+
+// Doors are the doors that offer the agent tools: the MCP server, the
+// VS Code extension's language model tools, the Neovim plugin's tools for
+// its agent plugins (CodeCompanion, avante).
+var Doors = []string{"mcp", "vscode", "neovim"}
+
+// OfferedAt reports whether a door offers the tool.
+func (t *Tool) OfferedAt(door string) bool {
+	_, not := t.NotAt[door]
+	return slices.Contains(Doors, door) && !not
 }
 
 // Op is the operation the tool calls.
@@ -334,9 +389,26 @@ func (t *Tool) Op() *Op { return t.op }
 // Schema is the input's JSON schema, inferred from its type.
 func (t *Tool) Schema() *jsonschema.Schema { return t.schema() }
 
+// Annotations are what a tool says of its effects, in MCP's words: a read
+// only records what the model was shown (sightline's own ledger), never a
+// file, and gives the same answer again; a write may change or remove what
+// a file held, and is not idempotent (an append appends again). No tool
+// reaches outside the workspace.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// Annotations are the tool's.
+func (t *Tool) Annotations() Annotations {
+	return Annotations{ReadOnly: t.ReadOnly, Destructive: !t.ReadOnly, Idempotent: t.ReadOnly}
+}
+
 // tool declares an agent tool whose input is In, converted to the params
 // by conv.
-func tool[In, P any](name, title, description string, readOnly bool, conv func(In, string, func(string) workspace.Key) (P, error), tune func(*jsonschema.Schema)) *Tool {
+func tool[In, P any](name, title, description string, readOnly bool, conv func(In, engine.Caller, func(string) workspace.Key) (P, error), tune func(*jsonschema.Schema)) *Tool {
 	schema := sync.OnceValue(func() *jsonschema.Schema {
 		s, err := jsonschema.For[In](nil)
 		if err != nil {
@@ -348,16 +420,79 @@ func tool[In, P any](name, title, description string, readOnly bool, conv func(I
 		return s
 	})
 	return &Tool{Name: name, Title: title, Description: description, ReadOnly: readOnly, schema: schema,
-		Params: func(raw json.RawMessage, session string, key func(string) workspace.Key) (any, error) {
+		Params: func(raw json.RawMessage, caller engine.Caller, key func(string) workspace.Key) (any, error) {
 			var in In
 			if len(raw) == 0 || string(raw) == "null" {
 				raw = json.RawMessage("{}")
 			}
-			if err := json.Unmarshal(raw, &in); err != nil {
+			if err := json.Unmarshal(loose(raw, schema()), &in); err != nil {
 				return nil, result.Errorf(result.InvalidParams, "invalid arguments for %s: %v. See the tool's input schema.", name, err)
 			}
-			return conv(in, session, key)
+			return conv(in, caller, key)
 		}}
+}
+
+// loose reads a tool's arguments as models write them, by the schema: the
+// object as a JSON string; a number or true/false in a string where the
+// schema wants one; an array or object as a JSON string; one object where
+// it wants an array of them. Anything else is left for the decoding to
+// refuse.
+func loose(raw json.RawMessage, s *jsonschema.Schema) json.RawMessage {
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '"' {
+		var str string
+		if json.Unmarshal(t, &str) == nil && strings.HasPrefix(strings.TrimSpace(str), "{") && json.Valid([]byte(str)) {
+			raw = json.RawMessage(str)
+		}
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return raw
+	}
+	changed := false
+	for name, v := range args {
+		p := s.Properties[name]
+		v = bytes.TrimSpace(v)
+		if p == nil || len(v) == 0 {
+			continue
+		}
+		var str string
+		isString := v[0] == '"' && json.Unmarshal(v, &str) == nil
+		str = strings.TrimSpace(str)
+		var fixed json.RawMessage
+		switch {
+		case isString && p.Type == "integer":
+			if _, err := strconv.Atoi(str); err == nil {
+				fixed = json.RawMessage(str)
+			}
+		case isString && p.Type == "boolean":
+			if str == "true" || str == "false" {
+				fixed = json.RawMessage(str)
+			}
+		case isString && (p.Type == "array" && strings.HasPrefix(str, "[") || (p.Type == "array" || p.Type == "object") && strings.HasPrefix(str, "{")):
+			if json.Valid([]byte(str)) {
+				fixed = json.RawMessage(str)
+			}
+		}
+		if p.Type == "array" {
+			if fixed != nil {
+				v = fixed
+			}
+			if v[0] == '{' {
+				fixed = append(append(json.RawMessage("["), v...), ']')
+			}
+		}
+		if fixed != nil {
+			args[name], changed = fixed, true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 func invalid(msg string) error { return result.Errorf(result.InvalidParams, "%s", msg) }

@@ -58,9 +58,9 @@ var ApplyPatch = define(spec[engine.PatchParams, engine.PatchResult]{
 	},
 	tool: tool("sightline_apply_patch", "Apply a unified diff or a V4A patch",
 		`Apply a patch: a unified diff as git diff writes it (--- a/file, +++ b/file, @@ hunks; many files, new and deleted files, renames), aider's udiff (@@ ... @@ without line numbers), or a V4A patch (*** Begin Patch, *** Update File: path, @@ context lines, -/+/space lines, *** Add File:, *** Delete File:, *** Move to:, *** End Patch). Paths are relative to the workspace root.
-Hunks apply in file order; each hunk's context and removed lines must occur exactly where it goes (a @@ line number only chooses among identical exact places; a hunk that matches twice otherwise is ambiguous_match: add context). Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
-		false, func(in patchIn, session string, _ func(string) workspace.Key) (engine.PatchParams, error) {
-			return engine.PatchParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, Text: in.Patch, DryRun: in.DryRun}, nil
+Hunks apply in file order; each hunk's context and removed lines must occur exactly where it goes. A V4A hunk goes to the first place its lines occur after the hunk before it (and after its @@ lines, each the first matching line from there), as Codex's apply_patch places it; the answer names a hunk whose lines also occur further on. In a unified diff a @@ line number only chooses among identical exact places; a hunk that matches twice otherwise is ambiguous_match: add context. Whitespace mismatches and near matches are diagnosed with the hunk and line, never applied. The lines a hunk touches must have been read (unread_range / stale_range as for sightline_edit). All files or none: if one does not apply, nothing is written.`,
+		false, func(in patchIn, caller engine.Caller, _ func(string) workspace.Key) (engine.PatchParams, error) {
+			return engine.PatchParams{Caller: as(caller, in.Session), Text: in.Patch, DryRun: in.DryRun}, nil
 		}, nil),
 })
 

@@ -50,9 +50,9 @@ var Read = define(spec[engine.ReadParams, engine.ReadResult]{
 		`Read a file, or lines start..end of it, as "LINE:HASH|content" lines: the LINE:HASH prefix is the ref you pass to sightline_edit, the text after "|" is the line itself.
 Read only what you need: a range of a large file is cheaper than all of it. Long reads are cut at a character budget; a notice then says which lines were cut, what they contain, and the range to read next.
 Every line shown counts as read in your session's ledger; edits may only change lines you have read in their current form.`,
-		true, func(in readIn, session string, key func(string) workspace.Key) (engine.ReadParams, error) {
+		true, func(in readIn, caller engine.Caller, key func(string) workspace.Key) (engine.ReadParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			p := engine.ReadParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}
+			p := engine.ReadParams{Caller: as(caller, in.Session), TextDocument: doc}
 			if in.Start > 0 || in.End > 0 {
 				r := ledger.Range{Start: max(in.Start, 1), End: in.End}
 				if r.End == 0 {

@@ -53,9 +53,9 @@ var Summary = define(spec[engine.SummaryParams, engine.SummaryResult]{
 	},
 	tool: tool("sightline_summary", "Outline of a file",
 		`Outline a file cheaply: its declarations (functions, types, classes) with their line ranges and signatures, plus its first lines annotated (those count as read). Use it on a large file to find the range to sightline_read.`,
-		true, func(in pathIn, session string, key func(string) workspace.Key) (engine.SummaryParams, error) {
+		true, func(in pathIn, caller engine.Caller, key func(string) workspace.Key) (engine.SummaryParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return engine.SummaryParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc}, err
+			return engine.SummaryParams{Caller: as(caller, in.Session), TextDocument: doc}, err
 		}, nil),
 })
 

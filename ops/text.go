@@ -81,12 +81,14 @@ func expanded(b *strings.Builder, g engine.GuardRefusal) {
 	}
 }
 
-// sessionOr is the session of a tool call: its own, else the door's.
-func sessionOr(s, def string) string {
-	if s == "" {
-		return def
+// as is the caller of a tool call: the door's (its session the default of
+// a call that names none, its agent, whether it asks for the text), in the
+// call's own session when it names one.
+func as(door engine.Caller, session string) engine.Caller {
+	if session != "" {
+		door.Session = session
 	}
-	return s
+	return door
 }
 
 // toolDoc turns a tool path into a document; a missing path is invalid.

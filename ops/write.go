@@ -48,9 +48,9 @@ var Write = define(spec[engine.WriteParams, engine.WriteResult]{
 - append: add content after the last line.
 - overwrite: replace the whole file; you must have read all of it (or created it).
 Guarded like sightline_edit: the lines you replace must have been read. expected_version (a file hash from a read) makes the write refuse with file_changed if the file changed.`,
-		false, func(in writeIn, session string, key func(string) workspace.Key) (engine.WriteParams, error) {
+		false, func(in writeIn, caller engine.Caller, key func(string) workspace.Key) (engine.WriteParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			return engine.WriteParams{Caller: engine.Caller{Session: sessionOr(in.Session, session), Agent: "mcp"}, TextDocument: doc,
+			return engine.WriteParams{Caller: as(caller, in.Session), TextDocument: doc,
 				Mode: in.Mode, Content: in.Content, OldText: in.OldText, ExpectedVersion: in.ExpectedVersion, DryRun: in.DryRun}, err
 		}, func(s *jsonschema.Schema) {
 			s.Properties["mode"].Enum = []any{"create", "edit", "append", "overwrite"}

@@ -3,6 +3,7 @@ package patch
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -19,13 +20,18 @@ type Placed struct {
 	Hunk       int // index in File.Hunks
 	Splice     hashline.Splice
 	Start, End int // 1-based inclusive lines matched
+	// Also is, for a V4A hunk placed at the first of several places its
+	// lines occur after the hunk before it, the 1-based first line of the
+	// next such place (0 when there is none): the answer says where the
+	// hunk went.
+	Also int
 }
 
 // Failure says why a hunk does not apply, in words a model can act on.
 type Failure struct {
 	Hunk int
 	// Kind is an edit-block diagnosis kind (whitespace_mismatch, near_match,
-	// not_found, ambiguous) or "overlap" or "invalid".
+	// not_found, ambiguous) or "overlap", "invalid" or "too_large".
 	Kind string
 	Line int // the closest or first matching line of the text, 0 if none
 	Err  *result.Error
@@ -34,21 +40,23 @@ type Failure struct {
 // Plan matches every hunk of f against src, the file's current text, and
 // returns the plan of the whole file patch in src's coordinates, or the
 // first hunk that does not apply. Hunks are placed in order, each after the
-// previous one's lines and its V4A anchors; a hunk's old lines (context and
-// removed) must occur there exactly, at one place, or at several of which
-// the unified header's line number (shifted as the earlier hunks were)
-// names one. A line number only chooses among exact places: it never makes
-// an inexact match apply. dominant is the file's line terminator for new
-// lines.
+// previous one's lines and its @@ lines (V4A anchors, each the first line
+// from there that is its text exactly, else but for whitespace around it).
+// A hunk's old lines (context and removed) must occur there exactly. A V4A
+// chunk (f.V4A) goes to the first such place, as the format defines;
+// another hunk to its only place, or among several to the one the unified
+// header's line number (shifted as the earlier hunks were) names. A line
+// number only chooses among exact places: it never makes an inexact match
+// apply. dominant is the file's line terminator for new lines.
 func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed, *Failure) {
 	var placed []Placed
-	var idx *lineIndex
-	if len(f.Hunks) > 1 || len(f.Hunks) == 1 && f.Hunks[0].OldStart > 0 {
-		idx = newLineIndex(src, f)
+	pl := &placer{src: src, f: f, dominant: dominant}
+	if f.V4A || len(f.Hunks) > 1 || len(f.Hunks) == 1 && f.Hunks[0].OldStart > 0 {
+		pl.idx = newLineIndex(src, f)
 	}
 	floor, offset := 0, 0
 	for i, h := range f.Hunks {
-		p, fail := placeHunkIndexed(src, idx, f, i, h, dominant, floor, offset)
+		p, fail := pl.place(i, h, floor, offset)
 		if fail != nil {
 			return hashline.Plan{}, nil, fail
 		}
@@ -66,35 +74,95 @@ func Plan(src hashline.Source, f File, dominant string) (hashline.Plan, []Placed
 		}
 		placed = append(placed, p)
 	}
-	slices.SortFunc(placed, func(a, b Placed) int { return cmp.Compare(a.Splice.Start, b.Splice.Start) })
-	for i := 1; i < len(placed); i++ {
-		a, b := placed[i-1], placed[i]
+	slices.SortFunc(placed, func(a, b Placed) int {
+		return cmp.Or(cmp.Compare(a.Splice.Start, b.Splice.Start), cmp.Compare(a.Hunk, b.Hunk))
+	})
+	splices := make([]hashline.Splice, 0, len(placed))
+	var targets []hashline.LineRange
+	for i, p := range placed {
+		targets = append(targets, hashline.LineRange{Start: p.Start, End: p.End})
+		if i == 0 {
+			splices = append(splices, p.Splice)
+			continue
+		}
+		a, b := placed[i-1], p
+		if touching(f, a, b) {
+			// One splice: the lines the first adds, then the second's.
+			last := &splices[len(splices)-1]
+			last.Old = b.Splice.Old
+			last.New = append(slices.Clip(last.New), b.Splice.New...)
+			continue
+		}
 		if a.Splice.Start+a.Splice.Old > b.Splice.Start || a.Splice.Start == b.Splice.Start {
 			first, second := min(a.Hunk, b.Hunk), max(a.Hunk, b.Hunk)
 			return hashline.Plan{}, nil, &Failure{Hunk: second, Kind: "overlap", Line: b.Start, Err: result.Errorf(result.Overlap,
 				"Hunks %d and %d of %s change overlapping lines (%d-%d and %d-%d): merge them into one hunk.", first+1, second+1, f.Path, a.Start, a.End, b.Start, b.End)}
 		}
-	}
-	splices := make([]hashline.Splice, len(placed))
-	var targets []hashline.LineRange
-	for i, p := range placed {
-		splices[i] = p.Splice
-		targets = append(targets, hashline.LineRange{Start: p.Start, End: p.End})
+		splices = append(splices, p.Splice)
 	}
 	return hashline.NewPlan(src.LineCount(), splices, targets), placed, nil
 }
 
-// placeHunk matches one hunk.
-func placeHunk(src hashline.Source, f File, i int, h Hunk, dominant string) (Placed, *Failure) {
-	return placeHunkIndexed(src, nil, f, i, h, dominant, 0, 0)
+// touching reports whether V4A chunks a and b (a first in the file and in
+// the patch) meet without overlapping: a's lines end where b's begin, and
+// a only adds lines there, so both splices start at that line. Codex
+// applies both, a's added lines first; so does Plan, as one splice.
+func touching(f File, a, b Placed) bool {
+	return f.V4A && a.Hunk < b.Hunk && a.Splice.Start == b.Splice.Start && a.Splice.Old == 0 &&
+		len(f.Hunks[a.Hunk].Old) > 0 && len(f.Hunks[b.Hunk].Old) > 0 && a.End < b.Start
 }
 
-// placeHunkIndexed matches one hunk at or after line floor (0-based),
-// finding its exact place through idx when it has one — its only one, or
-// among several the one nearest its header's line shifted by offset (the
-// matcher then plans the splice over just those lines); otherwise, or
-// without idx, the matcher searches and diagnoses as always.
-func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk, dominant string, floor, offset int) (Placed, *Failure) {
+// placer places the hunks of one file patch in a text.
+type placer struct {
+	src      hashline.Source
+	f        File
+	dominant string
+	// idx finds the exact places of the hunks' lines (nil: the matcher
+	// searches).
+	idx *lineIndex
+	// sk is the ordered seek over the text's lines (V4A chunks, @@ lines),
+	// made when first needed.
+	sk *codexSeeker
+}
+
+// seeker is the ordered seek over the text's lines as the matcher compares
+// them (the byte-order mark off the first).
+func (pl *placer) seeker() *codexSeeker {
+	if pl.sk == nil {
+		n := pl.src.LineCount()
+		ls := make([]string, n)
+		if seq, ok := pl.src.(interface {
+			Lines(from, to int) iter.Seq2[int, lines.Line]
+		}); ok && n > 0 {
+			for i, l := range seq.Lines(0, n) {
+				ls[i] = l.Content
+			}
+		} else {
+			for i := range n {
+				ls[i] = pl.src.Line(i).Content
+			}
+		}
+		if n > 0 {
+			_, ls[0] = hashline.StripBOM(ls[0])
+		}
+		pl.sk = newCodexSeeker(ls)
+	}
+	return pl.sk
+}
+
+// tooLarge is the failure of a placement that ran out of its budget.
+func tooLarge(i int) *Failure {
+	return &Failure{Hunk: i, Kind: "too_large", Err: result.Errorf(result.InvalidEdit, "The patch is too large to place its hunks in this file: send it in smaller patches.")}
+}
+
+// place matches hunk i at or after line floor (0-based), finding its exact
+// place through the ordered seek for a V4A chunk, else through idx when it
+// has one — its only one, or among several the one nearest its header's
+// line shifted by offset (the matcher then plans the splice over just
+// those lines); otherwise, or without idx, the matcher searches and
+// diagnoses as always.
+func (pl *placer) place(i int, h Hunk, floor, offset int) (Placed, *Failure) {
+	src, f, dominant := pl.src, pl.f, pl.dominant
 	where := fmt.Sprintf("hunk %d (patch line %d)", i+1, h.Line)
 	if len(h.Old) == 0 && src.LineCount() > 0 {
 		return addOnly(src, i, h, where, dominant)
@@ -103,27 +171,42 @@ func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk
 	// last anchor on.
 	from := floor
 	for _, a := range h.Anchors {
-		at := findAnchor(src, a, from)
-		if at < 0 {
+		at, ok, over := pl.seeker().seek([]string{a}, from, false, anchorPasses)
+		if over {
+			return Placed{}, tooLarge(i)
+		}
+		if !ok {
 			return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch,
-				"The @@ line %q of %s is not in the file after line %d: it must repeat a line of the file exactly.", a, where, from)}
+				"The @@ line %q of %s is not in the file%s: it must repeat a line of the file.", strings.TrimSpace(a), where, lineOn(from))}
 		}
 		from = at + 1
 	}
 	// The matcher sees the file with the lines before from hidden, so that
 	// it matches and diagnoses only after them, in the file's own line
-	// numbers; or just the one exact place idx chose.
+	// numbers; or just the one exact place the ordered seek or idx chose.
 	view, base := hashline.Source(src), 0
 	if from > 0 {
 		view = hiddenSource{src, from}
 	}
-	if at, ok := idx.choose(h.Old, from, h.OldStart-1+offset, h.OldStart > 0); ok {
+	also, sought := 0, -1
+	if f.V4A {
+		at, fail := pl.seekV4A(i, h, where, from)
+		if fail != nil {
+			return Placed{}, fail
+		}
+		if sought = at; at >= 0 {
+			view, base = windowSource{src, at, len(h.Old)}, at
+			if next := pl.idx.other(h.Old, from, at); next >= 0 {
+				also = next + 1
+			}
+		}
+	} else if at, ok := pl.idx.choose(h.Old, from, h.OldStart-1+offset, h.OldStart > 0); ok {
 		view, base = windowSource{src, at, len(h.Old)}, at
 	}
 	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line, Words: editblock.HunkWords(i + 1)}
 	m, d := editblock.MatchBlock(view, b, dominant)
 	if d != nil {
-		if from > 0 && d.Kind == editblock.KindNotFound {
+		if from > 0 && d.Kind == editblock.KindNotFound && !f.V4A {
 			if whole, d2 := editblock.MatchBlock(src, b, dominant); d2 == nil {
 				return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: whole.Start, Err: result.Errorf(result.NoMatch,
 					"%s matches %s, but a hunk applies after the lines of the hunks and @@ lines before it (line %d on): put the hunks in the order of the file.", capital(where), lineSpan(whole.Start, whole.End), from+1)}
@@ -137,19 +220,70 @@ func placeHunkIndexed(src hashline.Source, idx *lineIndex, f File, i int, h Hunk
 	}
 	if m.NoOp {
 		if h.OldNoEOL == h.NewNoEOL {
-			return Placed{Hunk: i}, nil
+			if !f.V4A {
+				return Placed{Hunk: i}, nil
+			}
+			// A V4A chunk that changes nothing is still sought, and moves
+			// the chunks after it past its lines.
+			if sought < 0 {
+				return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Err: result.Errorf(result.NoMatch,
+					"The lines of %s are not in the file%s.", where, lineOn(from))}
+			}
+			return Placed{Hunk: i, Start: sought + 1, End: sought + len(h.Old)}, nil
 		}
 		return eolOnly(src, f, i, h, where, dominant)
 	}
 	sp := m.Splice
 	sp.Start += base
-	p := Placed{Hunk: i, Splice: sp, Start: m.Start + base, End: m.End + base}
+	p := Placed{Hunk: i, Splice: sp, Start: m.Start + base, End: m.End + base, Also: also}
 	if h.EOF && p.End != src.LineCount() && !(p.End == src.LineCount()-1 && remainder(src)) {
 		return Placed{}, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: p.Start, Err: result.Errorf(result.NoMatch,
 			"%s is marked *** End of File but its lines end at line %d of %d.", capital(where), p.End, src.LineCount())}
 	}
 	fixNoEOL(src, &p, h, dominant)
 	return p, nil
+}
+
+// seekV4A finds a V4A chunk's place by the format's rule: the first place
+// at or after from (the end of the chunk before it, or its last @@ line)
+// where its old lines are the file's lines exactly; for a chunk marked
+// *** End of File, the place that ends the file (before or after its
+// empty rest after a final line break). It returns the 0-based line, or
+// -1 to have the matcher diagnose a hunk the file does not hold exactly
+// anywhere (whitespace, near matches), or the failure of a hunk whose
+// lines are in the file but not where the rule looks.
+func (pl *placer) seekV4A(i int, h Hunk, where string, from int) (int, *Failure) {
+	if len(h.Old) == 0 {
+		return -1, nil // an empty file: the matcher says so
+	}
+	sk := pl.seeker()
+	n, k := pl.src.LineCount(), len(h.Old)
+	start := from
+	if h.EOF {
+		end := n - k
+		if remainder(pl.src) {
+			end--
+		}
+		start = max(from, end)
+	}
+	at, ok, over := sk.seek(h.Old, start, false, exactPass)
+	if over {
+		return -1, tooLarge(i)
+	}
+	if ok {
+		return at, nil
+	}
+	if h.EOF {
+		if at, ok, _ := sk.seek(h.Old, from, false, exactPass); ok {
+			return -1, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: at + 1, Err: result.Errorf(result.NoMatch,
+				"%s is marked *** End of File but its lines are %s of %d.", capital(where), lineSpan(at+1, at+k), n)}
+		}
+	}
+	if at, ok, _ := sk.seek(h.Old, 0, false, exactPass); ok {
+		return -1, &Failure{Hunk: i, Kind: editblock.KindNotFound, Line: at + 1, Err: result.Errorf(result.NoMatch,
+			"%s matches %s, but a V4A hunk is sought after the lines of the hunks and @@ lines before it (line %d on), and its lines are not there: put the hunks in the order of the file, each after the one before.", capital(where), lineSpan(at+1, at+k), from+1)}
+	}
+	return -1, nil
 }
 
 // fixNoEOL makes the final-newline state what the hunk says when the hunk
@@ -221,6 +355,14 @@ func addOnly(src hashline.Source, i int, h Hunk, where, dominant string) (Placed
 	return Placed{Hunk: i, Splice: hashline.Splice{Start: n - 1, Old: 1, New: append([]lines.Line{l}, nl...)}, Start: n, End: n}, nil
 }
 
+// lineOn says " from line N on" for a search that starts past line 1.
+func lineOn(from int) string {
+	if from == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" from line %d on", from+1)
+}
+
 // lineSpan says "line 4" or "lines 4-6".
 func lineSpan(a, b int) string {
 	if a == b {
@@ -255,23 +397,6 @@ func eolOnly(src hashline.Source, f File, i int, h Hunk, where, dominant string)
 	p := Placed{Hunk: i, Splice: hashline.Splice{Start: n - 1}, Start: n - k + 1, End: n}
 	fixNoEOL(src, &p, h, dominant)
 	return p, nil
-}
-
-// findAnchor is the 0-based index of the first line at or after from equal to
-// anchor (surrounding whitespace ignored: an anchor names a line, it does not
-// replace one), or -1.
-func findAnchor(src hashline.Source, anchor string, from int) int {
-	anchor = strings.TrimSpace(anchor)
-	for i := from; i < src.LineCount(); i++ {
-		c := src.Line(i).Content
-		if i == 0 {
-			_, c = hashline.StripBOM(c)
-		}
-		if strings.TrimSpace(c) == anchor {
-			return i
-		}
-	}
-	return -1
 }
 
 // hiddenSource is src with its first n lines hidden: each reads as a line

@@ -13,7 +13,13 @@ import (
 // one line changed each) applied to a 200,000-line file in process: parse,
 // match every hunk exactly, apply the plan. Target ≤ 20 ms
 // (docs/performance.md).
-func BenchmarkApply1000Hunks(b *testing.B) {
+func BenchmarkApply1000Hunks(b *testing.B) { benchApply1000(b, false) }
+
+// BenchmarkApply1000HunksV4A: the same hunks as V4A chunks, placed by the
+// ordered seek.
+func BenchmarkApply1000HunksV4A(b *testing.B) { benchApply1000(b, true) }
+
+func benchApply1000(b *testing.B, v4a bool) {
 	const n, hunks = 200_000, 1000
 	var src strings.Builder
 	for i := 1; i <= n; i++ {
@@ -22,10 +28,18 @@ func BenchmarkApply1000Hunks(b *testing.B) {
 	text := src.String()
 	var p strings.Builder
 	p.WriteString("--- a/big.go\n+++ b/big.go\n")
+	if v4a {
+		p.Reset()
+		p.WriteString("*** Begin Patch\n*** Update File: big.go\n")
+	}
 	step := n / hunks
 	for h := range hunks {
 		c := h*step + step/2 // the changed line, 1-based
-		fmt.Fprintf(&p, "@@ -%d,7 +%d,7 @@\n", c-3, c-3)
+		if v4a {
+			p.WriteString("@@\n")
+		} else {
+			fmt.Fprintf(&p, "@@ -%d,7 +%d,7 @@\n", c-3, c-3)
+		}
 		for l := c - 3; l < c; l++ {
 			fmt.Fprintf(&p, " \tx%d := compute(%d) // line %d\n", l, l*7, l)
 		}
@@ -34,6 +48,9 @@ func BenchmarkApply1000Hunks(b *testing.B) {
 		for l := c + 1; l <= c+3; l++ {
 			fmt.Fprintf(&p, " \tx%d := compute(%d) // line %d\n", l, l*7, l)
 		}
+	}
+	if v4a {
+		p.WriteString("*** End Patch\n")
 	}
 	diff := p.String()
 	s := textdoc.New(text)

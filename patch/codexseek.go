@@ -67,7 +67,7 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 			return nil, &Failure{Hunk: i, Kind: "invalid", Err: result.Errorf(result.InvalidEdit, "%s has more than one @@ line, which Codex's apply_patch does not read.", capital(where))}
 		}
 		for _, a := range h.Anchors {
-			at, ok, over := sk.seek([]string{a}, cursor, false)
+			at, ok, over := sk.seek([]string{a}, cursor, false, codexPasses)
 			if over {
 				return nil, tooLarge(i)
 			}
@@ -84,7 +84,7 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 			continue
 		}
 		old, nw := h.Old, h.New
-		at, ok, over := sk.seek(old, cursor, h.EOF)
+		at, ok, over := sk.seek(old, cursor, h.EOF, codexPasses)
 		if !ok && !over && old[len(old)-1] == "" {
 			// Codex retries without a last empty line, which it takes for
 			// the file's final line break.
@@ -92,7 +92,7 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 			if len(nw) > 0 && nw[len(nw)-1] == "" {
 				nw = nw[:len(nw)-1]
 			}
-			at, ok, over = sk.seek(old, cursor, h.EOF)
+			at, ok, over = sk.seek(old, cursor, h.EOF, codexPasses)
 		}
 		if over {
 			return nil, tooLarge(i)
@@ -133,9 +133,19 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 // lenient, pass. With eof only the position that ends at the last line is
 // tried, when it is not before start. An empty pattern is found at start.
 func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
-	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof)
+	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof, codexPasses)
 	return at, ok
 }
+
+// The passes of the ordered seek, strictest first (codexForm): Codex tries
+// all of them; Plan seeks a V4A chunk's lines with the exact one only (its
+// lines are replaced: they must be the file's), and its @@ lines, which
+// only say where, with the whitespace passes too.
+const (
+	exactPass    = 1
+	anchorPasses = 3
+	codexPasses  = 4
+)
 
 // codexBudget bounds the line comparisons one file's placement makes: a
 // patch that needs more (thousands of hunks against a long file, or
@@ -143,31 +153,37 @@ func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
 // the hook outlast its deadline.
 const codexBudget = 1 << 26
 
-// codexSeeker holds a file's lines in the forms each of SeekCodex's passes
-// compares, computed once for all the chunks of the file, and counts the
+// codexSeeker is the ordered seek of V4A chunks, Codex's and Plan's: a
+// file's lines in the forms each pass compares, each computed once for all
+// the chunks of the file when a pass first needs it, and the count of the
 // comparisons made.
 type codexSeeker struct {
-	forms [4][]string
+	forms [codexPasses][]string
 	spent int
 }
 
 func newCodexSeeker(lines []string) *codexSeeker {
-	s := &codexSeeker{}
-	for pass := range s.forms {
-		if pass == 0 {
-			s.forms[0] = lines
-			continue
-		}
-		s.forms[pass] = make([]string, len(lines))
-		for i, l := range lines {
-			s.forms[pass][i] = codexForm(pass, l)
-		}
+	if lines == nil {
+		lines = []string{}
 	}
-	return s
+	return &codexSeeker{forms: [codexPasses][]string{lines}}
 }
 
-// seek is SeekCodex; over is true when the budget ran out first.
-func (s *codexSeeker) seek(pattern []string, start int, eof bool) (at int, ok, over bool) {
+// form is the file's lines as pass compares them.
+func (s *codexSeeker) form(pass int) []string {
+	if s.forms[pass] == nil {
+		f := make([]string, len(s.forms[0]))
+		for i, l := range s.forms[0] {
+			f[i] = codexForm(pass, l)
+		}
+		s.forms[pass] = f
+	}
+	return s.forms[pass]
+}
+
+// seek is SeekCodex with the first passes only; over is true when the
+// budget ran out first.
+func (s *codexSeeker) seek(pattern []string, start int, eof bool, passes int) (at int, ok, over bool) {
 	n := len(s.forms[0])
 	if len(pattern) == 0 {
 		return start, true, false
@@ -182,7 +198,8 @@ func (s *codexSeeker) seek(pattern []string, start int, eof bool) (at int, ok, o
 		// may splice over an earlier hunk: refused here as unplaced).
 		from = max(start, n-len(pattern))
 	}
-	for pass, lines := range s.forms {
+	for pass := range passes {
+		lines := s.form(pass)
 		p := make([]string, len(pattern))
 		for j, l := range pattern {
 			p[j] = codexForm(pass, l)

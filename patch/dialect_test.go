@@ -117,10 +117,16 @@ func TestIdenticalHunks(t *testing.T) {
 	if _, fail = applyText(t, text, p3); fail == nil || fail.Kind != "whitespace_mismatch" {
 		t.Fatalf("inexact at the line number: %+v", fail)
 	}
-	// Without a line number (V4A) two exact places stay ambiguous.
-	p4 := "*** Begin Patch\n*** Update File: f\n@@\n \tif err != nil {\n-\t\treturn err\n+\t\treturn nil\n \t}\n*** End Patch\n"
+	// Without a line number two exact places stay ambiguous (aider's
+	// udiff)...
+	p4 := "--- f\n+++ f\n@@ ... @@\n \tif err != nil {\n-\t\treturn err\n+\t\treturn nil\n \t}\n"
 	if _, fail = applyText(t, text, p4); fail == nil || fail.Kind != "ambiguous" {
-		t.Fatalf("V4A twice: %+v", fail)
+		t.Fatalf("udiff twice: %+v", fail)
+	}
+	// ... but a V4A chunk goes to the first, as the format defines.
+	p5 := "*** Begin Patch\n*** Update File: f\n@@\n \tif err != nil {\n-\t\treturn err\n+\t\treturn nil\n \t}\n*** End Patch\n"
+	if got, fail = applyText(t, text, p5); fail != nil || got != strings.Replace(text, "return err", "return nil", 1) {
+		t.Fatalf("V4A twice: %q %+v", got, fail)
 	}
 }
 

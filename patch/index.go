@@ -1,6 +1,8 @@
 package patch
 
 import (
+	"slices"
+
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
 )
@@ -97,6 +99,30 @@ func (x *lineIndex) choose(old []string, from, expect int, byLine bool) (int, bo
 		}
 	}
 	return at, found > 0 && !tie
+}
+
+// other returns the 0-based first line at or after from, other than at,
+// where old occurs exactly, or -1: where else a V4A chunk placed at the
+// first of its places might have been meant (its answer names it).
+func (x *lineIndex) other(old []string, from, at int) int {
+	if x == nil || len(old) == 0 {
+		return -1
+	}
+	best := 0
+	for j, l := range old {
+		if len(x.at[l]) < len(x.at[old[best]]) {
+			best = j
+		}
+	}
+	ps := x.at[old[best]]
+	k, _ := slices.BinarySearch(ps, from+best)
+	for _, p := range ps[k:] {
+		start := p - best
+		if start != at && start+len(old) <= x.src.LineCount() && x.matches(old, start) {
+			return start
+		}
+	}
+	return -1
 }
 
 func abs(n int) int {

@@ -27,8 +27,9 @@ func MergePlan(src hashline.Source, f File, dominant string) (hashline.Plan, []P
 	g := f
 	g.Hunks = append([]Hunk(nil), f.Hunks...)
 	var merged []Merged
+	alone := &placer{src: src, f: f, dominant: dominant}
 	for i, h := range f.Hunks {
-		_, fail := placeHunk(src, f, i, h, dominant)
+		_, fail := alone.place(i, h, 0, 0)
 		if fail == nil {
 			continue
 		}
@@ -47,8 +48,12 @@ func MergePlan(src hashline.Source, f File, dominant string) (hashline.Plan, []P
 }
 
 // trimToFit finds the least trimming of h's outer context with which h
-// applies exactly (one place), keeping at least one context line.
+// applies exactly (one place), keeping at least one context line. A
+// trimmed V4A chunk too must occur once: it is not the chunk as written,
+// so the first of several places is no more its place than the others.
 func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hunk, Merged, bool) {
+	f.V4A = false
+	pl := &placer{src: src, f: f, dominant: dominant}
 	lead, trail := contextRuns(h)
 	if lead+trail == 0 {
 		return Hunk{}, Merged{}, false
@@ -62,10 +67,13 @@ func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hun
 			t := h
 			t.Old = h.Old[a : len(h.Old)-b]
 			t.New = h.New[a : len(h.New)-b]
+			if h.CR != nil {
+				t.CR = h.CR[a : len(h.CR)-b]
+			}
 			if b > 0 {
 				t.OldNoEOL, t.NewNoEOL, t.EOF = false, false, false
 			}
-			if _, fail := placeHunk(src, f, i, t, dominant); fail == nil {
+			if _, fail := pl.place(i, t, 0, 0); fail == nil {
 				return t, Merged{Hunk: i, Lead: a, Trail: b}, true
 			}
 		}

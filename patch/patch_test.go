@@ -179,8 +179,14 @@ func TestV4A(t *testing.T) {
 	if fail != nil || got != strings.Replace(text, "return 1\n", "return 1\n", 1)[:len(text)-2]+"2\n" {
 		t.Fatalf("applied %q %v", got, fail)
 	}
-	// Without the anchors the hunk is ambiguous: never guessed.
+	// Without the anchors the chunk goes to the first place its lines
+	// occur, as V4A defines; in a format without that rule it would be
+	// ambiguous, never guessed.
 	files[0].Hunks[0].Anchors = nil
+	if got, fail := applyFile(t, text, files[0]); fail != nil || got != strings.Replace(text, "return 1\n", "return 2\n", 1) {
+		t.Fatalf("V4A chunk without anchors: %q %+v", got, fail)
+	}
+	files[0].V4A = false
 	if _, fail := applyFile(t, text, files[0]); fail == nil || fail.Kind != "ambiguous" {
 		t.Fatalf("ambiguous hunk: %+v", fail)
 	}

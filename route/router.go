@@ -561,6 +561,11 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		var re *jsonrpc2.Error
 		var na *bridge.NoAnswerError
 		switch {
+		case errors.Is(err, bridge.ErrUnsent) && bridge.IsDaemon(c.Path):
+			// The daemon answers as the disk does: the disk takes the call,
+			// whose text keeps its bytes there (and is judged by them).
+		case errors.Is(err, bridge.ErrUnsent):
+			return zero, result.Errorf(result.InvalidEdit, "The call holds text that is not UTF-8, and the editor's language server, which holds the documents, takes UTF-8 text only: send the text in UTF-8, as sightline shows it. Nothing was written.")
 		case errors.As(err, &re) && re.Code == bridge.CodeNotServed:
 			// A daemon of another build (or root, or configuration): it
 			// did not run the call, which runs here; this caller starts

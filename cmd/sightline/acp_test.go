@@ -55,6 +55,7 @@ func acpDemo(t *testing.T) *cli {
 // TestACPClient: the SDK's client launches `sightline acp -- node
 // agent.mjs` and plays every case through it (client.mjs says which).
 func TestACPClient(t *testing.T) {
+	t.Parallel() // mostly waiting on processes and bounds: beside the other long ones
 	dir := acpClientDir(t)
 	c := acpDemo(t)
 	cmd := exec.Command("node", filepath.Join(dir, "client.mjs"))

@@ -47,6 +47,7 @@ func (c *cli) answer(stdin string, args ...string) (jsonAnswer, time.Duration) {
 // guard refusal must not promise that lines now count as read when nothing
 // outlives this command.
 func TestCLIBrokenStateDatabase(t *testing.T) {
+	t.Parallel() // mostly waiting on processes and bounds: beside the other long ones
 	text := "one\ntwo\nthree\n"
 	edit := `[{"type":"replace_line","ref":"2:` + hashOfLine("two") + `","new_content":"dos"}]`
 	check := func(t *testing.T, c *cli, want string) {

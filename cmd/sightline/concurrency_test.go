@@ -23,6 +23,7 @@ import (
 // final file, no refused one is, the file is never torn, and no process
 // reports a locked database.
 func TestConcurrentProcessesNoLostUpdates(t *testing.T) {
+	t.Parallel() // mostly waiting on processes and bounds: beside the other long ones
 	lostUpdates(t, false)
 }
 

@@ -20,6 +20,7 @@ import (
 // undoes the write, so the workspace then holds the old files or the new
 // ones, never a mix. The counts are logged (go test -v).
 func TestPatchKillNineAllOrNone(t *testing.T) {
+	t.Parallel() // mostly waiting on processes and bounds: beside the other long ones
 	const nFiles = 20
 	c := newCLI(t, map[string]string{".sightline.json": `{"guard": "off"}`})
 	old := func(i int) string {

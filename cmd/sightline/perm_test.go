@@ -171,6 +171,7 @@ func statOwner(fi os.FileInfo) [2]uint32 {
 // (SIGKILL) at random moments. The file is always the old or the new
 // content, and no temp file survives the next write in the folder.
 func TestKillDuringWrite(t *testing.T) {
+	t.Parallel() // mostly waiting on processes and bounds: beside the other long ones
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL")
 	}

@@ -19,6 +19,7 @@ import (
 // into .git, nothing denied is ever shown, every write answered ok is in
 // the folder named, and every refusal wrote nothing.
 func TestFolderSwapRace(t *testing.T) {
+	t.Parallel() // mostly waiting on processes and bounds: beside the other long ones
 	if testing.Short() {
 		t.Skip("races the real binary for several seconds")
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // TestTableThroughCLIAndMCP walks the operation table through the doors
-// that run as their own process, the CLI and sightline mcp, against a
+// that run as their own process, the CLI and sightline mcp, and the
+// editors' agent tools (a tool's arguments on its method), against a
 // running server: each operation answers the same verdict in the same words
 // as the editor's connection does (the server's text, asked for with
 // render), and the state afterwards is the server's. An operation added to
@@ -116,6 +117,15 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 			}
 			if r.words && text != lsp.Text {
 				t.Fatalf("texts differ:\nLSP:\n%s\nMCP:\n%s", lsp.Text, text)
+			}
+			// The editors' agent tools: the same arguments on the
+			// operation's method (ops.ToolCall).
+			var editor engine.Outcome
+			if err := ed.Call(op.Method, map[string]any{"arguments": r.tool, "agent": "editor-test", "render": true}, &editor); err != nil {
+				t.Fatalf("the editors' tool call: %v", err)
+			}
+			if editor.OK != lsp.OK || r.words && editor.Text != lsp.Text {
+				t.Fatalf("the editors' tool call answers otherwise:\nLSP:\n%s\ntool call:\n%s", lsp.Text, editor.Text)
 			}
 		})
 	}

@@ -251,7 +251,16 @@ check(wait(3000, function() return #sl.marks(b) == 0 end), 'the default session 
 local cc = require('harness.codecompanion')
 cc.load({ session = 'cc' })
 local cfg = cc.config.interactions.chat.tools
-check(cfg.groups.sightline and #cfg.groups.sightline.tools == 5, 'codecompanion: the sightline group holds 5 tools')
+-- The tools are tools.json's (the operation table's), the same as the MCP tools.
+local listed = vim.json.decode(table.concat(vim.fn.readfile(here .. '/tools.json'), '\n')).tools
+check(#listed >= 9 and #require('sightline.tools').list() == #listed, 'tools.json lists the tools, all offered here: ' .. #listed)
+check(cfg.groups.sightline and #cfg.groups.sightline.tools == #listed, 'codecompanion: the sightline group holds every tool: ' .. #cfg.groups.sightline.tools)
+for _, t in ipairs(listed) do
+  local cc_tool = cfg[t.name] and cfg[t.name].callback()
+  if not (cc_tool and cc_tool.schema['function'].description == t.description and vim.deep_equal(cc_tool.schema['function'].parameters, t.inputSchema)) then
+    fail('codecompanion: ' .. t.name .. ' is not tools.json\'s')
+  end
+end
 local out
 cc.call('sightline_read', vim.json.encode({ path = 'demo.py', start = 49, ['end'] = 56 }), function(o, status) out = { o, status } end)
 check(wait(5000, function() return out ~= nil end) and out[2] == 'success', 'codecompanion: sightline_read succeeds')
@@ -273,7 +282,7 @@ check(wait(5000, function() return out ~= nil end) and out[1].for_llm:find('demo
 
 local av = require('harness.avante')
 local tools = av.get_tools(require('sightline.avante').tools({ session = 'av' }))
-check(#tools == 5, 'avante: 5 custom tools')
+check(#tools == #listed, 'avante: every tool as a custom tool: ' .. #tools)
 local ares
 av.process_tool_use(tools, { name = 'sightline_read', input = vim.json.decode('{"path":"demo.py","start":53,"end":56}') },
   function(r, e) ares = { r, e } end)
@@ -293,6 +302,18 @@ ares = nil
 av.process_tool_use(tools, { name = 'sightline_apply_blocks', input = { text = 'new.txt\n<<<< EDIT\n==== REPLACE\nhello\n>>>> EDIT END\n' } },
   function(r, e) ares = { r, e } end)
 check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('[applied] new.txt', 1, true), 'avante: sightline_apply_blocks creates a file: ' .. tostring(ares and (ares[1] or ares[2])))
+-- apply_patch, offered like the others; its answer is the server's text.
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_apply_patch', input = { patch = '--- a/new.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-hello\n+hello, patched\n' } },
+  function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('[applied] new.txt', 1, true), 'avante: sightline_apply_patch patches it: ' .. tostring(ares and (ares[1] or ares[2])))
+-- Arguments as models write them (a line number in a string) are read as the schema says.
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_read', input = { path = 'new.txt', start = '1' } }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('1:%w%w%w%w|hello, patched'), 'avante: a line number in a string: ' .. tostring(ares and (ares[1] or ares[2])))
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_read', input = { path = 'new.txt', start = 'one' } }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[2] and ares[2]:find('invalid arguments for sightline_read', 1, true), 'avante: unreadable arguments are an error the model reads: ' .. tostring(ares and (ares[1] or ares[2])))
 
 -- The bridge: a terminal agent's CLI reaches this editor's server through
 -- its socket. Its read sees the unsaved buffer; its edit lands in the buffer

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CoverageView } from './coverage';
-import { Coverage, LedgerResult, SessionRow, StatsResult, coveragePercent, displayPath, formatStats, ledgerLine, sessionLabel, sessionPicks } from './pure';
+import { Coverage, Rendered, SessionRow, coveragePercent, sessionLabel, sessionPicks } from './pure';
 import { ServerManager, serverSettings } from './server';
 import { ToolHost, registerTools, timings } from './tools';
 
@@ -142,14 +142,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
     }),
     vscode.commands.registerCommand('sightline.showLedger', async () => {
       try {
-        const r = await host.request<LedgerResult>('sightline/ledger', { session: viewed() });
-        const roots = host.roots();
-        let md = `# sightline ledger — session \`${r.session}\`\n\n`;
-        if (!r.documents?.length) md += 'Nothing read yet.\n';
-        for (const d of r.documents ?? []) {
-          if (!d.path && d.uri) d.path = displayPath(vscode.Uri.parse(d.uri).fsPath, roots);
-          md += `- ${ledgerLine(d)}\n`;
-        }
+        // The ledger as every door words it (the server's text, as `sightline ledger` prints it).
+        const r = await host.request<Rendered>('sightline/ledger', { session: viewed() });
+        const md = `# sightline ledger — session \`${viewed()}\`\n\n\`\`\`text\n${r.text ?? r.message ?? ''}\`\`\`\n`;
         const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/ledger.md' });
         views.set(uri, md);
         const doc = await vscode.workspace.openTextDocument(uri);
@@ -161,9 +156,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Sightl
     }),
     vscode.commands.registerCommand('sightline.showStats', async () => {
       try {
-        const r = await host.request<StatsResult>('sightline/stats', {});
+        // The stats as every door words them (the server's text, as `sightline stats` prints it).
+        const r = await host.request<Rendered>('sightline/stats', {});
         const uri = vscode.Uri.from({ scheme: VIEW_SCHEME, path: '/stats.md' });
-        views.set(uri, formatStats(r));
+        views.set(uri, `# sightline stats\n\n\`\`\`text\n${r.text ?? r.message ?? ''}\`\`\`\n`);
         const doc = await vscode.workspace.openTextDocument(uri);
         await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
         await vscode.window.showTextDocument(doc, { preview: true });

@@ -1,6 +1,7 @@
-// The parts of the extension that do not need VS Code: tool input validation,
-// path resolution, and turning sightline's results into text a model can act
-// on. Unit-tested with node:test (test/unit).
+// The parts of the extension that do not need VS Code: the agent tools as
+// tools.json declares them, path resolution, the editor's own additions to
+// an answer (other language servers' diagnostics). The answers' text is the
+// server's. Unit-tested with node:test (test/unit).
 import * as path from 'path';
 
 export interface LineRange {
@@ -10,69 +11,63 @@ export interface LineRange {
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
 
-// ---------------------------------------------------------------- inputs
+// ---------------------------------------------------------------- tools
 
-export interface ReadInput {
-  path: string;
-  start?: number;
-  end?: number;
-  session?: string;
-}
-export interface EditInput {
-  path: string;
-  edits: unknown[];
-  file_hash?: string;
-  dry_run?: boolean;
-  session?: string;
-}
-export interface BlocksInput {
-  text: string;
-  dry_run?: boolean;
-  session?: string;
-}
-export interface PatchInput {
-  patch: string;
-  dry_run?: boolean;
-  session?: string;
-}
-export interface WriteInput {
-  path: string;
-  mode: 'create' | 'edit' | 'append' | 'overwrite';
-  content: string;
-  old_text?: string;
-  expected_version?: string;
-  session?: string;
-}
-export interface LedgerInput {
-  path?: string;
-  session?: string;
+/**
+ * An agent tool as tools.json declares it. tools.json is generated from
+ * sightline's operation table (`go generate ./ops`): the same names,
+ * descriptions, input schemas and annotations as the MCP tools.
+ */
+export interface ToolSpec {
+  name: string;
+  /** The sightline/* request the tool calls, with the tool's arguments (`arguments`). */
+  method: string;
+  title: string;
+  description: string;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  inputSchema: { type: string; properties?: Record<string, unknown>; required?: string[] };
+  /** The doors that offer the tool; notAt: those that do not, and why. */
+  doors: string[];
+  notAt?: Record<string, string>;
 }
 
-export const EDIT_OPS: Record<string, string[]> = {
-  replace_line: ['ref', 'new_content'],
-  replace_range: ['start_ref', 'end_ref', 'new_content'],
-  insert_after: ['ref', 'new_content'],
-  insert_before: ['ref', 'new_content'],
-  delete_line: ['ref'],
-  delete_range: ['start_ref', 'end_ref'],
-};
-export const WRITE_MODES = ['create', 'edit', 'append', 'overwrite'];
-
-const EXAMPLES: Record<string, string> = {
-  sightline_read: '{"path": "src/app.ts", "start": 1, "end": 80}',
-  sightline_edit: '{"path": "src/app.ts", "edits": [{"type": "replace_line", "ref": "12:a3Kf", "new_content": "const x = 1;"}]}',
-  sightline_apply_blocks: '{"text": "src/app.ts\\n<<<< EDIT\\nold lines\\n==== REPLACE\\nnew lines\\n>>>> EDIT END"}',
-  sightline_write: '{"path": "src/new.ts", "mode": "create", "content": "export {};\\n"}',
-  sightline_ledger: '{"path": "src/app.ts"}',
-  sightline_apply_patch: '{"patch": "--- a/src/app.ts\\n+++ b/src/app.ts\\n@@ -1,3 +1,3 @@\\n context\\n-old\\n+new\\n context\\n"}',
-};
-
-/** The text a model gets for input it sent wrong: what was wrong, and an example. */
-export function inputErrorText(tool: string, problems: string[]): string {
-  return `Invalid input for ${tool}: ${problems.join('; ')}. Nothing was done. Example input: ${EXAMPLES[tool] ?? '{}'}`;
+export interface ToolsFile {
+  doors: string[];
+  tools: ToolSpec[];
 }
 
-function asObject(input: unknown): Record<string, unknown> | undefined {
+/** This extension's door in tools.json. */
+export const DOOR = 'vscode';
+
+/** The tools this extension offers. */
+export function offeredTools(file: ToolsFile): ToolSpec[] {
+  return file.tools.filter((t) => t.doors.includes(DOOR));
+}
+
+function camel(name: string): string {
+  return name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * package.json's contributes.languageModelTools, which VS Code wants declared
+ * statically: derived from tools.json (`npm run tools` writes them; the unit
+ * tests fail while they disagree).
+ */
+export function contributedTools(file: ToolsFile): Record<string, unknown>[] {
+  return offeredTools(file).map((t) => ({
+    name: t.name,
+    displayName: `sightline: ${t.title}`,
+    toolReferenceName: camel(t.name),
+    modelDescription: t.description,
+    userDescription: t.title,
+    inputSchema: t.inputSchema,
+    canBeReferencedInPrompt: true,
+    tags: ['sightline'],
+  }));
+}
+
+/** A tool's input as an object: as it came, or parsed from a JSON string; undefined otherwise. */
+export function inputObject(input: unknown): Record<string, unknown> | undefined {
   if (typeof input === 'string') {
     try {
       input = JSON.parse(input);
@@ -84,178 +79,43 @@ function asObject(input: unknown): Record<string, unknown> | undefined {
   return undefined;
 }
 
-function optString(o: Record<string, unknown>, key: string, problems: string[]): string | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') {
-    problems.push(`"${key}" must be a string, not ${describe(v)}`);
-    return undefined;
-  }
-  return v;
+/** Whether a tool writes and can show what it would write first (a dry run) for the user to confirm. */
+export function previews(spec: ToolSpec): boolean {
+  return !spec.annotations.readOnlyHint && 'dry_run' in (spec.inputSchema.properties ?? {});
 }
 
-function optBool(o: Record<string, unknown>, key: string, problems: string[]): boolean | undefined {
-  const v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (v === 'true' || v === 'false') return v === 'true';
-  if (typeof v !== 'boolean') {
-    problems.push(`"${key}" must be true or false, not ${describe(v)}`);
-    return undefined;
-  }
-  return v;
+/** The dry run of a call: its input with dry_run; undefined when the input is not an object, or is a dry run already. */
+export function dryRunOf(input: unknown): Record<string, unknown> | undefined {
+  const o = inputObject(input);
+  if (!o || o.dry_run === true || o.dry_run === 'true') return undefined;
+  return { ...o, dry_run: true };
 }
 
-function optLine(o: Record<string, unknown>, key: string, problems: string[]): number | undefined {
-  let v = o[key];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) v = Number(v);
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
-    problems.push(`"${key}" must be a line number (an integer from 1), not ${describe(v)}`);
-    return undefined;
-  }
-  return v;
+/** What the editor shows of a call while it runs: the tool's title and the file it names. */
+export function describeCall(spec: ToolSpec, input: unknown): string {
+  const o = inputObject(input) ?? {};
+  let what = typeof o.path === 'string' ? o.path : '';
+  if (what && (o.start !== undefined || o.end !== undefined)) what += `:${o.start ?? 1}-${o.end ?? ''}`;
+  return what ? `${spec.title}: ${what}` : spec.title;
 }
 
-function requiredPath(o: Record<string, unknown>, problems: string[]): string {
-  const v = o.path;
-  if (typeof v !== 'string' || v.trim() === '') {
-    problems.push(v === undefined ? '"path" is required (a path relative to the workspace folder)' : `"path" must be a non-empty string, not ${describe(v)}`);
-    return '';
-  }
-  return v.trim();
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);
-  if (typeof v === 'object') return 'an object';
-  return `${typeof v} ${String(v)}`;
-}
-
-const NOT_OBJECT = 'the input must be a JSON object';
-
-export function checkRead(input: unknown): Checked<ReadInput> {
-  const o = asObject(input);
-  if (!o) return { ok: false, error: inputErrorText('sightline_read', [NOT_OBJECT]) };
-  const problems: string[] = [];
-  const value: ReadInput = {
-    path: requiredPath(o, problems),
-    start: optLine(o, 'start', problems),
-    end: optLine(o, 'end', problems),
-    session: optString(o, 'session', problems),
-  };
-  if (value.start !== undefined && value.end !== undefined && value.end < value.start) {
-    problems.push(`"end" (${value.end}) is before "start" (${value.start})`);
-  }
-  return problems.length ? { ok: false, error: inputErrorText('sightline_read', problems) } : { ok: true, value };
-}
-
-export function checkEdit(input: unknown): Checked<EditInput> {
-  const o = asObject(input);
-  if (!o) return { ok: false, error: inputErrorText('sightline_edit', [NOT_OBJECT]) };
-  const problems: string[] = [];
-  const p = requiredPath(o, problems);
-  let edits = o.edits;
-  if (typeof edits === 'string') {
-    try {
-      edits = JSON.parse(edits);
-    } catch {
-      problems.push('"edits" is a string that is not JSON: send an array of edit ops');
+/**
+ * The files an answer says were written, with their diffs: the answer's own
+ * (an edit, a write) and its parts' that were applied (edit blocks, a
+ * patch's files). Read from the answer's shape, for any operation.
+ */
+export function writtenDiffs(answer: unknown): { path: string; diff: string }[] {
+  const out: { path: string; diff: string }[] = [];
+  const obj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (!obj(answer) || answer.ok !== true || answer.dryRun === true) return out;
+  if (answer.applied === true && typeof answer.path === 'string' && typeof answer.diff === 'string') out.push({ path: answer.path, diff: answer.diff });
+  for (const v of Object.values(answer)) {
+    if (!Array.isArray(v)) continue;
+    for (const x of v) {
+      if (obj(x) && x.status === 'applied' && typeof x.path === 'string' && typeof x.diff === 'string') out.push({ path: x.path, diff: x.diff });
     }
   }
-  if (edits && typeof edits === 'object' && !Array.isArray(edits)) edits = [edits];
-  const list: unknown[] = [];
-  if (edits === undefined) {
-    problems.push('"edits" is required (an array of edit ops)');
-  } else if (Array.isArray(edits)) {
-    if (edits.length === 0) problems.push('"edits" is empty');
-    edits.forEach((e, i) => {
-      if (!e || typeof e !== 'object' || Array.isArray(e)) {
-        problems.push(`edits[${i}] must be an object, not ${describe(e)}`);
-        return;
-      }
-      const t = (e as Record<string, unknown>).type;
-      if (typeof t !== 'string' || !(t in EDIT_OPS)) {
-        problems.push(`edits[${i}].type must be one of ${Object.keys(EDIT_OPS).join(', ')}, not ${describe(t)}`);
-        return;
-      }
-      for (const f of EDIT_OPS[t]) {
-        const v = (e as Record<string, unknown>)[f];
-        if (typeof v !== 'string') problems.push(`edits[${i}] (${t}) needs "${f}" as a string`);
-      }
-      list.push(e);
-    });
-  } else if (!problems.length) {
-    problems.push(`"edits" must be an array of edit ops, not ${describe(edits)}`);
-  }
-  const value: EditInput = {
-    path: p,
-    edits: list,
-    file_hash: optString(o, 'file_hash', problems),
-    dry_run: optBool(o, 'dry_run', problems),
-    session: optString(o, 'session', problems),
-  };
-  return problems.length ? { ok: false, error: inputErrorText('sightline_edit', problems) } : { ok: true, value };
-}
-
-export function checkBlocks(input: unknown): Checked<BlocksInput> {
-  const o = asObject(input);
-  if (!o) return { ok: false, error: inputErrorText('sightline_apply_blocks', [NOT_OBJECT]) };
-  const problems: string[] = [];
-  if (typeof o.text !== 'string' || o.text === '') problems.push('"text" is required: model output holding edit blocks');
-  const value: BlocksInput = {
-    text: typeof o.text === 'string' ? o.text : '',
-    dry_run: optBool(o, 'dry_run', problems),
-    session: optString(o, 'session', problems),
-  };
-  return problems.length ? { ok: false, error: inputErrorText('sightline_apply_blocks', problems) } : { ok: true, value };
-}
-
-export function checkPatch(input: unknown): Checked<PatchInput> {
-  const o = asObject(input);
-  if (!o) return { ok: false, error: inputErrorText('sightline_apply_patch', [NOT_OBJECT]) };
-  const problems: string[] = [];
-  if (typeof o.patch !== 'string' || o.patch === '') problems.push('"patch" is required: a unified diff or a *** Begin Patch envelope');
-  const value: PatchInput = {
-    patch: typeof o.patch === 'string' ? o.patch : '',
-    dry_run: optBool(o, 'dry_run', problems),
-    session: optString(o, 'session', problems),
-  };
-  return problems.length ? { ok: false, error: inputErrorText('sightline_apply_patch', problems) } : { ok: true, value };
-}
-
-export function checkWrite(input: unknown): Checked<WriteInput> {
-  const o = asObject(input);
-  if (!o) return { ok: false, error: inputErrorText('sightline_write', [NOT_OBJECT]) };
-  const problems: string[] = [];
-  const p = requiredPath(o, problems);
-  const mode = o.mode;
-  if (typeof mode !== 'string' || !WRITE_MODES.includes(mode)) {
-    problems.push(`"mode" must be one of ${WRITE_MODES.join(', ')}, not ${describe(mode)}`);
-  }
-  if (typeof o.content !== 'string') problems.push(`"content" is required as a string ("" for an empty file), not ${describe(o.content)}`);
-  const oldText = optString(o, 'old_text', problems);
-  if (mode === 'edit' && (oldText === undefined || oldText === '')) problems.push('mode "edit" needs "old_text": the exact text to replace');
-  const value: WriteInput = {
-    path: p,
-    mode: mode as WriteInput['mode'],
-    content: typeof o.content === 'string' ? o.content : '',
-    old_text: oldText,
-    expected_version: optString(o, 'expected_version', problems),
-    session: optString(o, 'session', problems),
-  };
-  return problems.length ? { ok: false, error: inputErrorText('sightline_write', problems) } : { ok: true, value };
-}
-
-export function checkLedger(input: unknown): Checked<LedgerInput> {
-  const o = input === undefined || input === null ? {} : asObject(input);
-  if (!o) return { ok: false, error: inputErrorText('sightline_ledger', [NOT_OBJECT]) };
-  const problems: string[] = [];
-  let p = optString(o, 'path', problems);
-  if (p !== undefined && p.trim() === '') p = undefined;
-  const value: LedgerInput = { path: p?.trim(), session: optString(o, 'session', problems) };
-  return problems.length ? { ok: false, error: inputErrorText('sightline_ledger', problems) } : { ok: true, value };
+  return out;
 }
 
 // ---------------------------------------------------------------- paths
@@ -288,27 +148,7 @@ export function resolveToolPath(p: string, roots: string[]): Checked<string> {
   return { ok: true, value: path.join(roots[0], rel) };
 }
 
-/** The path of a file relative to the workspace folder holding it, for messages. */
-export function displayPath(fsPath: string, roots: string[]): string {
-  for (const r of roots) {
-    const rel = path.relative(r, fsPath);
-    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
-  }
-  return fsPath;
-}
-
 // ---------------------------------------------------------------- results
-
-export interface DocLedger {
-  uri?: string;
-  path?: string;
-  state: string;
-  read: LineRange[];
-  authored: LineRange[];
-  stale: LineRange[];
-  unread: LineRange[];
-  totalLines: number;
-}
 
 interface Outcome {
   ok: boolean;
@@ -319,85 +159,8 @@ interface Outcome {
   text?: string;
 }
 
-export interface GuardFields {
-  unread?: LineRange[];
-  stale?: LineRange[];
-  expanded?: string;
-  expandedRanges?: LineRange[];
-}
-
-export interface EditResult extends Outcome, GuardFields {
-  path?: string;
-  version: number | null;
-  fileHash?: string;
-  applied: boolean;
-  dryRun?: boolean;
-  window?: string;
-  windowRange?: LineRange;
-  diff?: string;
-  remapped?: { ref: string; line: number }[];
-  ledger?: DocLedger;
-  failing_edit_index?: number;
-  failing_ref?: string;
-  expected_hash?: string;
-  actual_hash?: string;
-  candidates?: number[];
-  fresh_refs?: string[];
-}
-
-export interface BlockResult {
-  index: number;
-  path: string;
-  status: string;
-  message: string;
-  error?: string;
-  diagnostic?: { kind: string; line?: number };
-  diff?: string;
-  expanded?: string;
-}
-export interface BlocksResult extends Outcome {
-  blocks: BlockResult[];
-}
-
-export interface PatchFileResult {
-  path: string;
-  newPath?: string;
-  kind: string;
-  status: string;
-  message: string;
-  error?: string;
-  hunk?: number;
-  line?: number;
-  diff?: string;
-  expanded?: string;
-  freshRefs?: string[];
-  merge?: string;
-}
-export interface PatchResult extends Outcome {
-  files: PatchFileResult[];
-}
-
-export interface WriteResult extends Outcome, GuardFields {
-  path?: string;
-  mode?: string;
-  applied: boolean;
-  dryRun?: boolean;
-  diff: string;
-  fileHash?: string;
-  version: number | null;
-  ledger?: DocLedger;
-  nearest?: string[];
-  matches?: number[];
-}
-
-/** Any answer asked for with render: true: text is what the agent reads. */
+/** Any answer asked for with render: true: text is what the agent reads, and what the editor shows. */
 export type Rendered = Outcome;
-
-export interface LedgerResult {
-  ok: boolean;
-  session: string;
-  documents: DocLedger[];
-}
 
 /** One diagnostic another language server reports, as the tools show it. */
 export interface EditorDiagnostic {
@@ -405,20 +168,6 @@ export interface EditorDiagnostic {
   severity: 'error' | 'warning';
   source?: string;
   message: string;
-}
-
-export function fmtRanges(rs: LineRange[] | undefined | null): string {
-  if (!rs || rs.length === 0) return 'none';
-  return rs.map((r) => (r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`)).join(', ');
-}
-
-export function ledgerLine(l: DocLedger | undefined): string {
-  if (!l) return '';
-  let s = `${l.path ?? l.uri ?? '?'}  ${l.state}  ${l.totalLines} lines  read ${fmtRanges(l.read)}`;
-  if (l.authored?.length) s += `  authored ${fmtRanges(l.authored)}`;
-  if (l.stale?.length) s += `  stale ${fmtRanges(l.stale)}`;
-  s += `  unread ${fmtRanges(l.unread)}`;
-  return s;
 }
 
 export function formatDiagnostics(diags: EditorDiagnostic[], elsewhere = 0): string {
@@ -429,37 +178,6 @@ export function formatDiagnostics(diags: EditorDiagnostic[], elsewhere = 0): str
     for (const d of diags) s += `  line ${d.line}: ${d.severity}${d.source ? ` [${d.source}]` : ''}: ${d.message.replace(/\s*\n\s*/g, ' ')}\n`;
   }
   if (elsewhere) s += `The editor reports ${elsewhere} more error${elsewhere === 1 ? '' : 's'} elsewhere in the file.\n`;
-  return s;
-}
-
-export interface StatsMethod {
-  calls: number;
-  success: number;
-  stale: number;
-  refused: number;
-  error: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-export interface StatsResult {
-  ok: boolean;
-  source: string;
-  calls: number;
-  methods: Record<string, StatsMethod>;
-  guard: { checks: number; trips: number; tripRate: number; expanded: number; resolved: number; resolutionRate: number };
-}
-
-export function formatStats(r: StatsResult): string {
-  let s = `# sightline stats\n\n${r.calls} write calls (source: ${r.source})\n\n`;
-  s += '| method | calls | success | stale | refused | error | p50 ms | p99 ms |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n';
-  for (const [m, v] of Object.entries(r.methods ?? {})) {
-    s += `| ${m} | ${v.calls} | ${v.success} | ${v.stale} | ${v.refused} | ${v.error} | ${v.p50Ms} | ${v.p99Ms} |\n`;
-  }
-  const g = r.guard;
-  if (g) {
-    const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
-    s += `\nGuard: ${g.checks} checks, ${g.trips} trips (${pct(g.tripRate)}), ${g.expanded} auto-expanded, ${g.resolved} resolved on the next call (${pct(g.resolutionRate)})\n`;
-  }
   return s;
 }
 
@@ -538,13 +256,13 @@ function withNewline(s: string): string {
   return s.endsWith('\n') ? s : s + '\n';
 }
 
-/** The text shown in a confirmation before a write: what it will do. */
-export function confirmationText(summary: string, diff: string | undefined, refusal?: string): string {
-  if (refusal) return `${summary}\n\nA dry run says this write will be refused:\n\n${refusal}`;
-  if (!diff) return `${summary}\n\nA dry run shows no change.`;
+/** The text shown in a confirmation before a write: what it will do, as the dry run's answer says it. */
+export function confirmationText(summary: string, dryRun: string, refused = false): string {
+  if (!dryRun.trim()) return `${summary}\n\nA dry run shows no change.`;
   const max = 6000;
-  const d = diff.length > max ? diff.slice(0, max) + '\n… (diff cut)\n' : diff;
-  return `${summary}\n\n\`\`\`diff\n${withNewline(d)}\`\`\``;
+  const d = dryRun.length > max ? dryRun.slice(0, max) + '\n… (cut)\n' : dryRun;
+  const head = refused ? 'A dry run says this write will be refused:' : 'A dry run says:';
+  return `${summary}\n\n${head}\n\n\`\`\`diff\n${withNewline(d)}\`\`\``;
 }
 
 /** One session as `sightline/sessions` lists it. */

@@ -1,30 +1,30 @@
-// The six agent tools (language model tools): each validates its input,
-// calls the matching sightline/* request through the language client with
-// render: true, and passes on the answer's text, rendered by the server in
-// the words every sightline door shows (plus what only the editor knows:
-// other language servers' diagnostics of the edited lines). They never
-// throw.
+// The agent tools (language model tools): every tool of tools.json, which is
+// generated from sightline's operation table, registered by one generic
+// class. A call sends the model's arguments as they are to the tool's
+// sightline/* request (`arguments`, with render: true) and passes on the
+// answer's text, rendered by the server in the words every sightline door
+// shows (the MCP tools' answers, word for word). The editor adds only what
+// it alone can: a confirmation showing the dry run of a write, and other
+// language servers' diagnostics of the lines written. They never throw.
 import * as vscode from 'vscode';
+import toolsFile from '../tools.json';
 import {
-  BlocksResult,
-  Checked,
-  EditResult,
   EditorDiagnostic,
   LineRange,
-  PatchResult,
   Rendered,
-  WriteResult,
-  checkBlocks,
-  checkEdit,
-  checkLedger,
-  checkPatch,
-  checkRead,
-  checkWrite,
+  ToolSpec,
+  ToolsFile,
   confirmationText,
+  describeCall,
   diffNewRanges,
+  dryRunOf,
   formatDiagnostics,
   inRanges,
+  inputObject,
+  offeredTools,
+  previews,
   resolveToolPath,
+  writtenDiffs,
 } from './pure';
 import { ServerManager } from './server';
 
@@ -89,6 +89,8 @@ export class ToolHost {
     } catch (e) {
       if (e instanceof CallError) throw e;
       const msg = e instanceof Error ? e.message : String(e);
+      // Arguments the server cannot read: as the MCP door says it.
+      if ((e as { code?: number }).code === -32602) throw new CallError(`invalid_params: ${msg}\n`);
       throw new CallError(`sightline refused the call: ${msg}`);
     } finally {
       clearTimeout(timer);
@@ -145,31 +147,8 @@ function text(s: string): vscode.LanguageModelToolResult {
   return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(s)]);
 }
 
-abstract class Tool<T> implements vscode.LanguageModelTool<unknown> {
-  constructor(
-    readonly name: string,
-    protected readonly host: ToolHost,
-  ) {}
-  abstract check(input: unknown): Checked<T>;
-  abstract run(input: T, token: vscode.CancellationToken): Promise<string>;
-
-  async invoke(options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken) {
-    timings.invokeStart[this.name] = now();
-    try {
-      const c = this.check(options.input);
-      if (!c.ok) return text(c.error);
-      return text(await this.run(c.value, token));
-    } catch (e) {
-      const msg = e instanceof CallError ? e.message : `${this.name} failed: ${e instanceof Error ? e.message : String(e)}`;
-      return text(msg);
-    }
-  }
-}
-
-/** A tool that writes: prepareInvocation runs the same call as a dry run and shows the diff. */
-abstract class WriteTool<T extends { dry_run?: boolean }> extends Tool<T> {
-  abstract describe(input: T): string;
-  abstract dryRun(input: T, token: vscode.CancellationToken): Promise<{ diff?: string; refusal?: string; answered?: boolean }>;
+/** One tool of tools.json. */
+export class SightlineTool implements vscode.LanguageModelTool<unknown> {
   /**
    * Refusals of the confirmation's dry run, by input. A refusal is an answer the
    * agent gets: its auto-expanded lines and fresh refs count as read once the
@@ -179,207 +158,91 @@ abstract class WriteTool<T extends { dry_run?: boolean }> extends Tool<T> {
    */
   private readonly refusals = new Map<string, { text: string; at: number }>();
 
+  constructor(
+    readonly spec: ToolSpec,
+    private readonly host: ToolHost,
+  ) {}
+
+  get name() {
+    return this.spec.name;
+  }
+
+  private call(input: unknown, token: vscode.CancellationToken) {
+    let args = inputObject(input);
+    // A path is resolved here, against the workspace's folders as the editor
+    // knows them (a multi-root workspace, a file:// URI); the server reads the
+    // absolute path as the model meant it.
+    if (args && typeof args.path === 'string' && args.path.trim()) args = { ...args, path: this.host.uri(args.path.trim()).fsPath };
+    return this.host.request<Rendered & Record<string, unknown>>(
+      this.spec.method,
+      { arguments: args ?? input ?? {}, session: this.host.session(), agent: 'vscode-agent' },
+      token,
+    );
+  }
+
   async invoke(options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken) {
-    const c = this.check(options.input);
-    if (c.ok) {
-      const k = JSON.stringify(c.value);
-      const r = this.refusals.get(k);
-      this.refusals.delete(k);
-      if (r && Date.now() - r.at < 120000) {
-        timings.invokeStart[this.name] = now();
-        return text(r.text);
+    const k = JSON.stringify(options.input);
+    const r = this.refusals.get(k);
+    this.refusals.delete(k);
+    timings.invokeStart[this.name] = now();
+    if (r && Date.now() - r.at < 120000) return text(r.text);
+    try {
+      const res = await this.call(options.input, token);
+      timings.answered[this.name] = now();
+      let diags = '';
+      if (!this.spec.annotations.readOnlyHint) {
+        for (const w of writtenDiffs(res)) {
+          try {
+            const d = await this.host.diagnosticsFor(this.host.uri(w.path), diffNewRanges(w.diff));
+            if (d) diags += `${w.path}: ${d}`;
+          } catch {
+            // a path we cannot resolve has no diagnostics to add
+          }
+        }
       }
+      return text((res.text ?? '') + diags);
+    } catch (e) {
+      return text(e instanceof CallError ? e.message : `${this.name} failed: ${e instanceof Error ? e.message : String(e)}`);
     }
-    return super.invoke(options, token);
   }
 
   async prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>, token: vscode.CancellationToken) {
-    const c = this.check(options.input);
-    if (!c.ok) return { invocationMessage: `${this.name}: invalid input` };
-    const what = this.describe(c.value);
-    if (c.value.dry_run || !vscode.workspace.getConfiguration('sightline').get<boolean>('confirmWrites', true)) {
+    const what = describeCall(this.spec, options.input);
+    const dry = previews(this.spec) ? dryRunOf(options.input) : undefined;
+    if (!dry || !vscode.workspace.getConfiguration('sightline').get<boolean>('confirmWrites', true)) {
       return { invocationMessage: what };
     }
-    let preview: { diff?: string; refusal?: string; answered?: boolean };
+    let preview: string;
+    let refused = false;
     try {
-      preview = await this.dryRun(c.value, token);
+      const res = await this.call(dry, token);
+      preview = res.text ?? '';
+      refused = !res.ok;
     } catch (e) {
-      preview = { refusal: e instanceof Error ? e.message : String(e) };
+      // Not an answer (the server is down, the arguments unreadable): the call itself will say so.
+      return { invocationMessage: `${what} (${e instanceof Error ? e.message.trim() : String(e)})` };
     }
     // A write the dry run refuses writes nothing: no need to ask; the model gets that refusal.
-    if (preview.refusal && !preview.diff) {
-      if (preview.answered) this.refusals.set(JSON.stringify(c.value), { text: preview.refusal, at: Date.now() });
+    if (refused) {
+      this.refusals.set(JSON.stringify(options.input), {
+        text: preview + 'Nothing was written: this is the answer of the dry run the editor made to show the change to the user.\n',
+        at: Date.now(),
+      });
       return { invocationMessage: `${what} (refused)` };
     }
     return {
       invocationMessage: what,
-      confirmationMessages: { title: what + '?', message: new vscode.MarkdownString(confirmationText(what, preview.diff, preview.refusal)) },
+      confirmationMessages: { title: what + '?', message: new vscode.MarkdownString(confirmationText(what, preview)) },
     };
   }
 }
 
-export class ReadTool extends Tool<import('./pure').ReadInput> {
-  check = checkRead;
-  async run(i: import('./pure').ReadInput, token: vscode.CancellationToken) {
-    const uri = this.host.uri(i.path);
-    const params: Record<string, unknown> = { textDocument: { uri: uri.toString() }, session: this.host.session(i.session), agent: 'vscode-agent' };
-    if (i.start !== undefined || i.end !== undefined) params.range = { start: i.start ?? 1, end: i.end ?? 1_000_000_000 };
-    const r = await this.host.request<Rendered>('sightline/read', params, token);
-    timings.answered[this.name] = now();
-    return r.text ?? '';
-  }
-  prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<unknown>) {
-    const c = checkRead(options.input);
-    if (!c.ok) return { invocationMessage: 'sightline_read: invalid input' };
-    const range = c.value.start || c.value.end ? `:${c.value.start ?? 1}-${c.value.end ?? ''}` : '';
-    return { invocationMessage: `Reading ${c.value.path}${range}` };
-  }
-}
+/** The tools of tools.json this extension offers (all of them, unless tools.json says why not). */
+export const toolSpecs: ToolSpec[] = offeredTools(toolsFile as ToolsFile);
 
-type EditIn = import('./pure').EditInput;
-export class EditTool extends WriteTool<EditIn> {
-  check = checkEdit;
-  describe(i: EditIn) {
-    return `Edit ${i.path} (${i.edits.length} op${i.edits.length === 1 ? '' : 's'})`;
-  }
-  private params(i: EditIn, dryRun: boolean) {
-    const p: Record<string, unknown> = {
-      textDocument: { uri: this.host.uri(i.path).toString() },
-      edits: i.edits,
-      session: this.host.session(i.session),
-      agent: 'vscode-agent',
-    };
-    if (i.file_hash) p.fileHash = i.file_hash;
-    if (dryRun) p.dryRun = true;
-    return p;
-  }
-  async dryRun(i: EditIn, token: vscode.CancellationToken) {
-    const r = await this.host.request<EditResult>('sightline/edit', this.params(i, true), token);
-    return r.ok ? { diff: r.diff ?? '' } : { refusal: r.text ?? '', answered: true };
-  }
-  async run(i: EditIn, token: vscode.CancellationToken) {
-    const uri = this.host.uri(i.path);
-    const r = await this.host.request<EditResult>('sightline/edit', this.params(i, !!i.dry_run), token);
-    timings.answered[this.name] = now();
-    const diags = r.ok && r.applied && !r.dryRun ? await this.host.diagnosticsFor(uri, diffNewRanges(r.diff)) : '';
-    return (r.text ?? '') + diags;
-  }
-}
-
-type BlocksIn = import('./pure').BlocksInput;
-export class ApplyBlocksTool extends WriteTool<BlocksIn> {
-  check = checkBlocks;
-  describe(i: BlocksIn) {
-    const n = (i.text.match(/^<<<< EDIT/gm) ?? []).length;
-    return `Apply ${n} edit block${n === 1 ? '' : 's'}`;
-  }
-  private params(i: BlocksIn, dryRun: boolean) {
-    return { text: i.text, dryRun, session: this.host.session(i.session), agent: 'vscode-agent' };
-  }
-  async dryRun(i: BlocksIn, token: vscode.CancellationToken) {
-    const r = await this.host.request<BlocksResult>('sightline/applyBlocks', this.params(i, true), token);
-    const diff = (r.blocks ?? []).map((b) => b.diff ?? '').join('');
-    // Any failed block: nothing is written and the model gets the whole dry-run report.
-    return r.ok
-      ? { diff }
-      : { refusal: (r.text ?? '') + 'Nothing was written, because a block did not validate (the dry run above): fix it and send all blocks again.\n', answered: true };
-  }
-  async run(i: BlocksIn, token: vscode.CancellationToken) {
-    const r = await this.host.request<BlocksResult>('sightline/applyBlocks', this.params(i, !!i.dry_run), token);
-    timings.answered[this.name] = now();
-    let diags = '';
-    if (!i.dry_run) {
-      for (const b of r.blocks ?? []) {
-        if (b.status !== 'applied' || !b.path) continue;
-        try {
-          const d = await this.host.diagnosticsFor(this.host.uri(b.path), diffNewRanges(b.diff));
-          if (d) diags += `${b.path}: ${d}`;
-        } catch {
-          // a path we cannot resolve has no diagnostics to add
-        }
-      }
-    }
-    return (r.text ?? '') + diags;
-  }
-}
-
-type WriteIn = import('./pure').WriteInput;
-export class WriteFileTool extends WriteTool<WriteIn & { dry_run?: boolean }> {
-  check = checkWrite;
-  describe(i: WriteIn) {
-    return `${i.mode[0].toUpperCase()}${i.mode.slice(1)} ${i.path}`.replace(/^Edit /, 'Edit (write) ').replace(/^Create /, 'Create ');
-  }
-  private params(i: WriteIn, dryRun: boolean) {
-    const p: Record<string, unknown> = {
-      textDocument: { uri: this.host.uri(i.path).toString() },
-      mode: i.mode,
-      content: i.content,
-      session: this.host.session(i.session),
-      agent: 'vscode-agent',
-    };
-    if (i.old_text !== undefined) p.old_text = i.old_text;
-    if (i.expected_version) p.expectedVersion = i.expected_version;
-    if (dryRun) p.dryRun = true;
-    return p;
-  }
-  async dryRun(i: WriteIn, token: vscode.CancellationToken) {
-    const r = await this.host.request<WriteResult>('sightline/write', this.params(i, true), token);
-    return r.ok ? { diff: r.diff } : { refusal: r.text ?? '', answered: true };
-  }
-  async run(i: WriteIn, token: vscode.CancellationToken) {
-    const uri = this.host.uri(i.path);
-    const r = await this.host.request<WriteResult>('sightline/write', this.params(i, false), token);
-    timings.answered[this.name] = now();
-    const diags = r.ok && r.applied ? await this.host.diagnosticsFor(uri, diffNewRanges(r.diff)) : '';
-    return (r.text ?? '') + diags;
-  }
-}
-
-type PatchIn = import('./pure').PatchInput;
-export class ApplyPatchTool extends WriteTool<PatchIn> {
-  check = checkPatch;
-  describe(i: PatchIn) {
-    const n = (i.patch.match(/^(\+\+\+ |\*\*\* (Update|Add|Delete) File: )/gm) ?? []).length;
-    return `Apply a patch to ${n || 'its'} file${n === 1 ? '' : 's'}`;
-  }
-  private params(i: PatchIn, dryRun: boolean) {
-    return { text: i.patch, dryRun, session: this.host.session(i.session), agent: 'vscode-agent' };
-  }
-  async dryRun(i: PatchIn, token: vscode.CancellationToken) {
-    const r = await this.host.request<PatchResult>('sightline/applyPatch', this.params(i, true), token);
-    const diff = (r.files ?? []).map((f) => f.diff ?? '').join('');
-    return r.ok ? { diff } : { refusal: r.text ?? '', answered: true };
-  }
-  async run(i: PatchIn, token: vscode.CancellationToken) {
-    const r = await this.host.request<PatchResult>('sightline/applyPatch', this.params(i, !!i.dry_run), token);
-    timings.answered[this.name] = now();
-    return r.text ?? '';
-  }
-}
-
-type LedgerIn = import('./pure').LedgerInput;
-export class LedgerTool extends Tool<LedgerIn> {
-  check = checkLedger;
-  async run(i: LedgerIn, token: vscode.CancellationToken) {
-    const params: Record<string, unknown> = { session: this.host.session(i.session) };
-    if (i.path) params.textDocument = { uri: this.host.uri(i.path).toString() };
-    const r = await this.host.request<Rendered>('sightline/ledger', params, token);
-    return r.text ?? '';
-  }
-  prepareInvocation() {
-    return { invocationMessage: 'Checking what the agent has read' };
-  }
-}
-
-export function registerTools(host: ToolHost): { tools: Record<string, Tool<unknown>>; disposables: vscode.Disposable[] } {
-  const tools: Record<string, Tool<any>> = {
-    sightline_read: new ReadTool('sightline_read', host),
-    sightline_edit: new EditTool('sightline_edit', host),
-    sightline_apply_blocks: new ApplyBlocksTool('sightline_apply_blocks', host),
-    sightline_write: new WriteFileTool('sightline_write', host),
-    sightline_ledger: new LedgerTool('sightline_ledger', host),
-    sightline_apply_patch: new ApplyPatchTool('sightline_apply_patch', host),
-  };
+export function registerTools(host: ToolHost): { tools: Record<string, SightlineTool>; disposables: vscode.Disposable[] } {
+  const tools: Record<string, SightlineTool> = {};
+  for (const spec of toolSpecs) tools[spec.name] = new SightlineTool(spec, host);
   const disposables: vscode.Disposable[] = [];
   if (vscode.lm && typeof vscode.lm.registerTool === 'function') {
     for (const [name, tool] of Object.entries(tools)) disposables.push(vscode.lm.registerTool(name, tool));

@@ -12,12 +12,20 @@ local tools = require('sightline.tools')
 
 local M = {}
 
+-- A JSON schema's type as avante's: one name (of a nullable type, the other).
+local function type_of(t)
+  if type(t) ~= 'table' then return t end
+  for _, x in ipairs(t) do
+    if x ~= 'null' then return x end
+  end
+end
+
 -- A JSON-schema property as an avante field.
 local function field(name, p, optional)
-  local f = { name = name, description = p.description or name, type = p.type, optional = optional }
+  local f = { name = name, description = p.description or name, type = type_of(p.type), optional = optional }
   if p.enum then f.choices = p.enum end
-  if p.type == 'array' and p.items then f.items = field('items', p.items, false) end
-  if p.type == 'object' and p.properties then
+  if f.type == 'array' and p.items then f.items = field('items', p.items, false) end
+  if f.type == 'object' and p.properties then
     f.fields = {}
     local req = {}
     for _, r in ipairs(p.required or {}) do req[r] = true end
@@ -33,10 +41,24 @@ end
 function M.tool(spec, opts)
   opts = opts or {}
   local run_opts = { session = opts.session, agent = opts.agent or 'avante', timeout = opts.timeout }
+  -- The input schema's properties as fields: the required ones first, in
+  -- the schema's order, then the others by name.
+  local schema = spec.inputSchema or {}
+  local props, req, names = schema.properties or {}, {}, {}
+  for _, r in ipairs(schema.required or {}) do
+    req[r] = true
+    table.insert(names, r)
+  end
+  local rest = {}
+  for k in pairs(props) do
+    if not req[k] then table.insert(rest, k) end
+  end
+  table.sort(rest)
+  vim.list_extend(names, rest)
   local fields, usage = {}, {}
-  for _, p in ipairs(spec.params) do
-    table.insert(fields, field(p.name, p, p.optional))
-    usage[p.name] = p.description
+  for _, k in ipairs(names) do
+    table.insert(fields, field(k, props[k], not req[k]))
+    usage[k] = props[k].description
   end
   return {
     name = spec.name,

@@ -3,10 +3,10 @@
 --   require('codecompanion').setup({ extensions = { sightline = { opts = {} } } })
 --
 -- (codecompanion finds it on the runtimepath as codecompanion._extensions.sightline.)
--- setup adds the tools sightline_read, sightline_edit, sightline_apply_blocks,
--- sightline_write and sightline_ledger, and the group `sightline` holding them
--- all, to codecompanion's chat tools: `@{sightline}` in a chat gives them to
--- the model.
+-- setup adds sightline's agent tools (tools.json: sightline_read,
+-- sightline_edit, sightline_apply_patch, ... the same as its MCP tools), and
+-- the group `sightline` holding them all, to codecompanion's chat tools:
+-- `@{sightline}` in a chat gives them to the model.
 --
 -- A tool is what codecompanion's tool docs describe: name, schema (an OpenAI
 -- function schema), cmds (functions called as fn(tools, args, {input,

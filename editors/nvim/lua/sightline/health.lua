@@ -87,6 +87,16 @@ function M.check()
     r.warn('settings.guard is ' .. vim.inspect(guard) .. '; it must be enforce, warn or off')
   end
 
+  r.start('sightline: agent tools')
+  local tok, list = pcall(function() return require('sightline.tools').list() end)
+  if tok then
+    local names = {}
+    for _, t in ipairs(list) do table.insert(names, t.name) end
+    r.ok(string.format('%d agent tools (tools.json): %s', #names, table.concat(names, ', ')))
+  else
+    r.error('the agent tools cannot be read: ' .. tostring(list))
+  end
+
   r.start('sightline: bridge socket')
   local root = sl.find_root(vim.fn.getcwd())
   if not root then

@@ -650,6 +650,27 @@ function M.ledger(o)
   return request(t.root, 'sightline/ledger', p, t.bufnr, o)
 end
 
+--- tool(method, args, {session, agent, callback, timeout}): an agent tool's
+--- call (tools.json): the model's arguments, as they are, to the tool's
+--- sightline/* request, whose answer carries its text. The server that
+--- answers is that of the workspace of args.path (made absolute, so that the
+--- server reads it as the model meant it), else of the current directory.
+function M.tool(method, args, o)
+  o = o or {}
+  args = args or {}
+  local t, err
+  if type(args.path) == 'string' and args.path ~= '' then
+    t, err = target({ path = args.path }, true)
+    if t then args.path = t.path end
+  else
+    t, err = target({}, false)
+  end
+  if not t then return fail(o, err) end
+  local p = caller(o, { arguments = nonempty(args) })
+  p.render = true
+  return request(t.root, method, p, t.bufnr, o)
+end
+
 --- summary{bufnr|path, session, callback, timeout}
 function M.summary(o)
   o = o or {}
@@ -684,31 +705,6 @@ end
 -- Ledger view
 ---------------------------------------------------------------------------
 
-function M.format_ranges(rs)
-  if type(rs) ~= 'table' or #rs == 0 then return '' end
-  local parts = {}
-  for _, r in ipairs(rs) do
-    table.insert(parts, r.start == r['end'] and tostring(r.start) or (r.start .. '-' .. r['end']))
-  end
-  return table.concat(parts, ', ')
-end
-
---- The lines `sightline ledger` prints, for a ledger answer.
-function M.format_ledger(res)
-  local lines = { string.format('session %s', res.session or config.session) }
-  local docs = res.documents or {}
-  if #docs == 0 then table.insert(lines, '(nothing read or written)') end
-  for _, d in ipairs(docs) do
-    local l = string.format('%s  %s  %d lines', d.path, d.state, d.totalLines or 0)
-    for _, k in ipairs({ 'read', 'authored', 'stale', 'unread' }) do
-      local s = M.format_ranges(d[k])
-      if s ~= '' then l = l .. '  ' .. k .. ' ' .. s end
-    end
-    table.insert(lines, l)
-  end
-  return lines
-end
-
 local function ledger_buffer(lines)
   local name = 'sightline://ledger'
   local b = vim.fn.bufnr(name)
@@ -739,8 +735,11 @@ function M.show_ledger(o)
       vim.notify('sightline: ' .. tostring(err), vim.log.levels.ERROR)
       return
     end
-    ledger_buffer(M.format_ledger(res))
+    -- The ledger as every door words it (the server's text, as `sightline ledger` prints it).
+    local text = (type(res.text) == 'string' and res.text or (res.message or '')):gsub('\n$', '')
+    ledger_buffer(vim.split(text, '\n', { plain = true }))
   end
+  o.render = true
   return M.ledger(o)
 end
 

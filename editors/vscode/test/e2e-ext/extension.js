@@ -73,7 +73,8 @@ exports.activate = async function activate() {
     const ready = await api.server.waitReady(20000);
     check('server running', ready, `${api.server.state} ${api.server.detail}`);
     const names = vscode.lm.tools.map((t) => t.name);
-    check('the tools registered', ['sightline_read', 'sightline_edit', 'sightline_apply_blocks', 'sightline_write', 'sightline_ledger', 'sightline_apply_patch'].every((n) => names.includes(n)), names.join(','));
+    const declared = ext.packageJSON.contributes.languageModelTools.map((t) => t.name);
+    check('the tools registered: every one package.json declares (tools.json\'s)', declared.length >= 9 && declared.every((n) => names.includes(n) && api.tools[n]), names.join(','));
 
     const root = vscode.workspace.workspaceFolders[0].uri.fsPath;
     const schedPath = path.join(root, 'src', 'sched.py');
@@ -128,11 +129,11 @@ exports.activate = async function activate() {
 
     // 4. malformed input: a model-readable error, not an exception
     const bad1 = await call('sightline_edit', { path: 42, edits: 'not json' });
-    check('malformed edit input -> readable error', bad1.startsWith('Invalid input for sightline_edit') && bad1.includes('"path"'), bad1);
+    check('malformed edit input -> readable error', bad1.startsWith('invalid_params: invalid arguments for sightline_edit') && bad1.includes('path'), bad1);
     const bad2 = await call('sightline_read', { path: 'src/sched.py', start: 'ten' });
-    check('malformed read input -> readable error', bad2.startsWith('Invalid input for sightline_read') && bad2.includes('"start"'), bad2);
-    const bad3 = await call('sightline_write', { path: 'x.txt', mode: 'replace' });
-    check('malformed write input -> readable error', bad3.startsWith('Invalid input for sightline_write') && bad3.includes('"mode"'), bad3);
+    check('malformed read input -> readable error', bad2.startsWith('invalid_params: invalid arguments for sightline_read') && bad2.includes('start'), bad2);
+    const bad3 = await call('sightline_write', { path: 'x.txt', mode: 'replace', content: 'x' });
+    check('malformed write input -> readable error', bad3.startsWith('invalid_params: ') && bad3.includes('mode "replace"'), bad3);
 
     // 5. prepareInvocation shows what a write will do: the dry run's diff
     const prep = await api.tools.sightline_edit.prepareInvocation({ input: { path: 'src/sched.py', edits: [{ type: 'replace_line', ref: refOf(read, 20), new_content: '        self.timefunc = timefunc  # clock' }] } }, new vscode.CancellationTokenSource().token);

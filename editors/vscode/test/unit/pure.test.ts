@@ -4,68 +4,63 @@ import { resolve } from 'node:path';
 import { test } from 'node:test';
 import {
   applyCoverage,
-  checkBlocks,
-  checkEdit,
-  checkLedger,
-  checkPatch,
-  checkRead,
-  checkWrite,
   confirmationText,
+  contributedTools,
   coveragePercent,
+  describeCall,
   diffNewRanges,
-  displayPath,
+  dryRunOf,
   formatDiagnostics,
+  offeredTools,
+  previews,
   resolveToolPath,
   sessionLabel,
   sessionPicks,
+  writtenDiffs,
   type Coverage,
   type SessionPick,
+  type ToolsFile,
 } from '../../src/pure';
 
-test('read input: path required, lines positive, end after start', () => {
-  assert.deepEqual(checkRead({ path: 'a.ts', start: 3, end: 9 }), { ok: true, value: { path: 'a.ts', start: 3, end: 9, session: undefined } });
-  assert.equal(checkRead({ path: 'a.ts', start: '4' }).ok, true, 'a numeric string is a line');
-  for (const bad of [undefined, null, 42, [], 'not json', {}, { path: '' }, { path: 'a', start: 0 }, { path: 'a', start: 1.5 }, { path: 'a', start: 9, end: 3 }, { path: 'a', session: 7 }]) {
-    const r = checkRead(bad);
-    assert.equal(r.ok, false, JSON.stringify(bad));
-    if (!r.ok) assert.match(r.error, /^Invalid input for sightline_read: .+ Nothing was done\. Example input: \{/);
-  }
-  assert.equal(checkRead('{"path": "a.ts"}').ok, true, 'a JSON string of the object is accepted');
+const toolsFile = JSON.parse(readFileSync(resolve('tools.json'), 'utf8')) as ToolsFile;
+
+// package.json's static declarations are tools.json's (generated from the
+// operation table), as `npm run tools` writes them.
+test('package.json declares the tools of tools.json', () => {
+  const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8'));
+  assert.deepEqual(
+    pkg.contributes.languageModelTools,
+    contributedTools(toolsFile),
+    'package.json is stale: run `npm run tools` (after `go generate ./ops` when the operation table changed)',
+  );
+  const names = offeredTools(toolsFile).map((t) => t.name);
+  assert.ok(names.includes('sightline_read') && names.includes('sightline_apply_patch'), names.join(','));
+  // Every tool is offered here, or tools.json says why not.
+  for (const t of toolsFile.tools) assert.ok(t.doors.includes('vscode') || t.notAt?.vscode, t.name);
 });
 
-test('edit input: ops checked by type and fields; a string array and a single op accepted', () => {
-  const op = { type: 'replace_line', ref: '12:a3Kf', new_content: 'x' };
-  assert.equal(checkEdit({ path: 'a', edits: [op] }).ok, true);
-  assert.equal(checkEdit({ path: 'a', edits: JSON.stringify([op]) }).ok, true);
-  const single = checkEdit({ path: 'a', edits: op });
-  assert.ok(single.ok && single.value.edits.length === 1);
-  const cases: [unknown, RegExp][] = [
-    [{ path: 'a' }, /"edits" is required/],
-    [{ path: 'a', edits: [] }, /"edits" is empty/],
-    [{ path: 'a', edits: 'nope' }, /not JSON/],
-    [{ path: 'a', edits: [{ type: 'replace' }] }, /edits\[0\]\.type must be one of replace_line/],
-    [{ path: 'a', edits: [{ type: 'delete_range', start_ref: '1:aaaa' }] }, /needs "end_ref"/],
-    [{ path: 'a', edits: [op], dry_run: 'yes' }, /"dry_run" must be true or false/],
-    [{ edits: [op] }, /"path" is required/],
-  ];
-  for (const [input, re] of cases) {
-    const r = checkEdit(input);
-    assert.equal(r.ok, false);
-    if (!r.ok) assert.match(r.error, re);
-  }
+test('a write is previewed by its dry run; a read is not', () => {
+  const spec = (name: string) => toolsFile.tools.find((t) => t.name === name)!;
+  assert.equal(previews(spec('sightline_edit')), true);
+  assert.equal(previews(spec('sightline_write')), true);
+  assert.equal(previews(spec('sightline_read')), false);
+  assert.deepEqual(dryRunOf({ path: 'a', edits: [] }), { path: 'a', edits: [], dry_run: true });
+  assert.deepEqual(dryRunOf('{"text": "x"}'), { text: 'x', dry_run: true }, 'an input sent as a JSON string');
+  assert.equal(dryRunOf({ text: 'x', dry_run: true }), undefined, 'a dry run already');
+  assert.equal(dryRunOf('nope'), undefined);
+  assert.equal(describeCall(spec('sightline_read'), { path: 'a.ts', start: 3 }), 'Read lines (hashline-annotated): a.ts:3-');
+  assert.equal(describeCall(spec('sightline_apply_patch'), { patch: '' }), spec('sightline_apply_patch').title);
 });
 
-test('write, blocks and ledger inputs', () => {
-  assert.equal(checkWrite({ path: 'a', mode: 'create', content: '' }).ok, true);
-  const noOld = checkWrite({ path: 'a', mode: 'edit', content: 'x' });
-  assert.ok(!noOld.ok && /needs "old_text"/.test(noOld.error));
-  const badMode = checkWrite({ path: 'a', mode: 'replace', content: 'x' });
-  assert.ok(!badMode.ok && /"mode" must be one of create, edit, append, overwrite, not "replace"/.test(badMode.error));
-  assert.equal(checkBlocks({ text: 'a\n<<<< EDIT\n' }).ok, true);
-  assert.equal(checkBlocks({}).ok, false);
-  assert.deepEqual(checkLedger(undefined), { ok: true, value: { path: undefined, session: undefined } });
-  assert.equal(checkLedger({ path: 'x', session: 's' }).ok, true);
-  assert.equal(checkLedger(5).ok, false);
+test('the files an answer wrote, for their diagnostics', () => {
+  assert.deepEqual(writtenDiffs({ ok: true, applied: true, path: 'a.ts', diff: '@@ -1 +1 @@\n' }), [{ path: 'a.ts', diff: '@@ -1 +1 @@\n' }]);
+  assert.deepEqual(writtenDiffs({ ok: true, applied: true, dryRun: true, path: 'a.ts', diff: 'd' }), []);
+  assert.deepEqual(
+    writtenDiffs({ ok: true, blocks: [{ status: 'applied', path: 'a', diff: 'd1' }, { status: 'skipped', path: 'b', diff: 'd2' }] }),
+    [{ path: 'a', diff: 'd1' }],
+  );
+  assert.deepEqual(writtenDiffs({ ok: true, files: [{ status: 'applied', path: 'p', diff: 'd' }] }), [{ path: 'p', diff: 'd' }]);
+  assert.deepEqual(writtenDiffs({ ok: false, applied: true, path: 'a', diff: 'd' }), []);
 });
 
 test('paths: relative to the workspace folder, absolute and file URIs kept', () => {
@@ -77,8 +72,6 @@ test('paths: relative to the workspace folder, absolute and file URIs kept', () 
   assert.equal(resolveToolPath('a\0b', ['/w']).ok, false);
   assert.equal(resolveToolPath('https://example.com/a', ['/w']).ok, false);
   assert.equal(resolveToolPath('a.ts', []).ok, false);
-  assert.equal(displayPath('/w/proj/src/a.ts', ['/w/proj']), 'src/a.ts');
-  assert.equal(displayPath('/elsewhere/a.ts', ['/w/proj']), '/elsewhere/a.ts');
 });
 
 // The tools' answers are the server's text (render: true), tested with the
@@ -89,15 +82,8 @@ test('diagnostics, coverage, confirmation', () => {
   assert.deepEqual(diffNewRanges('--- a\n+++ b\n@@ -16,7 +16,7 @@\n x\n@@ -40 +41,0 @@\n'), [{ start: 16, end: 22 }, { start: 41, end: 41 }]);
   assert.equal(coveragePercent({ uri: 'u', version: 1, session: 's', state: 'partial_read', read: [{ start: 1, end: 30 }], authored: [{ start: 30, end: 31 }], stale: [], totalLines: 62 }), 50);
   assert.equal(coveragePercent({ uri: 'u', version: null, session: 's', state: 'fully_read', read: [], authored: [], stale: [], totalLines: 0 }), 100);
-  assert.match(confirmationText('Edit a.py', '@@ -1 +1 @@\n-a\n+b'), /^Edit a\.py\n\n```diff\n@@ -1 \+1 @@\n-a\n\+b\n```$/);
+  assert.match(confirmationText('Edit a.py', '@@ -1 +1 @@\n-a\n+b'), /^Edit a\.py\n\nA dry run says:\n\n```diff\n@@ -1 \+1 @@\n-a\n\+b\n```$/);
   assert.match(confirmationText('Edit a.py', ''), /no change/);
-});
-
-test('patch input: the patch is required', () => {
-  const bad = checkPatch({});
-  assert.equal(bad.ok, false);
-  assert.match(bad.ok ? '' : bad.error, /"patch" is required.*Example input/);
-  assert.equal(checkPatch({ patch: '--- a/x\n+++ b/x\n' }).ok, true);
 });
 
 test('session picker: follow first, then the server\'s sessions most recent first (hook sessions named by agent), then recent names', () => {
