@@ -328,7 +328,6 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	plan := func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 		var diag *editblock.Diagnostic
 		blk := blk
-		blk.Old, blk.New = inFileCharset(d, blk.Old, blk.New)
 		blk.Old, blk.New, _ = markless(d.Snap, blk.Old, blk.New)
 		m, diag = editblock.MatchBlock(d.Snap, blk, d.Snap.Dominant())
 		if diag != nil {

@@ -1,14 +1,11 @@
 package engine
 
 import (
-	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/textdoc"
-	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // The matchers read line 1 of a file without its byte-order mark, as reads
@@ -53,27 +50,3 @@ func marklessFile(s *textdoc.Snapshot, f patch.File) patch.File {
 	}
 	return f
 }
-
-// inFileCharset reads a block's lines as the file's bytes when the file is
-// in a legacy encoding and a line of the block is not UTF-8: the block was
-// written from the file's raw bytes (a tool piping the file, a diff of it),
-// and its lines are decoded as the file's are. A block that is UTF-8 is
-// text already.
-func inFileCharset(d workspace.Doc, old, new []string) ([]string, []string) {
-	if d.Charset.IsUTF8() || !slices.ContainsFunc(old, invalid) && !slices.ContainsFunc(new, invalid) {
-		return old, new
-	}
-	decode := func(ls []string) []string {
-		out := make([]string, len(ls))
-		for i, l := range ls {
-			out[i] = l
-			if t, ok := d.Charset.Decode([]byte(l)); ok {
-				out[i] = t
-			}
-		}
-		return out
-	}
-	return decode(old), decode(new)
-}
-
-func invalid(s string) bool { return !utf8.ValidString(s) }

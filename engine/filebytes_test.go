@@ -51,23 +51,3 @@ func TestPatchOfMarkedLineOne(t *testing.T) {
 		env.Close(ctx)
 	}
 }
-
-// TestBlockInLegacyBytes: an edit block written from the raw bytes of a
-// windows-1252 file (a Latin-1 é) matches the file's decoded text, and its
-// new lines are written back in the file's encoding.
-func TestBlockInLegacyBytes(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	p := filepath.Join(root, "CONTRIBUTORS.txt")
-	os.WriteFile(p, []byte("- Oleg\n- Marc Labb\xe9\n"), 0o644)
-	cfg := config.Default()
-	cfg.Encodings = []string{"windows-1252"}
-	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: cfg, NoPersist: true})
-	defer env.Close(ctx)
-	c := engine.Caller{Session: "s"}
-	env.Read(ctx, engine.ReadParams{Caller: c, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(p))}})
-	r, err := env.ApplyBlocks(ctx, engine.BlocksParams{Caller: c, Text: "CONTRIBUTORS.txt\n<<<<<<< SEARCH\n- Marc Labb\xe9\n=======\n- Marc Labb\xe9\n- Andr\xe9\n>>>>>>> REPLACE\n"})
-	if b, _ := os.ReadFile(p); err != nil || !r.OK || string(b) != "- Oleg\n- Marc Labb\xe9\n- Andr\xe9\n" {
-		t.Fatalf("%v %+v: %q", err, r, b)
-	}
-}
