@@ -277,21 +277,21 @@ func Parse(text string) Parsed {
 	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
 }
 
-// TestCRLFReplace: a block whose REPLACE lines all end with "\r\n" says so
-// (the terminator of a file it creates), however the output is cut into
-// chunks; one line ending otherwise, or a lone '\r', does not.
-func TestCRLFReplace(t *testing.T) {
+// TestLineCRs: a block says which lines of each half ended with "\r\n"
+// (nil when none did), however the output is cut into chunks; a lone '\r'
+// is no "\r\n".
+func TestLineCRs(t *testing.T) {
 	for _, tc := range []struct {
-		text string
-		want bool
+		text     string
+		old, new []bool
 	}{
-		{"a.bat\r\n<<<<<<< SEARCH\r\n=======\r\n@echo off\r\nexit\r\n>>>>>>> REPLACE\r\n", true},
-		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r\n>>>>>>> REPLACE\n", true},
-		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\n>>>>>>> REPLACE\n", false},
-		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\rexit\r\n>>>>>>> REPLACE\n", false},
-		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r>>>>>>> REPLACE\n", false},
-		{"a.bat\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n", false},
-		{"a.bat\n<<<<<<< SEARCH\r\nx\r\n=======\ny\n>>>>>>> REPLACE\r\n", false},
+		{"a.bat\r\n<<<<<<< SEARCH\r\n=======\r\n@echo off\r\nexit\r\n>>>>>>> REPLACE\r\n", nil, []bool{true, true}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r\n>>>>>>> REPLACE\n", nil, []bool{true, true}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\n>>>>>>> REPLACE\n", nil, []bool{true, false}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\rexit\r\n>>>>>>> REPLACE\n", nil, []bool{false, true}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r>>>>>>> REPLACE\n", nil, []bool{true, false}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n", nil, nil},
+		{"a.bat\n<<<<<<< SEARCH\r\nx\r\nz\n=======\ny\n>>>>>>> REPLACE\r\n", []bool{true, false}, nil},
 	} {
 		for size := 1; size <= len(tc.text); size++ {
 			p := NewParser()
@@ -300,8 +300,8 @@ func TestCRLFReplace(t *testing.T) {
 				got = append(got, p.Write([]byte(tc.text[i:min(i+size, len(tc.text))]))...)
 			}
 			p.Close()
-			if len(got) != 1 || got[0].CRLF != tc.want {
-				t.Fatalf("%q in chunks of %d: %+v, want CRLF=%v", tc.text, size, got, tc.want)
+			if len(got) != 1 || !reflect.DeepEqual(got[0].OldCR, tc.old) || !reflect.DeepEqual(got[0].NewCR, tc.new) {
+				t.Fatalf("%q in chunks of %d: %+v, want OldCR=%v NewCR=%v", tc.text, size, got, tc.old, tc.new)
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/sightline-lsp/sightline/editblock"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -40,7 +41,7 @@ type BlockDiagnostic struct {
 type BlockResult struct {
 	Index      int              `json:"index"`
 	Path       string           `json:"path"`
-	Status     string           `json:"status"` // applied, validated, failed, skipped
+	Status     string           `json:"status"` // applied, validated, unchanged, failed, skipped
 	Message    string           `json:"message"`
 	Error      result.Kind      `json:"error,omitempty"`
 	Diagnostic *BlockDiagnostic `json:"diagnostic,omitempty"`
@@ -208,6 +209,9 @@ func (b *Blocks) Close(ctx context.Context) BlocksResult {
 		counts[r.Status]++
 	}
 	res.Message = fmt.Sprintf("%d %s: %d applied, %d validated, %d failed, %d skipped.", len(all), plural(len(all), "block", "blocks"), counts["applied"], counts["validated"], counts["failed"], counts["skipped"])
+	if n := counts["unchanged"]; n > 0 {
+		res.Message = strings.TrimSuffix(res.Message, ".") + fmt.Sprintf(", %d unchanged (%s nothing).", n, plural(n, "it changes", "they change"))
+	}
 	if bad != nil {
 		where := bad.Path
 		if where == "" {
@@ -286,7 +290,7 @@ func (b *Blocks) commit(ctx context.Context, all []BlockResult, res *BlocksResul
 
 func (b *Blocks) auditAll(ctx context.Context, all []BlockResult, start time.Time) {
 	for _, r := range all {
-		o := Outcome{OK: r.Status == "applied" || r.Status == "validated"}
+		o := Outcome{OK: r.Status == "applied" || r.Status == "validated" || r.Status == "unchanged"}
 		if !o.OK {
 			o = Refusal(result.Errorf(r.Error, "%s", r.Message))
 		}
@@ -372,8 +376,11 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	r.Status = "validated"
 	switch {
 	case out.noop:
-		r.Message = fmt.Sprintf("The block for %s changes nothing (both halves are the same).", r.Path)
-		r.done = r.Message
+		r.Status = "unchanged"
+		r.Message = fmt.Sprintf("The block for %s changes nothing: its REPLACE half is what the file holds there; the file is not touched by it.", r.Path)
+		if m.Start > 0 {
+			r.Message = fmt.Sprintf("The block for %s changes nothing: its REPLACE half is what the file holds at lines %d-%d; the file is not touched by it.", r.Path, m.Start, m.End)
+		}
 	case b.dryRun:
 		r.Message = fmt.Sprintf("The block for %s matches lines %d-%d and would apply.", r.Path, m.Start, m.End)
 	default:
@@ -409,16 +416,14 @@ func planOn(k workspace.Key, rel string, s *textdoc.Snapshot, plan planner) (wri
 
 func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Key, r BlockResult, fail func(error) BlockResult) BlockResult {
 	e := b.e
-	// The new file's lines end as the block's do: "\r\n" when every one
-	// of them did, else "\n".
-	eol := "\n"
-	if blk.CRLF {
-		eol = "\r\n"
+	ls := make([]lines.Line, len(blk.New))
+	for i, c := range blk.New {
+		ls[i] = lines.Line{Content: c, Term: "\n"}
+		if blk.NewCR != nil && blk.NewCR[i] {
+			ls[i].Term = "\r\n"
+		}
 	}
-	var content string
-	for _, l := range blk.New {
-		content += l + eol
-	}
+	content := e.newFileText(k, ls)
 	if _, ok := b.files[k]; ok {
 		return fail(result.Errorf(result.Exists, "An earlier block already writes %s: a block with an empty EDIT half creates a file.", r.Path))
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -108,12 +107,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if err != nil {
 			return err
 		}
-		// The patch's line breaks, else the ones .editorconfig declares.
-		eol := workspace.DeclaredEOL(root, filepath.ToSlash(rel))
-		if eol == "" {
-			eol = "\n"
-		}
-		content := f.Text(eol)
+		content := e.newFileText(k, f.Lines())
 		if _, err := newFileDoc(root, rel, k, r.Path, "The patch", textdoc.New(content)); err != nil {
 			return err
 		}
@@ -196,6 +190,11 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 				e.patchConflict(ctx, c, f, k, out.before, r)
 			}
 			return err
+		}
+		if out.noop && f.Mode == 0 && f.NewPath == "" {
+			r.unchanged = true
+			r.done = fmt.Sprintf("The patch changes nothing in %s: the lines its hunks write are the file's lines there; the file was not touched.", r.Path)
+			return nil // nothing to write
 		}
 		if !seen {
 			w.before = out.before
