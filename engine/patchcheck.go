@@ -66,6 +66,12 @@ func (e *Env) patchWrites(ctx context.Context, c Caller, files []patch.File, rs 
 
 // patchFile checks one section of a patch and folds it into the writes.
 func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *PatchFileResult, ws *[]fileWrite, cur map[workspace.Key]int, gone map[workspace.Key]string, sections map[workspace.Key]int) error {
+	if f.From != "" {
+		var err error
+		if f, err = e.changeOrRename(f, cur, gone); err != nil {
+			return err
+		}
+	}
 	k, err := e.writable(ctx, c, f.Path)
 	if err != nil {
 		return err
@@ -284,6 +290,37 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	cur[k] = len(*ws)
 	*ws = append(*ws, w)
 	return nil
+}
+
+// changeOrRename reads a section whose --- and +++ lines name different
+// files and which has hunks: a change of the +++ file when it exists (as
+// diff -u of two files writes it), else, when the --- file exists, its
+// rename to the +++ name with those changes (as the section without hunks
+// is a rename). The patch's earlier sections count: a file they made or
+// renamed there exists, one they deleted or renamed away does not.
+func (e *Env) changeOrRename(f patch.File, cur map[workspace.Key]int, gone map[workspace.Key]string) (patch.File, error) {
+	exists := func(name string) bool {
+		k, err := e.WS.Resolve(name)
+		if err != nil {
+			return false
+		}
+		if _, ok := gone[k]; ok {
+			return false
+		}
+		if _, ok := cur[k]; ok {
+			return true
+		}
+		_, err = e.get(k)
+		return err == nil
+	}
+	switch {
+	case exists(f.Path):
+	case exists(f.From):
+		f.Path, f.NewPath = f.From, f.Path
+	default:
+		return f, result.Errorf(result.NotFound, "Neither %s (the +++ file) nor %s (the --- file) exists, so the section can neither change the one nor rename the other with its changes. Check the paths, and send the whole patch again.", f.Path, f.From)
+	}
+	return f, nil
 }
 
 // hunkLines are the lines of a file patch's hunks, old and new.

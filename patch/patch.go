@@ -31,7 +31,13 @@ type File struct {
 	// Path is the file patched (the old path for a rename); NewPath is the
 	// path after a rename, or "".
 	Path, NewPath string
-	Hunks         []Hunk
+	// From is the --- name of a section (not git's) whose --- and +++ lines
+	// name different files and which has hunks; Path is the +++ name. diff
+	// -u of two files writes such a section as a change of the +++ file; a
+	// model renaming a file it changes writes one too: which it is, the
+	// files say (the caller decides).
+	From  string
+	Hunks []Hunk
 	// Mode is the file's new git mode (0o100644, 0o100755) when the patch
 	// sets one (`new mode`, `new file mode`), else 0.
 	Mode uint32
@@ -165,7 +171,7 @@ type Parser struct {
 	headed bool
 	// other is the `+++` name of a section (not git's) whose `---` names
 	// another file: without hunks the section renames its file to it;
-	// with hunks it is the file changed, as diff -u of two files has it.
+	// with hunks it is the file changed or the new name (File.From).
 	other string
 	// the names of git's `diff --git a/x b/y` line
 	gitOld, gitNew string
@@ -250,7 +256,7 @@ func (p *Parser) finish() []File {
 			// one whose text stays).
 			f.NewPath = other
 		} else {
-			f.Path = other
+			f.From, f.Path = f.Path, other
 		}
 	}
 	if f.Path == "" {
