@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
@@ -210,6 +211,13 @@ func confApply(t *testing.T, input map[string]string, kind, text string, encodin
 				return
 			}
 			ok, why = r.OK, string(r.Error)+": "+r.Message
+			// The file that failed says why in its own words.
+			for _, f := range r.Files {
+				if f.Status == "failed" {
+					why = fmt.Sprintf("%s: %s: %s", f.Error, f.Path, f.Message)
+					break
+				}
+			}
 		case "blocks":
 			r, err := env.ApplyBlocks(ctx, engine.BlocksParams{Caller: caller, Text: text})
 			if err != nil {
@@ -217,6 +225,12 @@ func confApply(t *testing.T, input map[string]string, kind, text string, encodin
 				return
 			}
 			ok, why = r.OK, string(r.Error)+": "+r.Message
+			for _, b := range r.Blocks {
+				if b.Status == "failed" {
+					why = fmt.Sprintf("%s: block %d, %s: %s", b.Error, b.Index+1, b.Path, b.Message)
+					break
+				}
+			}
 		default:
 			t.Fatalf("kind %q", kind)
 		}
@@ -225,10 +239,14 @@ func confApply(t *testing.T, input map[string]string, kind, text string, encodin
 }
 
 func clipWhy(s string) string {
-	if len(s) > 220 {
-		return s[:220] + "…"
+	if len(s) <= 220 {
+		return s
 	}
-	return s
+	i := 220
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // confTree is every file under root, by slash path.
