@@ -209,10 +209,25 @@ func findExact(v view, old []string) (int, []int) {
 }
 
 // planAt plans b at its only place p (0-based first line of the EDIT half).
+// When the EDIT lines end as the file's lines there do, line for line, the
+// block is byte-exact: a line whose line break alone changes is changed,
+// and the new lines keep their own line breaks. Otherwise (a model that
+// dropped or added the CR of every line) line breaks say nothing and the
+// new lines take dominant.
 func planAt(v view, b Block, p int, dominant string) (Match, *Diagnostic) {
-	k := b.Anchor()
+	exact := breaksMatch(v, b, p)
+	same := func(i, j int) bool {
+		return b.Old[i] == b.New[j] && (!exact || b.oldCR(i) == b.newCR(j))
+	}
+	k := 0 // the anchor: leading lines both halves share
+	for k < len(b.Old) && k < len(b.New) && same(k, k) {
+		k++
+	}
+	if k == len(b.Old) && k == len(b.New) {
+		return Match{NoOp: true, Start: p + 1, End: p + len(b.Old)}, nil
+	}
 	s := 0 // trailing lines both halves share after the anchor
-	for s < len(b.Old)-k && s < len(b.New)-k && b.Old[len(b.Old)-1-s] == b.New[len(b.New)-1-s] {
+	for s < len(b.Old)-k && s < len(b.New)-k && same(len(b.Old)-1-s, len(b.New)-1-s) {
 		s++
 	}
 	r, add := len(b.Old)-k-s, b.New[k:len(b.New)-s]
@@ -228,6 +243,15 @@ func planAt(v view, b Block, p int, dominant string) (Match, *Diagnostic) {
 	default: // only shared trailing lines: the new ones go before them
 		op = hashline.Op{Type: hashline.InsertBefore, Start: first, End: first, Content: add}
 	}
+	if exact && len(add) > 0 {
+		op.Terms = make([]string, len(add))
+		for j := range add {
+			op.Terms[j] = "\n"
+			if b.newCR(k + j) {
+				op.Terms[j] = "\r\n"
+			}
+		}
+	}
 	pl, err := hashline.PlanEdits(v.src, []hashline.Op{op}, hashline.Options{Dominant: dominant, BOM: v.bom})
 	if err != nil || len(pl.Splices) != 1 {
 		// Unreachable for a block that matched; kept so a bug cannot apply
@@ -235,6 +259,32 @@ func planAt(v view, b Block, p int, dominant string) (Match, *Diagnostic) {
 		return Match{}, &Diagnostic{Kind: KindInvalid, Message: fmt.Sprintf("The edit block for %s could not be planned: %v", b.Path, err)}
 	}
 	return Match{Splice: pl.Splices[0], Plan: pl, Start: p + 1, End: p + len(b.Old)}, nil
+}
+
+// breaksMatch reports whether the EDIT lines of b, placed at p, end as the
+// file's lines there: "\r\n" where the file has "\r\n", "\n" where it has
+// "\n". The file's last line without a line break has none to compare: a
+// block of that line alone says nothing of line breaks.
+func breaksMatch(v view, b Block, p int) bool {
+	said := false
+	for j := range b.Old {
+		switch v.src.Line(p + j).Term {
+		case "\r\n":
+			if !b.oldCR(j) {
+				return false
+			}
+		case "\n":
+			if b.oldCR(j) {
+				return false
+			}
+		case "":
+			continue
+		default:
+			return false
+		}
+		said = true
+	}
+	return said
 }
 
 // matchCreate handles an empty EDIT half: it fills an empty file.

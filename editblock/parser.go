@@ -3,6 +3,7 @@ package editblock
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 const (
@@ -40,6 +41,12 @@ type Block struct {
 	Inherited bool
 	Old       []string // EDIT half, lines without terminators
 	New       []string // REPLACE half
+	// OldCR and NewCR say which lines of each half ended with "\r\n" in
+	// the output, nil when none did. A block whose EDIT lines end as the
+	// file's lines they match, line for line, is byte-exact and its new
+	// lines keep their own line breaks (MatchBlock); a file the block
+	// creates takes them too.
+	OldCR, NewCR []bool
 	// Line is the 1-based line of the "<<<< EDIT" marker in the output.
 	Line int
 	// Words, when set, name the lines in diagnoses instead of the edit
@@ -57,12 +64,16 @@ func (b Block) IsNoOp() bool {
 		return false
 	}
 	for i := range b.Old {
-		if b.Old[i] != b.New[i] {
+		if b.Old[i] != b.New[i] || b.oldCR(i) != b.newCR(i) {
 			return false
 		}
 	}
 	return true
 }
+
+// oldCR and newCR say whether line i of a half ended with "\r\n".
+func (b Block) oldCR(i int) bool { return b.OldCR != nil && b.OldCR[i] }
+func (b Block) newCR(i int) bool { return b.NewCR != nil && b.NewCR[i] }
 
 // Anchor returns the number of leading lines both halves share: the
 // anchor, which stays as it is.
@@ -126,7 +137,11 @@ type Parser struct {
 	line    []byte // the current line so far, when it continues in the next chunk
 	skip    bool   // the rest of the current line is ignored: its ">>>> EDIT END" prefix already ended a block
 	afterCR bool   // the last byte seen ended a line with '\r': a '\n' right after it belongs to it
-	lineNo  int    // lines completed so far
+	// term is the terminator of the line being completed: '\n', 'c'
+	// ("\r\n"), 'r' (a lone '\r') or 'u' ('\r' at the end of a chunk: the
+	// next chunk says which).
+	term   byte
+	lineNo int // lines completed so far
 
 	cand     []byte // the last non-blank, non-fence short line: the path candidate
 	hasCand  bool
@@ -154,6 +169,10 @@ type pending struct {
 	body        []byte // the contents of all its lines, back to back
 	ends        []int  // end offset in body of each line
 	nOld        int    // lines of the EDIT half
+	// crs says which lines ended with "\r\n"; crWait: the last one ended
+	// with a '\r' at the end of a chunk (the next chunk says which).
+	crs    []bool
+	crWait bool
 }
 
 // NewParser returns a ready parser.
@@ -170,7 +189,10 @@ func (p *Parser) Write(chunk []byte) []Block {
 		p.afterCR = false
 		if chunk[0] == '\n' {
 			chunk = chunk[1:]
+		} else if p.cur.crWait {
+			p.cur.crs[len(p.cur.crs)-1] = false
 		}
+		p.cur.crWait = false
 	}
 	pos, lf := 0, -1 // lf: index of the next '\n' at or after pos, or len(chunk)
 	for pos < len(chunk) {
@@ -192,13 +214,17 @@ func (p *Parser) Write(chunk []byte) []Block {
 			break
 		}
 		next := end + 1
+		p.term = '\n'
 		if chunk[end] == '\r' {
+			p.term = 'r'
 			if next < len(chunk) {
 				if chunk[next] == '\n' {
 					next++
+					p.term = 'c'
 				}
 			} else {
 				p.afterCR = true
+				p.term = 'u'
 			}
 		}
 		p.complete(chunk[pos:end])
@@ -246,7 +272,7 @@ func (p *Parser) complete(c []byte) {
 // lines and their offsets) and the line in progress: what a caller bounds
 // against output that never ends its block.
 func (p *Parser) Buffered() int {
-	return cap(p.cur.body) + 8*cap(p.cur.ends) + cap(p.line)
+	return cap(p.cur.body) + 8*cap(p.cur.ends) + cap(p.cur.crs) + cap(p.line)
 }
 
 // Orphans returns the orphans found since the last call, in order, and
@@ -275,6 +301,7 @@ func (p *Parser) Close() *Partial {
 	// A last line without terminator: complete it. (It cannot finish a
 	// block: Write already ended blocks at an end marker without one.)
 	if !p.skip && len(p.line) > 0 {
+		p.term = 0
 		p.process(p.line)
 		p.lineNo++
 	}
@@ -385,6 +412,8 @@ func (p *Parser) note(c []byte) {
 // add appends a content line to the block being read. It is also a path
 // candidate, for a next "<<<< EDIT" that shows this block was malformed.
 func (p *Parser) add(c []byte) {
+	p.cur.crs = append(p.cur.crs, p.term == 'c' || p.term == 'u')
+	p.cur.crWait = p.term == 'u'
 	p.cur.body = append(p.cur.body, c...)
 	p.cur.ends = append(p.cur.ends, len(p.cur.body))
 	p.note(c)
@@ -393,7 +422,7 @@ func (p *Parser) add(c []byte) {
 // start begins a block at a "<<<< EDIT" line; rest is what follows the
 // marker on its line.
 func (p *Parser) start(rest []byte, aider bool) {
-	cur := pending{index: p.next, line: p.lineNo + 1, aider: aider, body: p.cur.body[:0], ends: p.cur.ends[:0]}
+	cur := pending{index: p.next, line: p.lineNo + 1, aider: aider, body: p.cur.body[:0], ends: p.cur.ends[:0], crs: p.cur.crs[:0]}
 	p.next++
 	if path, ok := pathFrom(rest); ok {
 		cur.path = path
@@ -426,6 +455,7 @@ func (p *Parser) finish() {
 	}
 	text := string(p.cur.body) // one allocation for all the block's lines
 	b := Block{Index: p.cur.index, Path: p.cur.path, Inherited: p.cur.inherited, Line: p.cur.line}
+	b.OldCR, b.NewCR = someTrue(p.cur.crs[:p.cur.nOld]), someTrue(p.cur.crs[p.cur.nOld:])
 	b.Old = make([]string, p.cur.nOld)
 	b.New = make([]string, len(p.cur.ends)-p.cur.nOld)
 	from := 0
@@ -439,6 +469,14 @@ func (p *Parser) finish() {
 	}
 	p.out = append(p.out, b)
 	p.lastPath, p.inherit, p.fenced = b.Path, true, p.fenceLen > 0
+}
+
+// someTrue is a copy of bs, or nil when none is true.
+func someTrue(bs []bool) []bool {
+	if !slices.Contains(bs, true) {
+		return nil
+	}
+	return slices.Clone(bs)
 }
 
 // trackFence follows the code fence open between blocks (CommonMark: a run

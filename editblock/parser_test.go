@@ -276,3 +276,33 @@ func Parse(text string) Parsed {
 	part := p.Close()
 	return Parsed{Blocks: bs, Orphans: p.Orphans(), Partial: part}
 }
+
+// TestLineCRs: a block says which lines of each half ended with "\r\n"
+// (nil when none did), however the output is cut into chunks; a lone '\r'
+// is no "\r\n".
+func TestLineCRs(t *testing.T) {
+	for _, tc := range []struct {
+		text     string
+		old, new []bool
+	}{
+		{"a.bat\r\n<<<<<<< SEARCH\r\n=======\r\n@echo off\r\nexit\r\n>>>>>>> REPLACE\r\n", nil, []bool{true, true}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r\n>>>>>>> REPLACE\n", nil, []bool{true, true}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\n>>>>>>> REPLACE\n", nil, []bool{true, false}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\rexit\r\n>>>>>>> REPLACE\n", nil, []bool{false, true}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n@echo off\r\nexit\r>>>>>>> REPLACE\n", nil, []bool{true, false}},
+		{"a.bat\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n", nil, nil},
+		{"a.bat\n<<<<<<< SEARCH\r\nx\r\nz\n=======\ny\n>>>>>>> REPLACE\r\n", []bool{true, false}, nil},
+	} {
+		for size := 1; size <= len(tc.text); size++ {
+			p := NewParser()
+			var got []Block
+			for i := 0; i < len(tc.text); i += size {
+				got = append(got, p.Write([]byte(tc.text[i:min(i+size, len(tc.text))]))...)
+			}
+			p.Close()
+			if len(got) != 1 || !reflect.DeepEqual(got[0].OldCR, tc.old) || !reflect.DeepEqual(got[0].NewCR, tc.new) {
+				t.Fatalf("%q in chunks of %d: %+v, want OldCR=%v NewCR=%v", tc.text, size, got, tc.old, tc.new)
+			}
+		}
+	}
+}

@@ -81,6 +81,9 @@ func genOutput(t *rapid.T) rendered {
 			}
 		}
 		blk := Block{Index: i, Old: genHalf(t, "old"), New: genHalf(t, "new")}
+		if term == "\r\n" {
+			blk.OldCR, blk.NewCR = allTrue(len(blk.Old)), allTrue(len(blk.New))
+		}
 		if justEnded && rapid.IntRange(0, 3).Draw(t, "inherit") == 0 {
 			blk.Path, blk.Inherited = lastPath, true
 		} else {
@@ -350,4 +353,16 @@ func TestMatchProperty(t *testing.T) {
 			t.Fatalf("splice %+v outside lines %d-%d", sp, p+1, p+len(old))
 		}
 	})
+}
+
+// allTrue is n trues, or nil for none.
+func allTrue(n int) []bool {
+	if n == 0 {
+		return nil
+	}
+	bs := make([]bool, n)
+	for i := range bs {
+		bs[i] = true
+	}
+	return bs
 }

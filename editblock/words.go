@@ -15,7 +15,8 @@ type Words struct {
 	Half string
 	// Has says what the sought lines hold ("the block has").
 	Has string
-	// Anchor is the subject for lines that only anchor an insertion.
+	// Anchor is the subject, taking a singular verb, for lines that only
+	// anchor an insertion.
 	Anchor string
 	// Ours names what holds the lines, inside a sentence ("the block").
 	Ours string
@@ -44,7 +45,7 @@ func HunkWords(hunk int) *Words {
 		Line:   "The line %s of " + h,
 		Half:   h,
 		Has:    h + " has",
-		Anchor: "The context lines of " + h,
+		Anchor: "The context of " + h,
 		Ours:   "the hunk",
 	}
 }

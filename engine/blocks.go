@@ -14,6 +14,7 @@ import (
 	"github.com/sightline-lsp/sightline/editblock"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -40,7 +41,7 @@ type BlockDiagnostic struct {
 type BlockResult struct {
 	Index      int              `json:"index"`
 	Path       string           `json:"path"`
-	Status     string           `json:"status"` // applied, validated, failed, skipped
+	Status     string           `json:"status"` // applied, validated, unchanged, failed, skipped
 	Message    string           `json:"message"`
 	Error      result.Kind      `json:"error,omitempty"`
 	Diagnostic *BlockDiagnostic `json:"diagnostic,omitempty"`
@@ -133,7 +134,7 @@ func (b *Blocks) Write(ctx context.Context, chunk []byte) []BlockResult {
 
 // audit adds the row of a block's verdict.
 func (b *Blocks) audit(r BlockResult, args string) {
-	o := Outcome{OK: r.Status == "applied" || r.Status == "validated"}
+	o := Outcome{OK: r.Status == "applied" || r.Status == "validated" || r.Status == "unchanged"}
 	if !o.OK {
 		o = Refusal(result.Errorf(r.Error, "%s", r.Message))
 	}
@@ -237,6 +238,9 @@ func (b *Blocks) close(ctx context.Context) BlocksResult {
 		counts[r.Status]++
 	}
 	res.Message = fmt.Sprintf("%d %s: %d applied, %d validated, %d failed, %d skipped.", len(all), plural(len(all), "block", "blocks"), counts["applied"], counts["validated"], counts["failed"], counts["skipped"])
+	if n := counts["unchanged"]; n > 0 {
+		res.Message = strings.TrimSuffix(res.Message, ".") + fmt.Sprintf(", %d unchanged (%s nothing).", n, plural(n, "it changes", "they change"))
+	}
 	if bad != nil {
 		where := bad.Path
 		if where == "" {
@@ -340,7 +344,7 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		return fail(err)
 	}
 	r.Path = e.WS.Rel(k)
-	if blk.IsCreate() {
+	if blk.IsCreate() && !b.empty(ctx, k) {
 		return b.create(ctx, blk, k, r, fail)
 	}
 	if err := echoRefusal(blk.New, blk.Old); err != nil {
@@ -349,6 +353,8 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	var m editblock.Match
 	plan := func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 		var diag *editblock.Diagnostic
+		blk := blk
+		blk.Old, blk.New, _ = markless(d.Snap, blk.Old, blk.New)
 		m, diag = editblock.MatchBlock(d.Snap, blk, d.Snap.Dominant())
 		if diag != nil {
 			r.Diagnostic = &BlockDiagnostic{Kind: diag.Kind, Line: diag.Line}
@@ -392,8 +398,11 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	r.Status = "validated"
 	switch {
 	case out.noop:
-		r.Message = fmt.Sprintf("The block for %s changes nothing (both halves are the same).", r.Path)
-		r.done = r.Message
+		r.Status = "unchanged"
+		r.Message = fmt.Sprintf("The block for %s changes nothing: its REPLACE half is what the file holds there; the file is not touched by it.", r.Path)
+		if m.Start > 0 {
+			r.Message = fmt.Sprintf("The block for %s changes nothing: its REPLACE half is what the file holds at lines %d-%d; the file is not touched by it.", r.Path, m.Start, m.End)
+		}
 	case b.dryRun:
 		r.Message = fmt.Sprintf("The block for %s matches lines %d-%d and would apply.", r.Path, m.Start, m.End)
 	default:
@@ -401,6 +410,18 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 		r.done = fmt.Sprintf("Applied to %s at lines %d-%d.", r.Path, m.Start, m.End)
 	}
 	return r
+}
+
+// empty reports whether the block's file exists and is empty (or an
+// earlier block of the output left it so): a block with an empty EDIT half
+// fills it, as it would create it. An empty file has no lines to put in the
+// EDIT half; any other file that exists is refused by create.
+func (b *Blocks) empty(ctx context.Context, k workspace.Key) bool {
+	if f := b.files[k]; f != nil {
+		return f.next.Len() == 0
+	}
+	d, err := b.e.admit(ctx, b.caller, b.e.WS.Place(k), reportAccess)
+	return err == nil && d.Snap.Len() == 0
 }
 
 // planOn plans a block against a text no file holds yet.
@@ -417,10 +438,14 @@ func planOn(k workspace.Key, rel string, s *textdoc.Snapshot, plan planner) (wri
 
 func (b *Blocks) create(ctx context.Context, blk editblock.Block, k workspace.Key, r BlockResult, fail func(error) BlockResult) BlockResult {
 	e := b.e
-	var content string
-	for _, l := range blk.New {
-		content += l + "\n"
+	ls := make([]lines.Line, len(blk.New))
+	for i, c := range blk.New {
+		ls[i] = lines.Line{Content: c, Term: "\n"}
+		if blk.NewCR != nil && blk.NewCR[i] {
+			ls[i].Term = "\r\n"
+		}
 	}
+	content := e.newFileText(k, ls)
 	if _, ok := b.files[k]; ok {
 		return fail(result.Errorf(result.Exists, "An earlier block already writes %s: a block with an empty EDIT half creates a file.", r.Path))
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
@@ -61,8 +62,10 @@ func TestConformance(t *testing.T) {
 		{"codex scenarios", codexCases},
 		{"codex unit cases", codexUnitCases},
 		{"aider", aiderCases},
-		{"google/uuid history", historyCases},
 	}
+	// The history suites run first: google/uuid's format-patch row is also
+	// a row of the peers' table.
+	history := runHistory(t)
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-20s %6s %6s %6s %7s %7s %7s %6s\n", "suite", "cases", "peer", "exact", "design", "both", "other", "wrong")
 	var all confTally
@@ -71,21 +74,13 @@ func TestConformance(t *testing.T) {
 		for _, c := range s.cases(t) {
 			runConfCase(t, c, &tl)
 		}
+		tl.row(t, &table, s.name)
 		all.add(tl)
-		fmt.Fprintf(&table, "%-20s %6d %6d %6d %7d %7d %7d %6d\n", s.name, tl.cases, tl.peerApplies, tl.exact, tl.design, tl.bothRefuse, tl.otherRefused, tl.wrong)
-		for _, r := range tl.reasons {
-			fmt.Fprintf(&table, "    %s\n", r)
-		}
-		if tl.wrong > 0 {
-			t.Errorf("%s: %d wrong", s.name, tl.wrong)
-		}
-		// Fuzzy matches, first-of-several matches and partial writes stay
-		// refused by design (each with its reason above): the rest of what
-		// the peer applies must be exact.
-		if n := tl.peerApplies - tl.designApplied; n > 0 && tl.exact*100 < 95*n {
-			t.Errorf("%s: %d of the %d cases the peer applies (not by design) are exact, under 95%%", s.name, tl.exact, n)
-		}
 	}
+	uuid := history[0].tally["patch"]
+	tl := confTally{cases: uuid.cases, peerApplies: uuid.cases, exact: uuid.exact, otherRefused: uuid.refused, wrong: uuid.wrong, reasons: uuid.reasons}
+	tl.row(t, &table, "google/uuid history")
+	all.add(tl)
 	fmt.Fprintf(&table, "%-20s %6d %6d %6d %7d %7d %7d %6d  (%.1f%% of what the peers apply is exact)\n", "all", all.cases, all.peerApplies, all.exact, all.design, all.bothRefuse, all.otherRefused, all.wrong,
 		100*float64(all.exact)/float64(all.peerApplies))
 	// Over everything the peers apply, by-design refusals included.
@@ -93,6 +88,25 @@ func TestConformance(t *testing.T) {
 		t.Errorf("%d of the %d cases the peers apply are exact, under 95%%", all.exact, all.peerApplies)
 	}
 	t.Logf("peer: cases the peer applies; design: refused (or made otherwise) by design, with the reason; both: the peer refuses too; other: refusals not by design\n%s", table.String())
+}
+
+// row prints a suite's row of the table, with its reasons, and fails the
+// test on a wrong case or too few exact ones.
+func (tl confTally) row(t *testing.T, table *strings.Builder, name string) {
+	t.Helper()
+	fmt.Fprintf(table, "%-20s %6d %6d %6d %7d %7d %7d %6d\n", name, tl.cases, tl.peerApplies, tl.exact, tl.design, tl.bothRefuse, tl.otherRefused, tl.wrong)
+	for _, r := range tl.reasons {
+		fmt.Fprintf(table, "    %s\n", r)
+	}
+	if tl.wrong > 0 {
+		t.Errorf("%s: %d wrong", name, tl.wrong)
+	}
+	// Fuzzy matches, first-of-several matches and partial writes stay
+	// refused by design (each with its reason above): the rest of what the
+	// peer applies must be exact.
+	if n := tl.peerApplies - tl.designApplied; n > 0 && tl.exact*100 < 95*n {
+		t.Errorf("%s: %d of the %d cases the peer applies (not by design) are exact, under 95%%", name, tl.exact, n)
+	}
 }
 
 // add counts a suite's row into the total.
@@ -108,46 +122,10 @@ func (tl *confTally) add(o confTally) {
 
 func runConfCase(t *testing.T, c confCase, tl *confTally) {
 	t.Helper()
-	ctx := context.Background()
-	root := t.TempDir()
-	for name, text := range c.input {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	got, ok, why, crash := confApply(t, c.input, c.kind, c.text)
+	if crash != "" {
+		t.Fatalf("%s: %s", c.name, crash)
 	}
-	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
-	defer env.Close(ctx)
-	caller := engine.Caller{Session: "conformance"}
-	for name := range c.input {
-		budget := &struct {
-			Chars int `json:"chars"`
-		}{Chars: 1 << 24}
-		r, err := env.Read(ctx, engine.ReadParams{Caller: caller, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, filepath.FromSlash(name))))}, Budget: budget})
-		if err != nil || !r.OK {
-			t.Fatalf("%s: read %s: %v %+v", c.name, name, err, r.Outcome)
-		}
-	}
-	var ok bool
-	var why string
-	switch c.kind {
-	case "patch":
-		r, err := env.ApplyPatch(ctx, engine.PatchParams{Caller: caller, Text: c.text})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		ok, why = r.OK, string(r.Error)+": "+r.Message
-	case "blocks":
-		r, err := env.ApplyBlocks(ctx, engine.BlocksParams{Caller: caller, Text: c.text})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		ok, why = r.OK, string(r.Error)+": "+r.Message
-	default:
-		t.Fatalf("%s: kind %q", c.name, c.kind)
-	}
-	got := confTree(t, root)
 	unchanged := sameTree(got, c.input)
 	tl.cases++
 	if !c.peerRefuses {
@@ -190,11 +168,85 @@ func runConfCase(t *testing.T, c confCase, tl *confTally) {
 	}
 }
 
-func clipWhy(s string) string {
-	if len(s) > 220 {
-		return s[:220] + "…"
+// confApply writes input to a new workspace, reads every file whole and
+// applies text (kind "patch" or "blocks") through an Env, reading files
+// that are not UTF-8 in the encodings given: the files after,
+// whether it applied, why not, and the panic when it crashed.
+func confApply(t *testing.T, input map[string]string, kind, text string, encodings ...string) (got map[string]string, ok bool, why, crash string) {
+	t.Helper()
+	ctx := context.Background()
+	root := t.TempDir()
+	for name, text := range input {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return s
+	cfg := config.Default()
+	cfg.Encodings = encodings
+	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: cfg, NoPersist: true})
+	defer env.Close(ctx)
+	caller := engine.Caller{Session: "conformance"}
+	for name := range input {
+		budget := &struct {
+			Chars int `json:"chars"`
+		}{Chars: 1 << 24}
+		r, err := env.Read(ctx, engine.ReadParams{Caller: caller, TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, filepath.FromSlash(name))))}, Budget: budget})
+		if err != nil || !r.OK {
+			t.Fatalf("read %s: %v %+v", name, err, r.Outcome)
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				crash = fmt.Sprintf("panic: %v", r)
+			}
+		}()
+		switch kind {
+		case "patch":
+			r, err := env.ApplyPatch(ctx, engine.PatchParams{Caller: caller, Text: text})
+			if err != nil {
+				crash = err.Error()
+				return
+			}
+			ok, why = r.OK, string(r.Error)+": "+r.Message
+			// The file that failed says why in its own words.
+			for _, f := range r.Files {
+				if f.Status == "failed" {
+					why = fmt.Sprintf("%s: %s: %s", f.Error, f.Path, f.Message)
+					break
+				}
+			}
+		case "blocks":
+			r, err := env.ApplyBlocks(ctx, engine.BlocksParams{Caller: caller, Text: text})
+			if err != nil {
+				crash = err.Error()
+				return
+			}
+			ok, why = r.OK, string(r.Error)+": "+r.Message
+			for _, b := range r.Blocks {
+				if b.Status == "failed" {
+					why = fmt.Sprintf("%s: block %d, %s: %s", b.Error, b.Index+1, b.Path, b.Message)
+					break
+				}
+			}
+		default:
+			t.Fatalf("kind %q", kind)
+		}
+	}()
+	return confTree(t, root), ok, why, crash
+}
+
+func clipWhy(s string) string {
+	if len(s) <= 220 {
+		return s
+	}
+	i := 220
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // confTree is every file under root, by slash path.
@@ -381,27 +433,147 @@ func txtarCases(t *testing.T, dir string) []confCase {
 	return cs
 }
 
-// historyCases are the commits of google/uuid: each commit's format-patch
-// applied to its parent's files.
-func historyCases(t *testing.T) []confCase {
-	paths, _ := filepath.Glob(filepath.Join(confDir, "history", "google-uuid", "*.txtar"))
-	if len(paths) < 50 {
-		t.Fatalf("%d commits", len(paths))
-	}
-	var cs []confCase
-	for _, p := range paths {
-		_, files := confArchive(t, p)
-		want := map[string]string{}
-		for _, l := range strings.Split(strings.TrimSpace(files["want"]), "\n") {
-			name, id, _ := strings.Cut(l, " ")
-			if id == "deleted" {
-				id = ""
-			}
-			want[name] = id
+// The history suites: real commits of public repositories (google/uuid,
+// PowerShell/PSReadLine, PyCQA/flake8), each as the dialects that can say
+// it: `git format-patch` (patch), OpenAI's apply_patch (v4a), aider's
+// SEARCH/REPLACE edit blocks (blocks) and aider's unified diff (udiff).
+// Each is applied to the parent's files and must leave the commit's blobs,
+// byte for byte, or be refused; a wrong case fails the test.
+var historyRepos = []struct{ dir, name string }{
+	{"google-uuid", "google/uuid"},
+	{"psreadline", "PowerShell/PSReadLine"},
+	{"flake8-2012", "PyCQA/flake8 2012"},
+	{"flake8-2016", "PyCQA/flake8 2016"},
+}
+
+var historyDialects = []string{"patch", "v4a", "blocks", "udiff"}
+
+// histTally is a row of the history table: one repository in one dialect.
+type histTally struct {
+	cases, exact, refused, inexpressible, wrong int
+	reasons                                     []string
+}
+
+type histRepo struct {
+	name  string
+	tally map[string]*histTally
+}
+
+// runHistory applies every commit of every history suite in every dialect
+// it has and prints their table.
+func runHistory(t *testing.T) []histRepo {
+	var repos []histRepo
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-24s %-7s %6s %6s %8s %8s %6s\n", "history", "dialect", "cases", "exact", "refused", "not expr", "wrong")
+	for _, r := range historyRepos {
+		paths, _ := filepath.Glob(filepath.Join(confDir, "history", r.dir, "*.txtar"))
+		if len(paths) < 40 {
+			t.Fatalf("%s: %d commits", r.dir, len(paths))
 		}
-		cs = append(cs, confCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), kind: "patch", text: files["patch"], input: prefixed(files, "before/"), wantBlob: want})
+		repo := histRepo{name: r.name, tally: map[string]*histTally{}}
+		for _, d := range historyDialects {
+			repo.tally[d] = &histTally{}
+		}
+		for _, p := range paths {
+			meta, files := confArchive(t, p)
+			name := strings.TrimSuffix(filepath.Base(p), ".txtar")
+			want := map[string]string{}
+			for _, l := range strings.Split(strings.TrimSpace(files["want"]), "\n") {
+				file, id, _ := strings.Cut(l, " ")
+				if id == "deleted" {
+					id = ""
+				}
+				want[file] = id
+			}
+			before := prefixed(files, "before/")
+			for _, d := range historyDialects {
+				tl := repo.tally[d]
+				text, has := files[d]
+				if !has {
+					if strings.HasPrefix(meta[d], "not expressible") {
+						tl.inexpressible++
+					}
+					continue
+				}
+				kind := "patch"
+				if d == "blocks" {
+					kind = "blocks"
+				}
+				tl.cases++
+				// A file in a legacy encoding is declared, as a user
+				// would (history's ones are Windows-1252).
+				got, ok, why, crash := confApply(t, before, kind, text, "windows-1252")
+				switch {
+				case crash != "":
+					tl.wrong++
+					t.Errorf("%s %s %s: crashed: %s", r.name, d, name, crash)
+				case ok && blobsMatch(got, before, want):
+					tl.exact++
+				case ok:
+					tl.wrong++
+					t.Errorf("%s %s %s: applied, but the files are not the commit's: %s", r.name, d, name, diffBlobs(got, before, want))
+				case !sameTree(got, before):
+					tl.wrong++
+					t.Errorf("%s %s %s: refused, but files changed: %s", r.name, d, name, why)
+				default:
+					tl.refused++
+					tl.reasons = append(tl.reasons, fmt.Sprintf("refused, %s: %s", name, clipWhy(why)))
+				}
+			}
+		}
+		for _, d := range historyDialects {
+			tl := repo.tally[d]
+			if tl.cases+tl.inexpressible == 0 {
+				continue
+			}
+			fmt.Fprintf(&table, "%-24s %-7s %6d %6d %8d %8d %6d\n", r.name, d, tl.cases, tl.exact, tl.refused, tl.inexpressible, tl.wrong)
+			for _, why := range tl.reasons {
+				fmt.Fprintf(&table, "    %s\n", why)
+			}
+		}
+		repos = append(repos, repo)
 	}
-	return cs
+	t.Logf("history: each commit applied to its parent's files; exact: the commit's blobs, byte for byte; not expr: the dialect cannot say the change (a pure rename in V4A, a deletion or rename in edit blocks, a binary or mode-only change)\n%s", table.String())
+	return repos
+}
+
+// firstDiff says where got first differs from the file before (the commit
+// changed it too, but an unchanged start narrows the search), as a line
+// number and that line's bytes.
+func firstDiff(got, before string) string {
+	n := 0
+	for n < len(got) && n < len(before) && got[n] == before[n] {
+		n++
+	}
+	line := strings.Count(got[:n], "\n") + 1
+	start := strings.LastIndexByte(got[:n], '\n') + 1
+	end := strings.IndexByte(got[n:], '\n')
+	if end < 0 {
+		end = len(got) - n
+	}
+	return fmt.Sprintf(" (the first line it differs from the file before: %d, %s)", line, clipWhy(fmt.Sprintf("%q", got[start:n+min(end+1, len(got)-n)])))
+}
+
+// diffBlobs says which files differ from the commit's blobs.
+func diffBlobs(got, before, want map[string]string) string {
+	var b strings.Builder
+	for name, id := range want {
+		text, ok := got[name]
+		switch {
+		case id == "" && ok:
+			fmt.Fprintf(&b, "%s: still there; ", name)
+		case id != "" && !ok:
+			fmt.Fprintf(&b, "%s: missing; ", name)
+		case id != "" && gitBlob(text) != id:
+			fmt.Fprintf(&b, "%s: blob %s, not %s%s; ", name, gitBlob(text)[:12], id[:12], firstDiff(text, before[name]))
+		}
+	}
+	for name, text := range got {
+		if _, named := want[name]; !named && before[name] != text {
+			fmt.Fprintf(&b, "%s: changed or made; ", name)
+		}
+	}
+	return b.String()
 }
 
 // TestPatchDiagnostic: a hunk that does not apply comes back with a

@@ -31,7 +31,7 @@ type PatchFileResult struct {
 	Path    string      `json:"path"`
 	NewPath string      `json:"newPath,omitempty"`
 	Kind    string      `json:"kind"`   // modify, add, delete
-	Status  string      `json:"status"` // applied, validated, failed, skipped
+	Status  string      `json:"status"` // applied, validated, unchanged, failed, skipped
 	Message string      `json:"message"`
 	Error   result.Kind `json:"error,omitempty"`
 	// Hunk is the 1-based hunk that failed and Line the closest line of the
@@ -53,7 +53,10 @@ type PatchFileResult struct {
 
 	kind   string // the failed hunk's diagnosis
 	merged bool   // the merge plan is what gets written
-	done   string // the message once written
+	// unchanged: the section's hunks change nothing, and it renames and
+	// sets the mode of nothing.
+	unchanged bool
+	done      string // the message once written
 	// placed says where V4A chunks whose lines occur at several places
 	// went (the first after the chunk before), for the message.
 	placed string
@@ -146,8 +149,24 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 		res.Outcome = Outcome{OK: false, Error: firstError(res.Files), Message: "The patch does not apply; nothing was written. " + firstMessage(res.Files)}
 		return res, nil
 	}
+	changed := 0
+	for i := range res.Files {
+		if r := &res.Files[i]; r.unchanged {
+			r.Status, r.Message = "unchanged", r.done
+		} else {
+			changed++
+		}
+	}
+	if changed == 0 {
+		res.Outcome = Outcome{OK: true, Message: "The patch changes nothing: every line it writes is already the file's; no file was touched."}
+		return res, nil
+	}
+	same := ""
+	if n := len(files) - changed; n > 0 {
+		same = fmt.Sprintf(" (%d more %s nothing)", n, plural(n, "section changes", "sections change"))
+	}
 	if dry {
-		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the patch applies to %d %s; nothing was written.", len(files), plural(len(files), "file", "files"))}
+		res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Dry run: the patch applies to %d %s%s; nothing was written.", changed, plural(changed, "file", "files"), same)}
 		return res, nil
 	}
 	warnings, err = e.commitWrites(ctx, p.Caller, writes)
@@ -165,12 +184,15 @@ func (e *Env) applyPatch(ctx context.Context, p PatchParams) (res PatchResult, w
 	}
 	for i := range res.Files {
 		r := &res.Files[i]
+		if r.unchanged {
+			continue
+		}
 		r.Status = "applied"
 		if r.Message == "" || r.Message == "validated" || r.Message == r.placed {
 			r.Message = strings.TrimSpace(r.done + " " + r.placed)
 		}
 	}
-	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied the patch to %d %s.", len(files), plural(len(files), "file", "files"))}
+	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Applied the patch to %d %s%s.", changed, plural(changed, "file", "files"), same)}
 	return res, warnings
 }
 
@@ -183,7 +205,7 @@ func auditPatch(p PatchParams, res *PatchResult) {
 		return
 	}
 	for _, f := range res.Files {
-		o := Outcome{OK: f.Status == "applied" || f.Status == "validated"}
+		o := Outcome{OK: f.Status == "applied" || f.Status == "validated" || f.Status == "unchanged"}
 		if !o.OK {
 			o.Error = f.Error
 		}
@@ -197,6 +219,7 @@ func patchPlanner(f patch.File, r *PatchFileResult) planner {
 		var plan hashline.Plan
 		var placed []patch.Placed
 		var fail *patch.Failure
+		f := marklessFile(d.Snap, f)
 		if r.merged {
 			plan, placed, _, fail = patch.MergePlan(d.Snap, f, d.Snap.Dominant())
 		} else {
@@ -273,6 +296,7 @@ func (e *Env) patchConflict(ctx context.Context, c Caller, f patch.File, k works
 	n := s.LineCount()
 	h := f.Hunks[r.Hunk-1]
 	center := r.Line
+	f = marklessFile(s, f)
 	_, placed, merged, fail := patch.MergePlan(s, f, s.Dominant())
 	if fail == nil && len(merged) > 0 {
 		for _, p := range placed {

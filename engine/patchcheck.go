@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -67,6 +66,12 @@ func (e *Env) patchWrites(ctx context.Context, c Caller, files []patch.File, rs 
 
 // patchFile checks one section of a patch and folds it into the writes.
 func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *PatchFileResult, ws *[]fileWrite, cur map[workspace.Key]int, gone map[workspace.Key]string, sections map[workspace.Key]int) error {
+	if f.From != "" {
+		var err error
+		if f, err = e.changeOrRename(ctx, c, f, cur, gone); err != nil {
+			return err
+		}
+	}
 	k, err := e.writable(ctx, c, f.Path)
 	if err != nil {
 		return err
@@ -108,12 +113,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if err != nil {
 			return err
 		}
-		// The patch's line breaks, else the ones .editorconfig declares.
-		eol := workspace.DeclaredEOL(root, filepath.ToSlash(rel))
-		if eol == "" {
-			eol = "\n"
-		}
-		content := f.Text(eol)
+		content := e.newFileText(k, f.Lines())
 		if _, err := newFileDoc(root, rel, k, r.Path, "The patch", textdoc.New(content)); err != nil {
 			return err
 		}
@@ -197,6 +197,11 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 				e.patchConflict(ctx, c, f, k, out.before, r)
 			}
 			return err
+		}
+		if out.noop && f.Mode == 0 && f.NewPath == "" {
+			r.unchanged = true
+			r.done = fmt.Sprintf("The patch changes nothing in %s: the lines its hunks write are the file's lines there; the file was not touched.", r.Path)
+			return nil // nothing to write
 		}
 		if !seen {
 			w.before = out.before
@@ -286,6 +291,37 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	cur[k] = len(*ws)
 	*ws = append(*ws, w)
 	return nil
+}
+
+// changeOrRename reads a section whose --- and +++ lines name different
+// files and which has hunks: a change of the +++ file when it exists (as
+// diff -u of two files writes it), else, when the --- file exists, its
+// rename to the +++ name with those changes (as the section without hunks
+// is a rename). The patch's earlier sections count: a file they made or
+// renamed there exists, one they deleted or renamed away does not.
+func (e *Env) changeOrRename(ctx context.Context, c Caller, f patch.File, cur map[workspace.Key]int, gone map[workspace.Key]string) (patch.File, error) {
+	exists := func(name string) bool {
+		k, err := e.WS.Resolve(name)
+		if err != nil {
+			return false
+		}
+		if _, ok := gone[k]; ok {
+			return false
+		}
+		if _, ok := cur[k]; ok {
+			return true
+		}
+		_, err = e.admit(ctx, c, e.WS.Place(k), reportAccess)
+		return err == nil
+	}
+	switch {
+	case exists(f.Path):
+	case exists(f.From):
+		f.Path, f.NewPath = f.From, f.Path
+	default:
+		return f, result.Errorf(result.NotFound, "Neither %s (the +++ file) nor %s (the --- file) exists, so the section can neither change the one nor rename the other with its changes. Check the paths, and send the whole patch again.", f.Path, f.From)
+	}
+	return f, nil
 }
 
 // hunkLines are the lines of a file patch's hunks, old and new.

@@ -121,7 +121,8 @@ func TestPatchDeletionWithoutLines(t *testing.T) {
 // TestPatchLineBreaks: a new file is written with the line breaks of its
 // patch's lines (as git apply writes it), or, when they carry no CR, with
 // the end_of_line .editorconfig declares for it; an existing file keeps its
-// own line breaks, whatever the patch's lines carry.
+// own line breaks when the patch's old lines do not carry them (a hunk that
+// does is byte-exact: TestLineBreakChange).
 func TestPatchLineBreaks(t *testing.T) {
 	const newFile = "diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n"
 	ec := "root = true\n[*.txt]\nend_of_line = CRLF\n[*.md]\nend_of_line = lf\n"
@@ -155,5 +156,38 @@ func TestPatchLineBreaks(t *testing.T) {
 				t.Fatalf("%s: got %q, want %q", c.path, got[c.path], c.want)
 			}
 		})
+	}
+}
+
+// TestPatchTwoNamesWithHunks: a section whose --- and +++ lines name
+// different files, with hunks, is a change of the +++ file when it exists
+// (as diff -u of two files writes it), else a rename of the --- file with
+// those changes, as the same section without hunks is a rename.
+func TestPatchTwoNamesWithHunks(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		patch string
+		want  map[string]string
+	}{
+		{"aider: rename with a change", map[string]string{"old.txt": "a\nb\n"}, "--- a/old.txt\n+++ b/new.txt\n@@ ... @@\n a\n-b\n+B\n",
+			map[string]string{"new.txt": "a\nB\n"}},
+		{"unified: rename with a change", map[string]string{"old.txt": "a\nb\n", "x.txt": "x\n"}, "--- a/old.txt\n+++ b/sub/new.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-x\n+X\n",
+			map[string]string{"sub/new.txt": "a\nB\n", "x.txt": "X\n"}},
+		{"diff -u of two files: the +++ file changes", map[string]string{"f.orig": "a\n", "f": "a\n"}, "--- f.orig\t2024-01-01\n+++ f\t2024-01-02\n@@ -1 +1 @@\n-a\n+b\n",
+			map[string]string{"f.orig": "a\n", "f": "b\n"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, got := patchTree(t, c.files, c.patch)
+			if !r.OK || !sameTree(got, c.want) {
+				t.Fatalf("ok=%v %s: got %q, want %q", r.OK, r.Message, got, c.want)
+			}
+		})
+	}
+	// Neither file there: refused, naming the file the patch changes.
+	r, got := patchTree(t, map[string]string{"z.txt": "z\n"}, "--- a/old.txt\n+++ b/new.txt\n@@ ... @@\n-a\n+b\n")
+	if r.OK || len(got) != 1 || !strings.Contains(r.Message, "old.txt") {
+		t.Fatalf("%+v %q", r, got)
 	}
 }

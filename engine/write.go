@@ -102,7 +102,7 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		}
 		unlock := e.locks.lock(k)
 		defer unlock()
-		return e.create(ctx, session, k, content, p, res)
+		return e.create(ctx, session, k, e.newFileText(k, lines.Split(content)), p, res)
 	}
 	if p.Mode == "edit" && p.OldText == nil {
 		res.Outcome = Refusal(result.Errorf(result.InvalidEdit,
@@ -386,6 +386,23 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 	res.Outcome = Outcome{OK: true, Message: fmt.Sprintf("Created %s.", res.Path)}
 	res.Ledger = e.docLedger(session, d)
 	return res, nil
+}
+
+// newFileText is the text of the new file k from its lines as the call
+// wrote them, whatever wrote them (a patch, an edit block, write's
+// create): when a line carries a CR, every line keeps its own line break;
+// otherwise they say nothing of line breaks, and every line ends as the
+// workspace's .editorconfig declares for the file (end_of_line), else
+// with "\n".
+func (e *Env) newFileText(k workspace.Key, ls []lines.Line) string {
+	eol := ""
+	if root, rel, err := e.WS.Locate(k); err == nil {
+		eol = workspace.DeclaredEOL(root, filepath.ToSlash(rel))
+	}
+	if eol == "" {
+		eol = "\n"
+	}
+	return lines.NewText(ls, eol)
 }
 
 // newFileDoc is the document a new file at rel (in root) starts as: in the

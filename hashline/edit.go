@@ -300,6 +300,12 @@ type Op struct {
 	// Content holds the new lines' contents, without terminators (nil for
 	// deletes). See SplitContent.
 	Content []string
+	// Terms, when not nil, are the line breaks of Content's lines, one each
+	// ("\n", "\r\n"): the lines keep their own instead of Dominant and the
+	// replaced line's (an edit block or hunk that carries the file's line
+	// breaks exactly, so a change of line break is a change). The
+	// final-newline state of the file is kept all the same.
+	Terms []string
 }
 
 // Op builds the Op of e, whose refs the caller resolved to the 1-based lines

@@ -269,6 +269,13 @@ func checkOp(op Op, n int) error {
 		return result.Errorf(result.InvalidEdit, "%s: no new lines (\"\" is one empty line; use a delete op to remove lines)", where)
 	case !sp.content && op.Content != nil:
 		return result.Errorf(result.InvalidEdit, "%s: takes no new content", where)
+	case op.Terms != nil && len(op.Terms) != len(op.Content):
+		return result.Errorf(result.InvalidEdit, "%s: %d line breaks for %d new lines", where, len(op.Terms), len(op.Content))
+	}
+	for _, t := range op.Terms {
+		if t != "\n" && t != "\r\n" {
+			return result.Errorf(result.InvalidEdit, "%s: a new line's line break is %q", where, t)
+		}
 	}
 	for _, c := range op.Content {
 		if strings.ContainsAny(c, "\r\n") {
@@ -343,14 +350,16 @@ func opWork(src Source, op Op, dom string) work {
 	switch op.Type {
 	case ReplaceLine, ReplaceRange:
 		w = work{start: op.Start - 1, old: op.End - op.Start + 1}
-		w.new = newLines(op.Content, dom)
-		w.new[len(w.new)-1].Term = src.Line(op.End - 1).Term
+		w.new = newLines(op, dom)
+		if last := src.Line(op.End - 1).Term; op.Terms == nil || last == "" {
+			w.new[len(w.new)-1].Term = last
+		}
 	case DeleteLine, DeleteRange:
 		w = work{start: op.Start - 1, old: op.End - op.Start + 1}
 	case InsertAfter:
-		w = work{start: op.Start, new: newLines(op.Content, dom)}
+		w = work{start: op.Start, new: newLines(op, dom)}
 	case InsertBefore:
-		w = work{start: op.Start - 1, new: newLines(op.Content, dom)}
+		w = work{start: op.Start - 1, new: newLines(op, dom)}
 	}
 	w.model = make([]bool, len(w.new))
 	for j := range w.model {
@@ -359,10 +368,13 @@ func opWork(src Source, op Op, dom string) work {
 	return w
 }
 
-func newLines(content []string, dom string) []lines.Line {
-	ls := make([]lines.Line, len(content))
-	for j, c := range content {
+func newLines(op Op, dom string) []lines.Line {
+	ls := make([]lines.Line, len(op.Content))
+	for j, c := range op.Content {
 		ls[j] = lines.Line{Content: c, Term: dom}
+		if op.Terms != nil {
+			ls[j].Term = op.Terms[j]
+		}
 	}
 	return ls
 }

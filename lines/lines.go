@@ -286,6 +286,21 @@ func Join(ls []Line) string {
 	return b.String()
 }
 
+// NewText is the text of a new file of lines ls as a writer wrote them:
+// when a line carries a CR, the writer said the file's line breaks and
+// every line keeps its own; otherwise every "\n" becomes eol.
+func NewText(ls []Line, eol string) string {
+	if !slices.ContainsFunc(ls, func(l Line) bool { return strings.Contains(l.Term, "\r") }) {
+		ls = slices.Clone(ls)
+		for i := range ls {
+			if ls[i].Term == "\n" {
+				ls[i].Term = eol
+			}
+		}
+	}
+	return Join(ls)
+}
+
 // EndsWithTerm reports whether s ends with a line terminator, i.e. whether an
 // LSP client sees an empty line after the last counted one.
 func EndsWithTerm(s string) bool {

@@ -203,7 +203,7 @@ func (pl *placer) place(i int, h Hunk, floor, offset int) (Placed, *Failure) {
 	} else if at, ok := pl.idx.choose(h.Old, from, h.OldStart-1+offset, h.OldStart > 0); ok {
 		view, base = windowSource{src, at, len(h.Old)}, at
 	}
-	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, Line: h.Line, Words: editblock.HunkWords(i + 1)}
+	b := editblock.Block{Path: f.Path, Old: h.Old, New: h.New, OldCR: h.OldCR, NewCR: h.CR, Line: h.Line, Words: editblock.HunkWords(i + 1)}
 	m, d := editblock.MatchBlock(view, b, dominant)
 	if d != nil {
 		if from > 0 && d.Kind == editblock.KindNotFound && !f.V4A {

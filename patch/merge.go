@@ -70,6 +70,9 @@ func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hun
 			if h.CR != nil {
 				t.CR = h.CR[a : len(h.CR)-b]
 			}
+			if h.OldCR != nil {
+				t.OldCR = h.OldCR[a : len(h.OldCR)-b]
+			}
 			if b > 0 {
 				t.OldNoEOL, t.NewNoEOL, t.EOF = false, false, false
 			}

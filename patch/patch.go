@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sightline-lsp/sightline/lines"
 )
 
 // Kind says what a file patch does.
@@ -29,7 +31,13 @@ type File struct {
 	// Path is the file patched (the old path for a rename); NewPath is the
 	// path after a rename, or "".
 	Path, NewPath string
-	Hunks         []Hunk
+	// From is the --- name of a section (not git's) whose --- and +++ lines
+	// name different files and which has hunks; Path is the +++ name. diff
+	// -u of two files writes such a section as a change of the +++ file; a
+	// model renaming a file it changes writes one too: which it is, the
+	// files say (the caller decides).
+	From  string
+	Hunks []Hunk
 	// Mode is the file's new git mode (0o100644, 0o100755) when the patch
 	// sets one (`new mode`, `new file mode`), else 0.
 	Mode uint32
@@ -42,36 +50,33 @@ type File struct {
 	V4A bool
 }
 
-// Text is the text of a new file (Add): the new lines of its hunks in
-// order, each with the line break the patch gives it, byte for byte as git
-// apply writes it ("\r\n" for a line that carries its CR, else "\n"). A
-// patch whose lines carry no CR says nothing of the file's line breaks:
-// every line then ends with eol (the workspace's .editorconfig may say).
-// The last line has no line break when the patch says so (`\ No newline
-// at end of file`), but keeps a CR it carries, as git does.
-func (f File) Text(eol string) string {
-	cr := slices.ContainsFunc(f.Hunks, func(h Hunk) bool { return h.CR != nil })
-	var b strings.Builder
+// Lines are the lines of a new file (Add): the new lines of its hunks in
+// order, each with the line break the patch gives it ("\r\n" for a line
+// that carries its CR, else "\n"); the last line has none when the patch
+// says so (`\ No newline at end of file`), but keeps a CR it carries, as
+// git does.
+func (f File) Lines() []lines.Line {
+	var ls []lines.Line
 	for i, h := range f.Hunks {
-		for j, l := range h.New {
-			b.WriteString(l)
-			last := i == len(f.Hunks)-1 && j == len(h.New)-1
-			switch {
-			case h.CR != nil && h.CR[j]:
-				b.WriteByte('\r')
-				if !last || !h.NewNoEOL {
-					b.WriteByte('\n')
-				}
-			case last && h.NewNoEOL:
-			case cr:
-				b.WriteByte('\n')
-			default:
-				b.WriteString(eol)
+		for j, c := range h.New {
+			l := lines.Line{Content: c, Term: "\n"}
+			if h.CR != nil && h.CR[j] {
+				l.Term = "\r\n"
 			}
+			if i == len(f.Hunks)-1 && j == len(h.New)-1 && h.NewNoEOL {
+				l.Term = strings.TrimSuffix(l.Term, "\n")
+			}
+			ls = append(ls, l)
 		}
 	}
-	return b.String()
+	return ls
 }
+
+// Text is the text of a new file (Add), byte for byte as git apply writes
+// it when its lines carry CRs; a patch whose lines carry none says nothing
+// of the file's line breaks, and every line then ends with eol
+// (lines.NewText).
+func (f File) Text(eol string) string { return lines.NewText(f.Lines(), eol) }
 
 // Hunk is one run of context, removed and added lines.
 type Hunk struct {
@@ -90,6 +95,11 @@ type Hunk struct {
 	// line break, not to its content: a new file takes its line breaks
 	// from the patch (File.Text); an existing file keeps its own.
 	CR []bool
+	// OldCR marks the old side's lines (context and removed) that end in
+	// "\r\n" in the patch, nil when none does. A hunk whose old lines end
+	// as the file's lines they match is byte-exact: its new lines keep their
+	// own line breaks (CR), so a change of line break alone is a change.
+	OldCR []bool
 	// OldNoEOL and NewNoEOL say the old or new side's last line has no line
 	// terminator (`\ No newline at end of file`).
 	OldNoEOL, NewNoEOL bool
@@ -161,7 +171,7 @@ type Parser struct {
 	headed bool
 	// other is the `+++` name of a section (not git's) whose `---` names
 	// another file: without hunks the section renames its file to it;
-	// with hunks it is the file changed, as diff -u of two files has it.
+	// with hunks it is the file changed or the new name (File.From).
 	other string
 	// the names of git's `diff --git a/x b/y` line
 	gitOld, gitNew string
@@ -246,7 +256,7 @@ func (p *Parser) finish() []File {
 			// one whose text stays).
 			f.NewPath = other
 		} else {
-			f.Path = other
+			f.From, f.Path = f.Path, other
 		}
 	}
 	if f.Path == "" {
@@ -281,6 +291,9 @@ func (p *Parser) closeHunk() {
 			if h.CR != nil {
 				h.CR = h.CR[:len(h.New)]
 			}
+			if h.OldCR != nil {
+				h.OldCR = h.OldCR[:len(h.Old)]
+			}
 		}
 		if len(h.Old) > 0 || len(h.New) > 0 {
 			p.cur.Hunks = append(p.cur.Hunks, h)
@@ -295,6 +308,18 @@ func (p *Parser) feedLine(l string) []File {
 	l, cr = strings.CutSuffix(l, "\r")
 	p.cr = cr
 	return p.feed(l)
+}
+
+// addOld adds a line to the old side of the hunk being read.
+func (p *Parser) addOld(l string) {
+	h := p.hunk
+	if p.cr && h.OldCR == nil {
+		h.OldCR = make([]bool, len(h.Old), cap(h.Old))
+	}
+	h.Old = append(h.Old, l)
+	if h.OldCR != nil {
+		h.OldCR = append(h.OldCR, p.cr)
+	}
 }
 
 // addNew adds a line to the new side of the hunk being read.
@@ -420,14 +445,14 @@ func (p *Parser) feedV4A(l string) []File {
 	switch {
 	case l == "":
 		// Models drop the space of an empty context line.
-		p.hunk.Old = append(p.hunk.Old, "")
+		p.addOld("")
 		p.addNew("")
 		p.blankTail++
 	case l[0] == ' ':
-		p.hunk.Old = append(p.hunk.Old, l[1:])
+		p.addOld(l[1:])
 		p.addNew(l[1:])
 	case l[0] == '-':
-		p.hunk.Old = append(p.hunk.Old, l[1:])
+		p.addOld(l[1:])
 	case l[0] == '+':
 		p.addNew(l[1:])
 	default:
@@ -576,7 +601,7 @@ func (p *Parser) hunkLine(l string) []File {
 			p.fail(p.line, "a context line past the hunk's counts")
 			return nil
 		}
-		p.hunk.Old = append(p.hunk.Old, body)
+		p.addOld(body)
 		p.addNew(body)
 		p.oldLeft--
 		p.newLeft--
@@ -585,7 +610,7 @@ func (p *Parser) hunkLine(l string) []File {
 			p.fail(p.line, "a removed line past the hunk's old count")
 			return nil
 		}
-		p.hunk.Old = append(p.hunk.Old, body)
+		p.addOld(body)
 		p.oldLeft--
 	case '+':
 		if p.newLeft == 0 {
@@ -614,17 +639,17 @@ func (p *Parser) hunkLineLoose(l string, hold bool) bool {
 		return true
 	}
 	if l == "" {
-		p.hunk.Old = append(p.hunk.Old, "")
+		p.addOld("")
 		p.addNew("")
 		p.blankTail++
 		return true
 	}
 	switch l[0] {
 	case ' ':
-		p.hunk.Old = append(p.hunk.Old, l[1:])
+		p.addOld(l[1:])
 		p.addNew(l[1:])
 	case '-':
-		p.hunk.Old = append(p.hunk.Old, l[1:])
+		p.addOld(l[1:])
 	case '+':
 		p.addNew(l[1:])
 	case '\\':

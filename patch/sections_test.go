@@ -16,6 +16,9 @@ func sections(fs []patch.File) string {
 		if f.NewPath != "" {
 			p += ">" + f.NewPath
 		}
+		if f.From != "" {
+			p += " from " + f.From
+		}
 		fmt.Fprintf(&b, "%s %s %d;", f.Kind, p, len(f.Hunks))
 	}
 	return b.String()
@@ -42,8 +45,8 @@ func TestEverySectionIsAFile(t *testing.T) {
 			"modify pkg/__init__.py>lib/__init__.py 0;modify b.py 1;"},
 		{"aider: empty file renamed, empty @@", "--- pkg/__init__.py\n+++ lib/__init__.py\n@@ ... @@\n",
 			"modify pkg/__init__.py>lib/__init__.py 0;"},
-		{"diff -u of two names with hunks: the new name is the file", "--- f.orig\t2024-01-01\n+++ f\t2024-01-02\n@@ -1 +1 @@\n-a\n+b\n",
-			"modify f 1;"},
+		{"diff -u of two names with hunks: the new name, or a rename from the old", "--- f.orig\t2024-01-01\n+++ f\t2024-01-02\n@@ -1 +1 @@\n-a\n+b\n",
+			"modify f from f.orig 1;"},
 		{"git: rename, then a hand-written section", "diff --git a/pkg/__init__.py b/lib/__init__.py\nsimilarity index 100%\nrename from pkg/__init__.py\nrename to lib/__init__.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
 			"modify pkg/__init__.py>lib/__init__.py 0;modify b.py 1;"},
 		{"git: empty new and deleted files", "diff --git a/gone.py b/gone.py\ndeleted file mode 100644\nindex e69de29..0000000\ndiff --git a/new.py b/new.py\nnew file mode 100644\nindex 0000000..e69de29\ndiff --git a/b.py b/b.py\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n",
