@@ -73,7 +73,7 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := start(t, acp.Options{Runner: r})
+	p := start(t, acp.Options{Router: r})
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
 	openSession(t, p, agent, root)
 
@@ -137,7 +137,7 @@ func TestWritesPassTheWriteAdmission(t *testing.T) {
 	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := start(t, acp.Options{Runner: r})
+	p := start(t, acp.Options{Router: r})
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
 	openSession(t, p, agent, root)
 	for i, file := range []string{env, gitConfig} {

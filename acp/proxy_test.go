@@ -58,8 +58,8 @@ func start(t testing.TB, o acp.Options) *pipes {
 	agentR, toAgent, _ := os.Pipe()
 	fromAgent, agentW, _ := os.Pipe()
 	p := &pipes{editorW: editorW, editorR: editorR, agentW: agentW, agentR: agentR, done: make(chan error, 1)}
-	if o.Runner == nil {
-		o.Runner = runner(t)
+	if o.Router == nil {
+		o.Router = runner(t)
 	}
 	go func() { p.done <- acp.New(o).Run(context.Background(), fromEditor, toEditor, toAgent, fromAgent) }()
 	t.Cleanup(func() {

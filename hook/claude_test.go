@@ -13,6 +13,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/route"
 )
@@ -29,7 +30,7 @@ type workspace struct {
 	log   strings.Builder
 	// answer is the agent's door (hook.Claude unless set), agent its name
 	// for an event that cannot be read.
-	answer func(context.Context, hook.Runner, hook.ClaudeEvent, hook.Options) hook.Answer
+	answer func(context.Context, judge.Router, hook.ClaudeEvent, hook.Options) hook.Answer
 	agent  string
 	// approver answers for the user (nil: nobody to ask, as in a terminal
 	// with no server running).

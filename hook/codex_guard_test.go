@@ -238,6 +238,8 @@ func (o olderServer) Call(context.Context, *ops.Op, any) (any, error) {
 
 func (o olderServer) Key(path string) ws.Key { return ws.FromPath(path) }
 
+func (o olderServer) Root() string { return "" }
+
 // TestCodexOlderServer: an answer that does not say the change was placed
 // as the agent's tool places it (Codex's hunks, Claude Code's edits) is no
 // verdict on it, and the change is refused.

@@ -56,7 +56,7 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "sightline acp: saving the ledger: %v\n", err)
 		}
 	}()
-	opt := acp.Options{Log: stderr, Runner: ws, OnSession: ws.session}
+	opt := acp.Options{Log: stderr, Router: ws, OnSession: ws.session}
 	if !*noMCP {
 		exe, err := os.Executable()
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/route"
 )
 
@@ -92,7 +93,7 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	defer cancel()
 	b := newRouter(root, stderr, 0, nil, false)
 	others := map[string]*route.Router{}
-	opt.Elsewhere = func(path string) hook.Runner {
+	opt.Elsewhere = func(path string) judge.Router {
 		r, ok := gitRoot(filepath.Dir(path))
 		if !ok {
 			return nil
