@@ -554,7 +554,7 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		ctx = engine.WithApprover(ctx, ap)
 		var b []byte
 		var text string
-		if method == bridge.MethodBlocks {
+		if method == ops.MethodBlockRun {
 			b, err = runs.Serve(ctx, d.env, json.RawMessage(req.Params()))
 		} else {
 			op := ops.Lookup(method)

@@ -5,13 +5,30 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/sightline-lsp/sightline/bridge"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/result"
 )
 
+// MethodBlockRun streams edit blocks into one run (BlockChunk), so that
+// `sightline apply` applies each block as soon as it completes: the one
+// call the bridge's servers serve outside the envelope, beside the table.
+const MethodBlockRun = "sightline/bridge/applyBlocks"
+
+// BlockChunk feeds one run of edit blocks: chunks of model output, in
+// order, then close. A run belongs to its connection and ends with it.
+type BlockChunk struct {
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	// Run names the run; the first chunk of a new name starts it.
+	Run    string `json:"run"`
+	Chunk  string `json:"chunk,omitempty"`
+	Close  bool   `json:"close,omitempty"`
+	DryRun bool   `json:"dryRun,omitempty"`
+	Stage  bool   `json:"stage,omitempty"`
+}
+
 // BlockRuns are the streamed edit-block runs of one bridge connection
-// (bridge.MethodBlocks): each server of the bridge, the editor's and the
+// (MethodBlockRun): each server of the bridge, the editor's and the
 // daemon, serves them alike.
 type BlockRuns struct {
 	mu sync.Mutex
@@ -24,7 +41,7 @@ func NewBlockRuns() *BlockRuns { return &BlockRuns{m: map[string]*engine.Blocks{
 // Feed applies a chunk's completed blocks at once (one run's chunks arrive
 // in order, one call at a time) and returns them; close ends the run and
 // returns its engine.BlocksResult.
-func (r *BlockRuns) Feed(ctx context.Context, env *engine.Env, p bridge.BlocksParams) any {
+func (r *BlockRuns) Feed(ctx context.Context, env *engine.Env, p BlockChunk) any {
 	// Streamed, so outside the operation's envelope: its audit names it
 	// as the envelope would.
 	ctx = engine.WithMethod(ctx, ApplyBlocks.Method)
@@ -57,7 +74,7 @@ func (r *BlockRuns) Feed(ctx context.Context, env *engine.Env, p bridge.BlocksPa
 // answer (result.Marshal); params that do not decode are an invalid-params
 // error (result.InvalidParams), as an operation's are.
 func (r *BlockRuns) Serve(ctx context.Context, env *engine.Env, raw json.RawMessage) ([]byte, error) {
-	var p bridge.BlocksParams
+	var p BlockChunk
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, result.Errorf(result.InvalidParams, "invalid params: %v", err)
 	}

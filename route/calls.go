@@ -98,7 +98,7 @@ func (r *BlockRun) Write(chunk []byte) ([]engine.BlockResult, error) {
 		var out struct {
 			Blocks []engine.BlockResult `json:"blocks"`
 		}
-		if err := r.call(bridge.BlocksParams{Chunk: string(chunk)}, &out); err == nil {
+		if err := r.call(ops.BlockChunk{Chunk: string(chunk)}, &out); err == nil {
 			return out.Blocks, nil
 		} else if r.remote != nil {
 			return nil, err
@@ -118,7 +118,7 @@ func (r *BlockRun) Close() (engine.BlocksResult, error) {
 	}
 	if r.remote != nil {
 		var res engine.BlocksResult
-		err := r.call(bridge.BlocksParams{Close: true}, &res)
+		err := r.call(ops.BlockChunk{Close: true}, &res)
 		if err == nil || r.remote != nil {
 			return res, err
 		}
@@ -144,9 +144,9 @@ func (r *BlockRun) ensureLocal() error {
 // call sends one chunk (or the close) of the run. A server gone before the
 // run's first chunk reached it drops r.remote so the run goes on disk; one
 // gone after leaves the run's outcome unknown.
-func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
+func (r *BlockRun) call(p ops.BlockChunk, out any) error {
 	p.Session, p.Agent, p.Run, p.DryRun, p.Stage = r.caller.Session, r.caller.Agent, r.id, r.dryRun, r.stage
-	a, err := r.remote.Call(r.ctx, bridge.MethodBlocks, p)
+	a, err := r.remote.Call(r.ctx, ops.MethodBlockRun, p)
 	if err != nil {
 		var na *bridge.NoAnswerError
 		if errors.As(err, &na) {

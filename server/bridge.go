@@ -105,7 +105,7 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		switch {
 		case method == bridge.MethodStatus:
 			return s.bridgeStatus(), nil
-		case method == bridge.MethodBlocks:
+		case method == ops.MethodBlockRun:
 			b, err := runs.Serve(ctx, s.env, raw)
 			if err != nil {
 				return answerError(err)
