@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
@@ -41,6 +42,24 @@ func Do[P, R any](ctx context.Context, b *Router, d *ops.Def[P, R], p P) (R, err
 		return zero, err
 	}
 	return res.(R), nil
+}
+
+// CallHere runs an operation on this process's engines over the disk,
+// whatever server runs, under the configuration as configure changes it:
+// a command's own choice (another extractor than the server's) that a
+// server's answer would not honour.
+func CallHere[P, R any](ctx context.Context, b *Router, d *ops.Def[P, R], p P, configure func(*config.Config) error) (R, error) {
+	var zero R
+	env, err := b.Local(ctx)
+	if err != nil {
+		return zero, err
+	}
+	cfg := env.Config()
+	if err := configure(&cfg); err != nil {
+		return zero, err
+	}
+	env.SetConfig(cfg)
+	return d.Run(ctx, &ops.Call{Env: env, Disk: true}, p)
 }
 
 // BlockRun applies streamed edit blocks, each as soon as it completes: on a

@@ -149,7 +149,7 @@ func (w *acpWorkspace) routed() (*route.Router, error) {
 		return nil, errNoWorkspace
 	}
 	if w.router == nil {
-		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil, false)
+		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil, false, false)
 	}
 	return w.router, nil
 }

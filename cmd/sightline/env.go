@@ -92,15 +92,16 @@ func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv
 	// A person at a terminal hears of the daemon's first start; a
 	// program reading --json output does not.
 	tell := !machineRead(ctx) && isTerminal(stderr)
-	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap, tell), wd: wd, stderr: stderr}, nil
+	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap, tell, exits(ctx)), wd: wd, stderr: stderr}, nil
 }
 
 // newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk. A
 // one-call command (flushEvery 0) that ran on disk with no server running
 // starts the workspace's daemon as it ends, unless daemon.Off; tell: the
-// first start in the workspace is told on stderr (firstStartNotice).
-func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver, tell bool) *route.Router {
+// first start in the workspace is told on stderr (firstStartNotice);
+// exiting: the process exits when the command returns (exits).
+func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver, tell, exiting bool) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
 	var start func(sockDir string)
 	if flushEvery == 0 && !daemon.Off(os.Getenv) {
@@ -122,6 +123,9 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			}
 		}
 	}
+	// The engines over the disk are route's own (route.Options.OpenLocal
+	// unset): the configuration's problems are in every answer (on stderr for a person),
+	// and a policy that cannot be read refuses every path.
 	return route.New(route.Options{
 		Root:        root,
 		FlushEvery:  flushEvery,
@@ -130,19 +134,7 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 		Daemon:      &bridge.HelloParams{Build: daemon.Build(), Root: root, Config: config.UserFile(), Confinement: daemon.Confinement()},
 		StartDaemon: start,
 		Approver:    ap,
-		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
-			// Its problems are in every answer (on stderr for a person),
-			// and a policy that cannot be read refuses every path.
-			cfg := config.Load(root)
-			// A command's memory ends with it; a long-lived caller (mcp)
-			// flushes behind, and reads the configuration again before
-			// each call.
-			var reload func() config.Config
-			if flushEvery > 0 {
-				reload = func() config.Config { return config.Load(root) }
-			}
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload, Notices: rootNotices(root)}), nil
-		},
+		Exits:       exiting,
 	})
 }
 
@@ -158,15 +150,6 @@ func daemonEnv(stateDir string) []string {
 		return env
 	}
 	return append(env, "SIGHTLINE_STATE_DIR="+abs) // the last one wins
-}
-
-// rootNotices are the warnings the answers of a workspace carry about its
-// root: none when a marker chose it.
-func rootNotices(root string) []string {
-	if n := workspace.RootNotice(root); n != "" {
-		return []string{n}
-	}
-	return nil
 }
 
 // defaultSession is the session of a call that names none: SIGHTLINE_SESSION,

@@ -35,7 +35,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *root != "" {
 		dir = *root
 	}
-	b := newRouter(dir, stderr, 500*time.Millisecond, nil, false)
+	b := newRouter(dir, stderr, 500*time.Millisecond, nil, false, false)
 	defer func() {
 		if err := b.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)

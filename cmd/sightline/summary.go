@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -34,19 +36,13 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	p := engine.SummaryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, MaxChars: *maxChars}
 	if *extractor != "" {
 		// Another extractor than the server's: this summary is made here.
-		local, err := env.Local(ctx)
-		if err != nil {
-			fmt.Fprintf(stderr, "sightline summary: %v\n", err)
-			return exitUsage
-		}
-		cfg := local.Config()
-		cfg.Extract = *extractor
-		if err := cfg.Validate(); err != nil {
-			fmt.Fprintf(stderr, "sightline summary: --extract: %v\n", err)
-			return exitUsage
-		}
-		local.SetConfig(cfg)
-		res, err := ops.Summary.Run(ctx, &ops.Call{Env: local, Disk: true}, p)
+		res, err := route.CallHere(ctx, env.Router, ops.Summary, p, func(cfg *config.Config) error {
+			cfg.Extract = *extractor
+			if err := cfg.Validate(); err != nil {
+				return fmt.Errorf("--extract: %w", err)
+			}
+			return nil
+		})
 		return out.answer(res, res.Outcome, err, nil, func(w io.Writer) { io.WriteString(w, ops.Summary.Op.Body(res)) })
 	}
 	return out.call(ctx, env, ops.Summary.Op, p)
