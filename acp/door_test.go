@@ -28,7 +28,7 @@ type door struct {
 }
 
 func newDoor(t *testing.T, o acp.Options, openFirst bool) *door {
-	r, root := runnerWith(t, func(c *config.Config) { c.Policy.Deny = []string{"secret/**"} })
+	r, root := routerWith(t, func(c *config.Config) { c.Policy.Deny = []string{"secret/**"} })
 	var b strings.Builder
 	for i := 1; i <= 6; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)
