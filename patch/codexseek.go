@@ -128,15 +128,6 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 	return out, nil
 }
 
-// SeekCodex finds pattern in lines at or after start as Codex's apply_patch
-// seeks a chunk: each pass over every position before the next, more
-// lenient, pass. With eof only the position that ends at the last line is
-// tried, when it is not before start. An empty pattern is found at start.
-func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
-	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof, codexPasses)
-	return at, ok
-}
-
 // The passes of the ordered seek, strictest first (codexForm): Codex tries
 // all of them; Plan seeks a V4A chunk's lines with the exact one only (its
 // lines are replaced: they must be the file's), and its @@ lines, which
