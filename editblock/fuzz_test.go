@@ -151,7 +151,7 @@ func FuzzMatchBlock(f *testing.F) {
 		if m.NoOp {
 			return
 		}
-		got := split(hashline.Render(src, "", m.Plan.Splices))
+		got := split(render(src, m.Plan.Splices))
 		if len(got) > 0 && strings.HasPrefix(text, hashline.BOM) {
 			// The mark stays in front of the file, outside line 1's content.
 			if !strings.HasPrefix(got[0], hashline.BOM) {

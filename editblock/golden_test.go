@@ -147,7 +147,7 @@ func applyOne(b Block, files map[string]string) (string, string) {
 		if d != nil {
 			return fmt.Sprintf("%s failed %s %d", head, d.Kind, d.Line), d.Message
 		}
-		files[key] = hashline.Render(hashline.TextSource(""), "", m.Plan.Splices)
+		files[key] = render(hashline.TextSource(""), m.Plan.Splices)
 		return head + " created", ""
 	}
 	if !exists {
@@ -164,7 +164,7 @@ func applyOne(b Block, files map[string]string) (string, string) {
 	case m.NoOp:
 		return head + " noop", ""
 	}
-	files[key] = hashline.Render(src, "", []hashline.Splice{m.Splice})
+	files[key] = render(src, []hashline.Splice{m.Splice})
 	return fmt.Sprintf("%s applied %d-%d", head, m.Start, m.End), ""
 }
 

@@ -313,7 +313,7 @@ func TestMatchProperty(t *testing.T) {
 		if m.Start != p+1 || m.End != p+len(old) {
 			t.Fatalf("lines %d-%d, want %d-%d", m.Start, m.End, p+1, p+len(old))
 		}
-		got := lines.Split(hashline.Render(src, "", m.Plan.Splices))
+		got := lines.Split(render(src, m.Plan.Splices))
 		var gotC []string
 		for _, l := range got {
 			gotC = append(gotC, l.Content)
@@ -327,7 +327,7 @@ func TestMatchProperty(t *testing.T) {
 			wantC = append(wantC, l.Content)
 		}
 		if !slices.Equal(gotC, wantC) {
-			t.Fatalf("text %q → %q; want contents %q", text, hashline.Render(src, "", m.Plan.Splices), wantC)
+			t.Fatalf("text %q → %q; want contents %q", text, render(src, m.Plan.Splices), wantC)
 		}
 		// Lines outside the splice keep their bytes.
 		sp := m.Splice
