@@ -10,6 +10,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/textdoc"
 )
 
 // FuzzParser: the parser never panics, every block it emits is complete in
@@ -141,7 +142,7 @@ func FuzzMatchBlock(f *testing.F) {
 		}
 		b := Block{Path: "f", Old: split(old), New: split(new)}
 		src := hashline.TextSource(text)
-		m, d := MatchBlock(src, b, lines.Dominant(text))
+		m, d := MatchBlock(src, b, textdoc.New(text).Dominant())
 		if d != nil {
 			if !reflect.DeepEqual(m, Match{}) || d.Message == "" {
 				t.Fatalf("failure %+v with %+v", d, m)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/textdoc"
 )
 
 // The golden corpus: each testdata/*.txtar holds a model output ("output"),
@@ -157,7 +158,7 @@ func applyOne(b Block, files map[string]string) (string, string) {
 		return head + " skipped binary", ""
 	}
 	src := hashline.TextSource(text)
-	m, d := MatchBlock(src, b, lines.Dominant(text))
+	m, d := MatchBlock(src, b, textdoc.New(text).Dominant())
 	switch {
 	case d != nil:
 		return fmt.Sprintf("%s failed %s %d", head, d.Kind, d.Line), d.Message

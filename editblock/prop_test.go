@@ -9,6 +9,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"pgregory.net/rapid"
 )
 
@@ -264,7 +265,7 @@ func TestMatchProperty(t *testing.T) {
 		b := Block{Path: "f", Old: old, New: nw}
 
 		src := hashline.TextSource(text)
-		m, d := MatchBlock(src, b, lines.Dominant(text))
+		m, d := MatchBlock(src, b, textdoc.New(text).Dominant())
 
 		var at []int
 		for p := 0; p+len(old) <= len(file); p++ {
@@ -303,7 +304,7 @@ func TestMatchProperty(t *testing.T) {
 			if !reflect.DeepEqual(m, Match{}) {
 				t.Fatalf("a failed match carries a change: %+v", m)
 			}
-			out := ApplySequence(src, []Block{b}, lines.Dominant(text))
+			out := ApplySequence(src, []Block{b}, textdoc.New(text).Dominant())
 			if out[0].Text != text || out[0].Applied() {
 				t.Fatal("a failed block changed the text")
 			}

@@ -271,49 +271,8 @@ func oneIf(b bool) int {
 	return i
 }
 
-// Join concatenates lines back into text, each with its own terminator.
-func Join(ls []Line) string {
-	n := 0
-	for _, l := range ls {
-		n += l.Len()
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, l := range ls {
-		b.WriteString(l.Content)
-		b.WriteString(l.Term)
-	}
-	return b.String()
-}
-
 // EndsWithTerm reports whether s ends with a line terminator, i.e. whether an
 // LSP client sees an empty line after the last counted one.
 func EndsWithTerm(s string) bool {
 	return s != "" && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r')
-}
-
-// Dominant returns the terminator most used in s ("\n" when s has none),
-// the one new lines should take so a file keeps its style.
-func Dominant(s string) string {
-	var lf, crlf, cr int
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\n':
-			lf++
-		case '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				crlf++
-				i++
-			} else {
-				cr++
-			}
-		}
-	}
-	switch {
-	case crlf > lf && crlf >= cr:
-		return "\r\n"
-	case cr > lf && cr > crlf:
-		return "\r"
-	}
-	return "\n"
 }
