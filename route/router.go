@@ -1,9 +1,13 @@
-// Package route runs an agent's calls (read, edit, write, edit blocks,
-// ledger, summary, stats) where they belong: on a running language server of
-// the workspace, through its local socket (package bridge), so that they meet
-// the editor's buffers and its live ledger; else on the engines over the
-// files on disk, as the CLI always could. The CLI and `sightline mcp` both
-// use it, with the same params and results as the LSP methods.
+// Package route is the router: it runs every operation of the table
+// (ops.Table) where it belongs: on a running language server of the
+// workspace, through its local socket (package bridge), so that the call
+// meets the editor's buffers and its live ledger; else on the workspace's
+// daemon when it serves the caller; else on the engines over the files on
+// disk, which it assembles itself. The doors that hold no engine (the CLI,
+// `sightline mcp`, the hooks, the ACP proxy) call through it, with the
+// operations' own params and results. Its invariant: a call that may write
+// is refused, never run on the disk, when a server that may hold its
+// documents does not answer.
 package route
 
 import (
