@@ -39,12 +39,12 @@ var starts = map[string][]string{
 // hosts are the doors that hold an engine and serve the table over it;
 // the others hold none and call the operations through a router
 // (route.Router, judge.Router). A host calls no function of the engine
-// but these: it assembles its engine, and lends a call the approver of
-// whoever made it; the language server also sends the editor what changed
-// of a document's coverage, which is no operation but its own publishing.
+// but these: it assembles its engine; the language server also sends the
+// editor what changed of a document's coverage, which is no operation but
+// its own publishing. (A call's approver is the table's: ops.Call.)
 var hosts = map[string][]string{
-	"server": {"Setup", "WithApprover", "CoverageChange"},
-	"daemon": {"Setup", "WithApprover"},
+	"server": {"Setup", "CoverageChange"},
+	"daemon": {"Setup"},
 }
 
 type listed struct {

@@ -106,7 +106,7 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		case method == bridge.MethodStatus:
 			return s.bridgeStatus(), nil
 		case method == ops.MethodBlockRun:
-			b, err := runs.Serve(ctx, s.env, raw)
+			b, err := runs.Serve(ctx, &ops.Call{Env: s.env}, raw)
 			if err != nil {
 				return answerError(err)
 			}
