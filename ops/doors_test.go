@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 const module = "github.com/sightline-lsp/sightline/"
@@ -79,19 +81,27 @@ func goList(t *testing.T, args ...string) []listed {
 
 // TestDoorsImportNoDoor: no door imports another (gopls's rule of layers:
 // what two doors share lives below them, in judge, route or ops), but for
-// cmd/sightline's files that start one; and bridge, the socket, knows no
-// operation: it imports neither the table nor the engine.
+// cmd/sightline's files that start one; judge, route and ops import no
+// door, and ops neither the router nor the socket; and bridge, the
+// socket, knows no operation: it imports neither the table nor the
+// engine, and names no operation's method.
 func TestDoorsImportNoDoor(t *testing.T) {
-	args := []string{"./bridge"}
+	args := []string{"./bridge", "./ops", "./judge", "./route"}
 	for _, d := range doors {
 		args = append(args, "./"+d)
 	}
 	for _, p := range goList(t, args...) {
 		name := strings.TrimPrefix(p.ImportPath, module)
-		if name == "bridge" {
+		switch name {
+		case "bridge":
+			bridgeKnowsNoOperation(t, p)
+			continue
+		case "ops", "judge", "route":
+			// Below the doors: the table knows no transport, and what
+			// the doors share imports none of them.
 			for _, imp := range p.Imports {
-				if slices.Contains([]string{"ops", "engine", "route", "workspace", "ledger"}, strings.TrimPrefix(imp, module)) {
-					t.Errorf("bridge imports %s: the socket knows no operation", imp)
+				if below := strings.TrimPrefix(imp, module); slices.Contains(doors, below) || name == "ops" && slices.Contains([]string{"bridge", "route", "judge"}, below) {
+					t.Errorf("%s imports %s: it lies below the doors", name, imp)
 				}
 			}
 			continue
@@ -114,6 +124,35 @@ func TestDoorsImportNoDoor(t *testing.T) {
 				t.Errorf("%s/%s imports the door %s: doors are siblings; move what they share below them", name, f, door)
 			}
 		}
+	}
+}
+
+// bridgeKnowsNoOperation: the socket imports neither the table nor the
+// engine, and names no operation's method.
+func bridgeKnowsNoOperation(t *testing.T, p listed) {
+	for _, imp := range p.Imports {
+		if slices.Contains([]string{"ops", "engine", "route", "workspace", "ledger"}, strings.TrimPrefix(imp, module)) {
+			t.Errorf("bridge imports %s: the socket knows no operation", imp)
+		}
+	}
+	methods := []string{ops.MethodBlockRun}
+	for _, op := range ops.Table() {
+		methods = append(methods, op.Method)
+	}
+	fset := token.NewFileSet()
+	for _, f := range p.GoFiles {
+		file, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if v, _ := strconv.Unquote(lit.Value); slices.Contains(methods, v) {
+					t.Errorf("%s: bridge names the operation %s: the socket knows no operation", fset.Position(lit.Pos()), v)
+				}
+			}
+			return true
+		})
 	}
 }
 
