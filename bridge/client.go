@@ -120,6 +120,10 @@ var ErrStale = errors.New("bridge: stale socket")
 // never saw the call.
 var ErrGone = errors.New("bridge: the language server has gone")
 
+// ErrUnsent is a call whose params JSON cannot carry (text that is not
+// UTF-8): it was never sent, and the server is as it was.
+var ErrUnsent = errors.New("bridge: the call holds text that is not UTF-8, which a message cannot carry")
+
 // NoAnswerError is a server that accepts connections but does not answer:
 // stopped (SIGSTOP, Ctrl-Z) or wedged. The connection is hung up on.
 type NoAnswerError struct {

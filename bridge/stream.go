@@ -708,7 +708,13 @@ func space(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n'
 // stream), so a large answer is not copied once more on its way.
 type ownedCodec struct{}
 
-func (ownedCodec) Marshal(v any) ([]byte, error) { return jsonrpc2.DefaultCodec.Marshal(v) }
+func (ownedCodec) Marshal(v any) ([]byte, error) {
+	b, err := jsonrpc2.DefaultCodec.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%w)", ErrUnsent, err)
+	}
+	return b, nil
+}
 
 func (ownedCodec) Unmarshal(data []byte, v any) error {
 	switch p := v.(type) {

@@ -103,7 +103,7 @@ func MatchBlock(src hashline.Source, b Block, dominant string) (Match, *Diagnost
 	for _, half := range [][]string{b.Old, b.New} {
 		for _, l := range half {
 			if strings.ContainsAny(l, "\r\n") {
-				return Match{}, &Diagnostic{Kind: KindInvalid, Message: fmt.Sprintf("A line of the edit block for %s holds a line break.", b.Path)}
+				return Match{}, &Diagnostic{Kind: KindInvalid, Message: fmt.Sprintf("A line of %s for %s, %q, holds a line break inside it (a lone carriage return ends a line, as editors read it): send it as lines of their own.", b.words().Ours, b.Path, l)}
 			}
 		}
 	}

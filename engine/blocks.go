@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -342,7 +343,8 @@ func (b *Blocks) apply(ctx context.Context, blk editblock.Block) BlockResult {
 	} else {
 		// Checked as a write (policy, .git, the guard on the file's first
 		// block), written when the output ends.
-		out, err = e.transact(ctx, writeReq{caller: b.caller, uri: string(k), dryRun: true, scratch: b.scratch[k], plan: plan})
+		out, err = e.transact(ctx, writeReq{caller: b.caller, uri: string(k), dryRun: true, scratch: b.scratch[k], plan: plan,
+			input: append(slices.Clip(blk.Old), blk.New...), what: "The edit block"})
 	}
 	if err != nil {
 		if result.KindOf(err) == result.Binary {

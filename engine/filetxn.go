@@ -122,6 +122,11 @@ type writeReq struct {
 	// last saw, or "".
 	wantHash string
 	plan     planner
+	// input is the call's own text for the document (the lines it matches
+	// and writes), what names it in a refusal ("The patch"): UTF-8 only,
+	// checked before the plan (Doc.Foreign).
+	input []string
+	what  string
 	// scratch, in a dry run, is the text earlier dry-run steps left (edit
 	// blocks validated in sequence). The guard is not asked: the ledger
 	// never saw that text; the real run asks.
@@ -194,6 +199,9 @@ func (e *Env) transact(ctx context.Context, req writeReq) (out writeOut, err err
 	if req.dryRun && req.scratch != nil {
 		base = req.scratch
 		d.Snap = base
+	}
+	if err := d.Foreign(req.what, req.input); err != nil {
+		return out, err
 	}
 	plan, targets, err := req.plan(d)
 	if err != nil {
@@ -692,7 +700,7 @@ func (e *Env) checkStaged(ctx context.Context, f *stagedFile) error {
 		return f.sameBytes()
 	}
 	if w.op == opCreate {
-		d, err := newFileDoc(f.root, f.to.Rel, w.key, w.rel, w.next)
+		d, err := newFileDoc(f.root, f.to.Rel, w.key, w.rel, "The text", w.next)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
-	"strings"
+	"path/filepath"
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
@@ -85,18 +85,11 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if seen {
 			return result.Errorf(result.Exists, "%s is added by the patch but an earlier section already changes it; nothing was written.", r.Path)
 		}
-		content := ""
-		if len(f.Hunks) > 0 {
-			content = strings.Join(f.Hunks[0].New, "\n")
-			if len(f.Hunks[0].New) > 0 && !f.Hunks[0].NewNoEOL {
-				content += "\n"
-			}
-		}
 		if _, err := e.get(k); err == nil {
 			// As Codex does, adding a file that exists replaces it; but only
 			// what write's overwrite mode allows: the whole file read and
-			// unchanged since.
-			w, err := e.replaceExisting(ctx, c, k, r, content, "adds it as a new file")
+			// unchanged since. The file keeps its line breaks.
+			w, err := e.replaceExisting(ctx, c, k, r, f.Text("\n"), "adds it as a new file")
 			if err != nil {
 				return err
 			}
@@ -115,10 +108,18 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		if err != nil {
 			return err
 		}
-		if _, err := newFileDoc(root, rel, k, r.Path, textdoc.New(content)); err != nil {
+		// The patch's line breaks, else the ones .editorconfig declares.
+		eol := workspace.DeclaredEOL(root, filepath.ToSlash(rel))
+		if eol == "" {
+			eol = "\n"
+		}
+		content := f.Text(eol)
+		if _, err := newFileDoc(root, rel, k, r.Path, "The patch", textdoc.New(content)); err != nil {
 			return err
 		}
-		r.Diff = hashline.UnifiedDiff(r.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
+		if content != "" { // an empty file has no hunk to show
+			r.Diff = hashline.UnifiedDiff(r.Path, hashline.TextSource(""), []hashline.Splice{{Start: 0, Old: 0, New: lines.Split(content)}}, 3)
+		}
 		r.done = "Created " + r.Path + "."
 		cur[k] = len(*ws)
 		*ws = append(*ws, fileWrite{op: opCreate, key: k, rel: r.Path, rank: at, next: textdoc.New(content), mode: mode})
@@ -152,7 +153,9 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 				return v.Err
 			}
 		}
-		r.Diff = hashline.UnifiedDiff(r.Path, d.Snap, []hashline.Splice{{Start: 0, Old: d.Snap.LineCount()}}, 3)
+		if d.Snap.LineCount() > 0 {
+			r.Diff = hashline.UnifiedDiff(r.Path, d.Snap, []hashline.Splice{{Start: 0, Old: d.Snap.LineCount()}}, 3)
+		}
 		r.done = "Deleted " + r.Path + "."
 		gone[k] = "deletes"
 		delete(cur, k)
@@ -181,7 +184,7 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 		w = fileWrite{op: opModify, key: k, rel: r.Path, before: d, next: d.Snap}
 	}
 	if len(f.Hunks) > 0 {
-		req := writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, r)}
+		req := writeReq{caller: c, uri: string(k), dryRun: true, plan: patchPlanner(f, r), input: hunkLines(f), what: "The patch"}
 		if seen {
 			req.scratch = w.next
 		}
@@ -284,6 +287,15 @@ func (e *Env) patchFile(ctx context.Context, c Caller, at int, f patch.File, r *
 	return nil
 }
 
+// hunkLines are the lines of a file patch's hunks, old and new.
+func hunkLines(f patch.File) []string {
+	var ls []string
+	for _, h := range f.Hunks {
+		ls = append(append(ls, h.Old...), h.New...)
+	}
+	return ls
+}
+
 // replaceExisting plans the replacement of the existing file k by content,
 // guarded as write's overwrite mode is: every line of the file must have
 // been read and be unchanged (or the file written by the model). what says
@@ -303,7 +315,7 @@ func (e *Env) replaceExisting(ctx context.Context, c Caller, k workspace.Key, r 
 		sp := hashline.Splice{Start: 0, Old: n, New: contentLines(content, d.Snap.Dominant(), true)}
 		return hashline.NewPlan(n, []hashline.Splice{sp}, tr), targets, nil
 	}
-	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: plan})
+	out, err := e.transact(ctx, writeReq{caller: c, uri: string(k), dryRun: true, plan: plan, input: []string{content}, what: "The patch"})
 	r.Diff = out.diff
 	if err != nil {
 		r.Expanded = out.verdict.Expanded

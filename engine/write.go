@@ -120,7 +120,11 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 			return res, nil
 		}
 	}
-	out, err := e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion,
+	input := []string{content}
+	if p.OldText != nil {
+		input = append(input, *p.OldText)
+	}
+	out, err := e.transact(ctx, writeReq{caller: p.Caller, uri: p.TextDocument.URI, dryRun: p.DryRun, wantHash: p.ExpectedVersion, input: input, what: "The text",
 		plan: func(d workspace.Doc) (hashline.Plan, []ledger.Range, error) {
 			var splice hashline.Splice
 			var targets []ledger.Range
@@ -359,7 +363,7 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
-	if _, err := newFileDoc(root, t.Rel, k, res.Path, textdoc.New(content)); err != nil {
+	if _, err := newFileDoc(root, t.Rel, k, res.Path, "The text", textdoc.New(content)); err != nil {
 		res.Outcome, err = refusalOr(err)
 		return res, err
 	}
@@ -394,9 +398,12 @@ func (e *Env) create(ctx context.Context, session string, k workspace.Key, conte
 // lacks is refused unrepresentable; every create checks it when planned (so
 // a dry run refuses what the real run would) and again under the file's
 // lock, where the declaration is read once more.
-func newFileDoc(root *confine.Root, rel string, k workspace.Key, name string, text *textdoc.Snapshot) (workspace.Doc, error) {
+func newFileDoc(root *confine.Root, rel string, k workspace.Key, name, what string, text *textdoc.Snapshot) (workspace.Doc, error) {
 	cs, _, _ := workspace.Declared(root, filepath.ToSlash(rel))
 	d := workspace.Doc{Key: k, Rel: name, Charset: cs}
+	if err := d.Foreign(what, []string{text.Text()}); err != nil {
+		return d, err
+	}
 	return d, d.Encodable(wholePlan(textdoc.New(""), text), name)
 }
 

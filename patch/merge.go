@@ -67,6 +67,9 @@ func trimToFit(src hashline.Source, f File, i int, h Hunk, dominant string) (Hun
 			t := h
 			t.Old = h.Old[a : len(h.Old)-b]
 			t.New = h.New[a : len(h.New)-b]
+			if h.CR != nil {
+				t.CR = h.CR[a : len(h.CR)-b]
+			}
 			if b > 0 {
 				t.OldNoEOL, t.NewNoEOL, t.EOF = false, false, false
 			}

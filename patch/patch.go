@@ -42,6 +42,37 @@ type File struct {
 	V4A bool
 }
 
+// Text is the text of a new file (Add): the new lines of its hunks in
+// order, each with the line break the patch gives it, byte for byte as git
+// apply writes it ("\r\n" for a line that carries its CR, else "\n"). A
+// patch whose lines carry no CR says nothing of the file's line breaks:
+// every line then ends with eol (the workspace's .editorconfig may say).
+// The last line has no line break when the patch says so (`\ No newline
+// at end of file`), but keeps a CR it carries, as git does.
+func (f File) Text(eol string) string {
+	cr := slices.ContainsFunc(f.Hunks, func(h Hunk) bool { return h.CR != nil })
+	var b strings.Builder
+	for i, h := range f.Hunks {
+		for j, l := range h.New {
+			b.WriteString(l)
+			last := i == len(f.Hunks)-1 && j == len(h.New)-1
+			switch {
+			case h.CR != nil && h.CR[j]:
+				b.WriteByte('\r')
+				if !last || !h.NewNoEOL {
+					b.WriteByte('\n')
+				}
+			case last && h.NewNoEOL:
+			case cr:
+				b.WriteByte('\n')
+			default:
+				b.WriteString(eol)
+			}
+		}
+	}
+	return b.String()
+}
+
 // Hunk is one run of context, removed and added lines.
 type Hunk struct {
 	// Old holds the context and removed lines in order, New the context and
@@ -54,6 +85,11 @@ type Hunk struct {
 	// each must occur, in order, before the hunk (they narrow where it may
 	// match).
 	Anchors []string
+	// CR marks the new side's lines that end in "\r\n" in the patch (a
+	// CRLF file's lines), nil when none does. A line's CR belongs to its
+	// line break, not to its content: a new file takes its line breaks
+	// from the patch (File.Text); an existing file keeps its own.
+	CR []bool
 	// OldNoEOL and NewNoEOL say the old or new side's last line has no line
 	// terminator (`\ No newline at end of file`).
 	OldNoEOL, NewNoEOL bool
@@ -116,11 +152,19 @@ type Parser struct {
 	// `*** End Patch` or after a count-less hunk is no line of the file.
 	blankTail int
 	err       error
-	// git extended headers seen before ---/+++ (renames, new/deleted files)
+	// cr says the line being read ended in "\r\n": the CR is taken off
+	// every line (headers and markers read the same either way) and kept
+	// for the new lines of hunks (Hunk.CR).
+	cr bool
+	// headed says the file being read has had its `--- ` line: another
+	// one begins the next file, whether this one had hunks or not.
+	headed bool
+	// other is the `+++` name of a section (not git's) whose `---` names
+	// another file: without hunks the section renames its file to it;
+	// with hunks it is the file changed, as diff -u of two files has it.
+	other string
+	// the names of git's `diff --git a/x b/y` line
 	gitOld, gitNew string
-	renameFrom     string
-	renameTo       string
-	gitKind        Kind
 	files          int // files returned so far
 }
 
@@ -139,7 +183,7 @@ func (p *Parser) Write(chunk []byte) []File {
 		}
 		l := string(rest[:i])
 		rest = rest[i+1:]
-		done = append(done, p.feed(strings.TrimSuffix(l, "\r"))...)
+		done = append(done, p.feedLine(l)...)
 	}
 	// Keep only the unfinished line, in a buffer of its own.
 	p.pending = append([]byte(nil), rest...)
@@ -152,7 +196,7 @@ func (p *Parser) Write(chunk []byte) []File {
 func (p *Parser) Close() ([]File, error) {
 	var done []File
 	if len(p.pending) > 0 {
-		done = append(done, p.feed(strings.TrimSuffix(string(p.pending), "\r"))...)
+		done = append(done, p.feedLine(string(p.pending))...)
 		p.pending = nil
 	}
 	if p.held != "" && p.err == nil {
@@ -191,9 +235,22 @@ func (p *Parser) finish() []File {
 		return nil
 	}
 	f := *p.cur
-	sureNew := p.sureNew
-	p.cur, p.sureNew = nil, false
+	sureNew, other := p.sureNew, p.other
+	p.cur, p.sureNew, p.headed, p.other = nil, false, false, ""
 	if p.err != nil {
+		return nil
+	}
+	if other != "" && f.Kind == Modify {
+		if len(f.Hunks) == 0 {
+			// Two names and no line changed: a rename (of an empty file, or
+			// one whose text stays).
+			f.NewPath = other
+		} else {
+			f.Path = other
+		}
+	}
+	if f.Path == "" {
+		p.fail(f.Line, "a file section without a file name: a --- /dev/null line needs the +++ line that names the file")
 		return nil
 	}
 	if f.Kind == Modify && len(f.Hunks) == 0 && f.NewPath == "" && f.Mode == 0 {
@@ -221,12 +278,35 @@ func (p *Parser) closeHunk() {
 		h := *p.hunk
 		if k := p.blankTail; k > 0 && !h.EOF && k <= len(h.Old) && k <= len(h.New) {
 			h.Old, h.New = h.Old[:len(h.Old)-k], h.New[:len(h.New)-k]
+			if h.CR != nil {
+				h.CR = h.CR[:len(h.New)]
+			}
 		}
 		if len(h.Old) > 0 || len(h.New) > 0 {
 			p.cur.Hunks = append(p.cur.Hunks, h)
 		}
 	}
 	p.hunk, p.blankTail, p.loose = nil, 0, false
+}
+
+// feedLine reads one line of the patch, its "\n" taken off.
+func (p *Parser) feedLine(l string) []File {
+	var cr bool
+	l, cr = strings.CutSuffix(l, "\r")
+	p.cr = cr
+	return p.feed(l)
+}
+
+// addNew adds a line to the new side of the hunk being read.
+func (p *Parser) addNew(l string) {
+	h := p.hunk
+	if p.cr && h.CR == nil {
+		h.CR = make([]bool, len(h.New), cap(h.New))
+	}
+	h.New = append(h.New, l)
+	if h.CR != nil {
+		h.CR = append(h.CR, p.cr)
+	}
 }
 
 func (p *Parser) feed(l string) []File {
@@ -312,7 +392,7 @@ func (p *Parser) feedV4A(l string) []File {
 			p.fail(p.line, fmt.Sprintf("every line of an added file starts with +, got %q", clip(l)))
 			return nil
 		}
-		p.hunk.New = append(p.hunk.New, l[1:])
+		p.addNew(l[1:])
 		return nil
 	}
 	if strings.HasPrefix(l, "@@") {
@@ -341,15 +421,15 @@ func (p *Parser) feedV4A(l string) []File {
 	case l == "":
 		// Models drop the space of an empty context line.
 		p.hunk.Old = append(p.hunk.Old, "")
-		p.hunk.New = append(p.hunk.New, "")
+		p.addNew("")
 		p.blankTail++
 	case l[0] == ' ':
 		p.hunk.Old = append(p.hunk.Old, l[1:])
-		p.hunk.New = append(p.hunk.New, l[1:])
+		p.addNew(l[1:])
 	case l[0] == '-':
 		p.hunk.Old = append(p.hunk.Old, l[1:])
 	case l[0] == '+':
-		p.hunk.New = append(p.hunk.New, l[1:])
+		p.addNew(l[1:])
 	default:
 		p.fail(p.line, fmt.Sprintf("a hunk line starts with ' ', '-' or '+', got %q", clip(l)))
 	}
@@ -386,7 +466,7 @@ func (p *Parser) feedUnified(l string) []File {
 	switch {
 	case strings.HasPrefix(l, "diff --git "):
 		done := p.finish()
-		p.gitOld, p.gitNew, p.renameFrom, p.renameTo, p.gitKind = "", "", "", "", ""
+		p.gitOld, p.gitNew = "", ""
 		if a, b, ok := gitPaths(strings.TrimPrefix(l, "diff --git ")); ok {
 			p.gitOld, p.gitNew = a, b
 		}
@@ -394,7 +474,7 @@ func (p *Parser) feedUnified(l string) []File {
 		p.cur = &File{Kind: Modify, Path: p.gitOld, Line: p.line}
 		return done
 	case strings.HasPrefix(l, "new file mode"):
-		p.gitKind, p.sureNew = Add, true
+		p.sureNew = true
 		if p.cur != nil {
 			p.cur.Kind = Add
 			p.cur.Path = p.gitNew
@@ -416,7 +496,6 @@ func (p *Parser) feedUnified(l string) []File {
 		}
 		return nil
 	case strings.HasPrefix(l, "deleted file mode"):
-		p.gitKind = Delete
 		if p.cur != nil {
 			p.cur.Kind = Delete
 		}
@@ -433,12 +512,16 @@ func (p *Parser) feedUnified(l string) []File {
 		return nil
 	case strings.HasPrefix(l, "--- "):
 		var done []File
-		if p.cur == nil || len(p.cur.Hunks) > 0 || p.hunk != nil {
+		old := headerPath(l[4:])
+		if p.cur == nil || p.headed || len(p.cur.Hunks) > 0 || p.hunk != nil || old != "" && p.gitOld != "" && old != p.gitOld {
+			// A section of its own: only git's `diff --git` line comes
+			// before the --- line of the same file (and names it).
 			done = p.finish()
 			p.cur = &File{Kind: Modify, Line: p.line}
+			p.gitOld, p.gitNew = "", ""
 		}
-		p.format = "unified"
-		if old := headerPath(l[4:]); old == "" {
+		p.format, p.headed = "unified", true
+		if old == "" {
 			p.cur.Kind = Add
 		} else if p.cur.Path == "" || p.cur.Kind != Add {
 			p.cur.Path = old
@@ -452,8 +535,7 @@ func (p *Parser) feedUnified(l string) []File {
 		case p.cur.Kind == Add || p.cur.Path == "":
 			p.cur.Path = nw
 		case nw != p.cur.Path && p.cur.NewPath == "" && p.gitOld == "":
-			// diff -u of two differently named files: the new name is the file.
-			p.cur.Path = nw
+			p.other = nw
 		}
 		return nil
 	case strings.HasPrefix(l, "@@ "):
@@ -495,7 +577,7 @@ func (p *Parser) hunkLine(l string) []File {
 			return nil
 		}
 		p.hunk.Old = append(p.hunk.Old, body)
-		p.hunk.New = append(p.hunk.New, body)
+		p.addNew(body)
 		p.oldLeft--
 		p.newLeft--
 	case '-':
@@ -510,7 +592,7 @@ func (p *Parser) hunkLine(l string) []File {
 			p.fail(p.line, "an added line past the hunk's new count")
 			return nil
 		}
-		p.hunk.New = append(p.hunk.New, body)
+		p.addNew(body)
 		p.newLeft--
 	case '\\':
 		p.noEOL()
@@ -533,18 +615,18 @@ func (p *Parser) hunkLineLoose(l string, hold bool) bool {
 	}
 	if l == "" {
 		p.hunk.Old = append(p.hunk.Old, "")
-		p.hunk.New = append(p.hunk.New, "")
+		p.addNew("")
 		p.blankTail++
 		return true
 	}
 	switch l[0] {
 	case ' ':
 		p.hunk.Old = append(p.hunk.Old, l[1:])
-		p.hunk.New = append(p.hunk.New, l[1:])
+		p.addNew(l[1:])
 	case '-':
 		p.hunk.Old = append(p.hunk.Old, l[1:])
 	case '+':
-		p.hunk.New = append(p.hunk.New, l[1:])
+		p.addNew(l[1:])
 	case '\\':
 		p.noEOL()
 		return true

@@ -7,7 +7,8 @@
 // `sightline mcp`, the hooks, the ACP proxy) call through it, with the
 // operations' own params and results. Its invariant: a call that may write
 // is refused, never run on the disk, when a server that may hold its
-// documents does not answer.
+// documents does not answer; a call the bridge cannot carry (text that is
+// not UTF-8) is never taken for a server gone.
 package route
 
 import (
@@ -593,6 +594,11 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		var re *jsonrpc2.Error
 		var na *bridge.NoAnswerError
 		switch {
+		case errors.Is(err, bridge.ErrUnsent) && bridge.IsDaemon(c.Path):
+			// The daemon answers as the disk does: the disk takes the call,
+			// whose text keeps its bytes there (and is judged by them).
+		case errors.Is(err, bridge.ErrUnsent):
+			return zero, result.Errorf(result.InvalidEdit, "The call holds text that is not UTF-8, and the editor's language server, which holds the documents, takes UTF-8 text only: send the text in UTF-8, as sightline shows it. Nothing was written.")
 		case errors.As(err, &re) && re.Code == bridge.CodeNotServed:
 			// A daemon of another build (or root, or configuration): it
 			// did not run the call, which runs here; this caller starts

@@ -78,11 +78,43 @@ const maxEditorconfig = 1 << 20
 
 // Declared returns the charset the .editorconfig files of the workspace
 // declare for the file rel (slash-separated, relative to root), read as
-// editors read them: from the file's folder up, nearer files winning, up
-// to one that says root = true or the workspace root (nothing outside the
-// workspace is read). An .editorconfig that cannot be read or parsed, or a
-// charset sightline does not know, declares nothing; note says which.
+// editors read them (declared). An .editorconfig that cannot be read or
+// parsed, or a charset sightline does not know, declares nothing; note
+// says which.
 func Declared(root *confine.Root, rel string) (c charset.Charset, from string, note string) {
+	v, from := declared(root, rel, func(d *editorconfig.Definition) string { return d.Charset })
+	if v == "" {
+		return charset.UTF8, "", ""
+	}
+	cs, err := charset.Lookup(v)
+	if err != nil {
+		return charset.UTF8, from, fmt.Sprintf("%s declares charset %q, which is not known (%v)", from, v, err)
+	}
+	return cs, from, ""
+}
+
+// DeclaredEOL returns the line break the .editorconfig files of the
+// workspace declare for the file rel (end_of_line: "\n", "\r\n" or
+// "\r"), read as Declared reads them; "" when they declare none.
+func DeclaredEOL(root *confine.Root, rel string) string {
+	v, _ := declared(root, rel, func(d *editorconfig.Definition) string { return d.EndOfLine })
+	switch v {
+	case editorconfig.EndOfLineLf:
+		return "\n"
+	case editorconfig.EndOfLineCrLf:
+		return "\r\n"
+	case editorconfig.EndOfLineCr:
+		return "\r"
+	}
+	return ""
+}
+
+// declared is the value the .editorconfig files of the workspace give a
+// property of the file rel, read as editors read them: from the file's
+// folder up, the nearest file that sets it winning, up to one that says
+// root = true or the workspace root (nothing outside the workspace is
+// read); "" when none sets it. from is the file that set it.
+func declared(root *confine.Root, rel string, prop func(*editorconfig.Definition) string) (v, from string) {
 	dir := path.Dir(rel)
 	for {
 		name := path.Join(dir, ".editorconfig")
@@ -92,20 +124,16 @@ func Declared(root *confine.Root, rel string) (c charset.Charset, from string, n
 				within = rel
 			}
 			if def, err := ec.GetDefinitionForFilename(within); err == nil {
-				if v := strings.TrimSpace(def.Charset); v != "" && v != editorconfig.UnsetValue {
-					cs, err := charset.Lookup(v)
-					if err != nil {
-						return charset.UTF8, name, fmt.Sprintf("%s declares charset %q, which is not known (%v)", name, v, err)
-					}
-					return cs, name, ""
+				if v := strings.TrimSpace(prop(def)); v != "" && v != editorconfig.UnsetValue {
+					return v, name
 				}
 			}
 			if ec.Root {
-				return charset.UTF8, "", ""
+				return "", ""
 			}
 		}
 		if dir == "." || dir == "/" {
-			return charset.UTF8, "", ""
+			return "", ""
 		}
 		dir = path.Dir(dir)
 	}

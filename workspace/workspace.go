@@ -14,9 +14,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sightline-lsp/sightline/charset"
 	"github.com/sightline-lsp/sightline/confine"
@@ -71,6 +73,51 @@ type Doc struct {
 // document's encoding. Every write of the document's file, and every
 // comparison of the file with a text, goes through it.
 func (d Doc) FileBytes(s *textdoc.Snapshot) io.WriterTo { return d.Charset.Bytes(s) }
+
+// Foreign refuses a call's own text for the document (what names it: "The
+// patch") unless it is UTF-8: sightline shows every file as UTF-8 text and
+// encodes what it writes in the file's encoding, so text made of a legacy
+// file's raw bytes matches nothing and would write bytes its encoding does
+// not read back (into a UTF-8 file, bytes that make it binary). In a file
+// whose encoding has no U+FFFD, that character stands for such bytes as
+// well: a tool (or a JSON message on the way) replaced them.
+func (d Doc) Foreign(what string, text []string) error {
+	if len(text) == 0 {
+		return nil
+	}
+	lacksFFFD := false
+	if !d.Charset.IsUTF8() {
+		_, _, lacksFFFD = d.Charset.Unrepresentable("\uFFFD")
+	}
+	foreign := func(s string) bool {
+		return !utf8.ValidString(s) || lacksFFFD && strings.ContainsRune(s, utf8.RuneError)
+	}
+	for _, t := range text {
+		if !foreign(t) {
+			continue
+		}
+		for line := range strings.SplitSeq(t, "\n") {
+			if !foreign(line) {
+				continue
+			}
+			why := "holds U+FFFD (\uFFFD), which stands in for bytes that were not UTF-8"
+			if !utf8.ValidString(line) {
+				why = "holds bytes that are not UTF-8"
+				if s, ok := d.Charset.Decode([]byte(line)); ok && !d.Charset.IsUTF8() {
+					why += fmt.Sprintf(" (in %s, %q)", d.Charset.Name(), s)
+				}
+			}
+			if d.Charset.IsUTF8() {
+				return result.Errorf(result.InvalidEdit, "%s is not UTF-8: its line %q %s. sightline takes text in UTF-8 only, and %s is UTF-8: send the text in UTF-8. Nothing was written.",
+					what, line, why, d.Rel)
+			}
+			return result.Errorf(result.InvalidEdit,
+				"%s is not UTF-8: its line %q %s. %s is in %s: sightline shows it as UTF-8 text and writes it back in %s, so send the text in UTF-8, as sightline shows it, not the file's raw bytes. Nothing was written.",
+				what, line, why, d.Rel, d.Charset.Name(), d.Charset.Name())
+		}
+	}
+	return nil
+}
 
 // Encodable checks that the lines a plan writes can be written in the
 // document's encoding, before anything is: the first character that

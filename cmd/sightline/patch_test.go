@@ -108,3 +108,53 @@ func TestPatchMergeCLI(t *testing.T) {
 		t.Fatalf("merged: %q", got)
 	}
 }
+
+// TestPatchFindingsCLI: what applying real commits found, through the
+// CLI (and the daemon it starts): an empty file's deletion is a file
+// operation of its own; a new file keeps its patch's CRLFs; a patch made of
+// a Latin-1 file's raw bytes is refused saying it is not UTF-8.
+func TestPatchFindingsCLI(t *testing.T) {
+	c := newCLI(t, map[string]string{"a.py": "", "b.py": "x = 1\n", "m.txt": "Caf\xe9 au lait\n", ".editorconfig": "[*.txt]\ncharset = latin1\n"})
+	for _, f := range []string{"a.py", "b.py", "m.txt"} {
+		c.run("", "read", f)
+	}
+	if out, errOut, code := c.run("--- a/a.py\n+++ /dev/null\n@@ ... @@\n--- a/b.py\n+++ /dev/null\n@@ ... @@\n-x = 1\n", "patch"); code != 0 || !strings.Contains(out, "2 files") {
+		t.Fatalf("deletions: %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"a.py", "b.py"} {
+		if _, err := os.Stat(filepath.Join(c.dir, f)); !os.IsNotExist(err) {
+			t.Fatalf("%s not deleted: %v", f, err)
+		}
+	}
+	if out, errOut, code := c.run("diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+p\r\n+q\r\n", "patch"); code != 0 {
+		t.Fatalf("CRLF new file: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "n.txt")); string(got) != "p\r\nq\r\n" {
+		t.Fatalf("n.txt: %q", got)
+	}
+	out, errOut, code := c.run("--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-Caf\xe9 au lait\n+Caf\xe9 noir\n", "patch")
+	if code != 1 || !strings.Contains(out+errOut, "not UTF-8") || !strings.Contains(out+errOut, "ISO-8859-1") {
+		t.Fatalf("Latin-1 bytes: %d\n%s%s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "m.txt")); string(got) != "Caf\xe9 au lait\n" {
+		t.Fatalf("m.txt: %q", got)
+	}
+}
+
+// TestPatchNotUTF8ThroughTheDaemon: a patch made of a Latin-1 file's raw
+// bytes, which no message to the daemon can carry, is not taken for a
+// daemon gone: the disk takes it, as the daemon would, and refuses it
+// saying it is not UTF-8 and naming the file's encoding.
+func TestPatchNotUTF8ThroughTheDaemon(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"m.txt": "Caf\xe9 au lait\n", ".editorconfig": "[*.txt]\ncharset = latin1\n"})
+	startDaemon(t, c, sockDir)
+	c.run("", "read", "m.txt")
+	out, errOut, code := c.run("--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-Caf\xe9 au lait\n+Caf\xe9 noir\n", "patch")
+	if code != 1 || !strings.Contains(out+errOut, "not UTF-8") || !strings.Contains(out+errOut, "ISO-8859-1") {
+		t.Fatalf("Latin-1 bytes: %d\n%s%s", code, out, errOut)
+	}
+	t.Log(out + errOut)
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "m.txt")); string(got) != "Caf\xe9 au lait\n" {
+		t.Fatalf("m.txt: %q", got)
+	}
+}
