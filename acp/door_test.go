@@ -28,7 +28,7 @@ type door struct {
 }
 
 func newDoor(t *testing.T, o acp.Options, openFirst bool) *door {
-	r, root := runnerWith(t, func(c *config.Config) { c.Policy.Deny = []string{"secret/**"} })
+	r, root := routerWith(t, func(c *config.Config) { c.Policy.Deny = []string{"secret/**"} })
 	var b strings.Builder
 	for i := 1; i <= 6; i++ {
 		fmt.Fprintf(&b, "line %d\n", i)
@@ -46,7 +46,7 @@ func newDoor(t *testing.T, o acp.Options, openFirst bool) *door {
 	if err := os.Symlink(filepath.Join("..", ".git", "hooks"), filepath.Join(root, "d", "hk")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	o.Runner = r
+	o.Router = r
 	p := start(t, o)
 	d := &door{t: t, r: r, root: root, p: p, editor: newPeer(t, p.editorR), agent: newPeer(t, p.agentR)}
 	if openFirst {

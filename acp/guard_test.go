@@ -64,7 +64,7 @@ func send(t *testing.T, f *os.File, format string, args ...any) {
 // of an unread line is answered by the proxy with the line, and its retry
 // goes to the editor.
 func TestGuardedWritesAndPermissions(t *testing.T) {
-	r, root := runnerAt(t)
+	r, root := routerAt(t)
 	file := filepath.Join(root, "f.txt")
 	var b strings.Builder
 	for i := 1; i <= 6; i++ {
@@ -73,7 +73,7 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := start(t, acp.Options{Runner: r})
+	p := start(t, acp.Options{Router: r})
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
 	openSession(t, p, agent, root)
 
@@ -125,7 +125,7 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 // whole-file write or as an edit's permission request; nothing of it
 // reaches the editor.
 func TestWritesPassTheWriteAdmission(t *testing.T) {
-	r, root := runnerAt(t)
+	r, root := routerAt(t)
 	env := filepath.Join(root, ".env")
 	if err := os.WriteFile(env, []byte("TOKEN=1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func TestWritesPassTheWriteAdmission(t *testing.T) {
 	if err := os.WriteFile(gitConfig, []byte("[core]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := start(t, acp.Options{Runner: r})
+	p := start(t, acp.Options{Router: r})
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
 	openSession(t, p, agent, root)
 	for i, file := range []string{env, gitConfig} {

@@ -15,7 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sightline-lsp/sightline/engine"
-	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -132,7 +132,7 @@ func (p *Proxy) judge(ctx context.Context, line []byte, m *envelope, method stri
 		return p.refuse(ctx, nil, refusal{method: method,
 			why: fmt.Sprintf("sightline refused %s sent without an id: it is answered only as a request.", method)})
 	}
-	if !p.isOpened() || p.o.Runner.Root() == "" {
+	if !p.isOpened() || p.o.Router.Root() == "" {
 		return p.refuse(ctx, m.ID, refusal{method: method,
 			why: fmt.Sprintf("sightline refused %s: the editor has not created or loaded a session yet, so the workspace is not known. Nothing reached the editor. Retry once the session is created.", method)})
 	}
@@ -226,7 +226,7 @@ func shapeRefusal(method, session, path, why string) refusal {
 // its clean path; so only an absolute, clean path inside the workspace is
 // judged.
 func (p *Proxy) pathProblem(path string) string {
-	root := p.o.Runner.Root()
+	root := p.o.Router.Root()
 	native := filepath.FromSlash(path)
 	switch {
 	case path == "":
@@ -276,16 +276,16 @@ func (p *Proxy) refuse(ctx context.Context, id jsontext.Value, r refusal) error 
 // write to: standard error only).
 func (p *Proxy) audit(ctx context.Context, r refusal) {
 	p.logf("%s", r.why)
-	if !p.isOpened() || p.o.Runner.Root() == "" {
+	if !p.isOpened() || p.o.Router.Root() == "" {
 		return
 	}
 	cp := engine.CheckParams{Caller: p.callerOr(r.session), Tool: r.method, Unjudged: r.why}
 	if filepath.IsAbs(r.path) && filepath.Clean(r.path) == r.path {
-		cp.TextDocument = engine.TextDocument{URI: string(p.o.Runner.Key(r.path))}
+		cp.TextDocument = engine.TextDocument{URI: string(p.o.Router.Key(r.path))}
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
-	if _, err := p.o.Runner.Call(ctx, ops.Check.Op, cp); err != nil {
+	if _, err := p.o.Router.Call(ctx, ops.Check.Op, cp); err != nil {
 		p.logf("auditing the refusal of %s: %v", r.method, err)
 	}
 }
@@ -473,9 +473,9 @@ func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr jsont
 		if result.DecodeJudged(res, &rr) != nil || rr.Content == nil {
 			return
 		}
-		p.shown(ctx, r.session, r.path, hook.Numbered(r.line, hook.TextLines(*rr.Content)), nil, false, false, r.method)
+		p.shown(ctx, r.session, r.path, judge.Numbered(r.line, judge.TextLines(*rr.Content)), nil, false, false, r.method)
 	case "fs/write_text_file":
-		p.shown(ctx, r.session, r.path, hook.Numbered(1, hook.TextLines(r.content)), nil, true, !r.exists, r.method)
+		p.shown(ctx, r.session, r.path, judge.Numbered(1, judge.TextLines(r.content)), nil, true, !r.exists, r.method)
 	}
 }
 
@@ -498,14 +498,14 @@ func (p *Proxy) callerOr(sessionID string) engine.Caller {
 
 // shown records lines the agent was shown, or wrote.
 func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engine.ShownLine, hunks []engine.CheckHunk, authored, created bool, tool string) {
-	if sessionID == "" || !p.isOpened() || p.o.Runner.Root() == "" || p.pathProblem(path) != "" {
+	if sessionID == "" || !p.isOpened() || p.o.Router.Root() == "" || p.pathProblem(path) != "" {
 		return // nothing is recorded in a workspace the editor has not named
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
-	sp := engine.ShownParams{Caller: p.caller(sessionID), TextDocument: engine.TextDocument{URI: string(p.o.Runner.Key(path))},
+	sp := engine.ShownParams{Caller: p.caller(sessionID), TextDocument: engine.TextDocument{URI: string(p.o.Router.Key(path))},
 		Lines: lines, Hunks: hunks, Authored: authored, Created: created, Tool: tool}
-	res, err := p.o.Runner.Call(ctx, ops.Shown.Op, sp)
+	res, err := p.o.Router.Call(ctx, ops.Shown.Op, sp)
 	if err != nil {
 		p.logf("recording what %s showed of %s: %v", tool, path, err)
 		return
@@ -516,12 +516,12 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 }
 
 // check asks sightline/check; a refusal (unread or stale lines, what the
-// admission refuses, or anything sightline could not judge, as hook.Ask
+// admission refuses, or anything sightline could not judge, as judge.Ask
 // reads it) comes back as the reason, "" when the request may proceed.
 func (p *Proxy) check(ctx context.Context, cp engine.CheckParams, path string) (engine.CheckResult, string) {
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
-	cr, refused, err := hook.Ask(ctx, p.o.Runner, cp, path)
+	cr, refused, err := judge.Ask(ctx, p.o.Router, cp, path)
 	if err != nil {
 		p.logf("%v; it is refused", err)
 	}

@@ -11,7 +11,7 @@
 // as the editor will read them (result.DecodeJudged) and refuses what it
 // cannot judge exactly; it never passes one on unjudged. The package knows
 // ACP's message shapes and nothing of where the operations run (it is
-// handed a Runner).
+// handed a judge.Router).
 package acp
 
 import (
@@ -23,19 +23,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sightline-lsp/sightline/ops"
-	"github.com/sightline-lsp/sightline/workspace"
+	"github.com/sightline-lsp/sightline/judge"
 )
-
-// Runner runs an operation of the table where it belongs (route.Router).
-type Runner interface {
-	Call(ctx context.Context, op *ops.Op, p any) (any, error)
-	// Key turns an absolute path into a document key.
-	Key(path string) workspace.Key
-	// Root is the workspace's root folder, "" while none is fixed (only
-	// the user's --root or the editor's sessions fix it, never the agent).
-	Root() string
-}
 
 // MCPServer is sightline's MCP server as the proxy adds it to the agent's
 // sessions (session/new, session/load).
@@ -56,7 +45,9 @@ type MCPServer struct {
 
 // Options configure a Proxy.
 type Options struct {
-	Runner Runner
+	// Router runs the operations; its root is "" while none is fixed (only
+	// the user's --root or the editor's sessions fix it, never the agent).
+	Router judge.Router
 	// MCP is added to the sessions; nil adds nothing.
 	MCP *MCPServer
 	// Log receives what the proxy could not do or refused (a call that

@@ -16,20 +16,20 @@ import (
 	"github.com/sightline-lsp/sightline/route"
 )
 
-// runner is the router over a workspace on disk, as `sightline acp` makes
+// router is the router over a workspace on disk, as `sightline acp` makes
 // one without a language server.
-func runner(t testing.TB) *route.Router {
-	r, _ := runnerAt(t)
+func router(t testing.TB) *route.Router {
+	r, _ := routerAt(t)
 	return r
 }
 
-// runnerAt is runner, with its workspace root.
-func runnerAt(t testing.TB) (*route.Router, string) {
-	return runnerWith(t, nil)
+// routerAt is router, with its workspace root.
+func routerAt(t testing.TB) (*route.Router, string) {
+	return routerWith(t, nil)
 }
 
-// runnerWith is runnerAt with the configuration edit makes.
-func runnerWith(t testing.TB, edit func(*config.Config)) (*route.Router, string) {
+// routerWith is routerAt with the configuration edit makes.
+func routerWith(t testing.TB, edit func(*config.Config)) (*route.Router, string) {
 	root, state := t.TempDir(), t.TempDir()
 	cfg := config.Default()
 	if edit != nil {
@@ -58,8 +58,8 @@ func start(t testing.TB, o acp.Options) *pipes {
 	agentR, toAgent, _ := os.Pipe()
 	fromAgent, agentW, _ := os.Pipe()
 	p := &pipes{editorW: editorW, editorR: editorR, agentW: agentW, agentR: agentR, done: make(chan error, 1)}
-	if o.Runner == nil {
-		o.Runner = runner(t)
+	if o.Router == nil {
+		o.Router = router(t)
 	}
 	go func() { p.done <- acp.New(o).Run(context.Background(), fromEditor, toEditor, toAgent, fromAgent) }()
 	t.Cleanup(func() {

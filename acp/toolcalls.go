@@ -11,7 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sightline-lsp/sightline/engine"
-	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/result"
 )
@@ -152,7 +152,7 @@ func (p *Proxy) sessionUpdate(ctx context.Context, line []byte, params jsontext.
 				continue
 			}
 			if c.OldText == nil {
-				p.shown(ctx, n.SessionID, c.Path, hook.Numbered(1, hook.TextLines(*c.NewText)), nil, true, false, "tool call "+tc.kind)
+				p.shown(ctx, n.SessionID, c.Path, judge.Numbered(1, judge.TextLines(*c.NewText)), nil, true, false, "tool call "+tc.kind)
 				continue
 			}
 			h := engine.CheckHunk{Old: strings.Split(*c.OldText, "\n"), New: strings.Split(*c.NewText, "\n")}
@@ -198,7 +198,7 @@ var (
 // numbers (the others are not lines of the file); else they count from
 // first.
 func shownText(text string, first int) []engine.ShownLine {
-	ls := hook.TextLines(text)
+	ls := judge.TextLines(text)
 	if len(ls) >= 2 && fence.MatchString(ls[0]) && fence.MatchString(ls[len(ls)-1]) {
 		ls = ls[1 : len(ls)-1]
 	}
@@ -213,7 +213,7 @@ func shownText(text string, first int) []engine.ShownLine {
 		}
 		return out
 	}
-	return hook.Numbered(first, ls)
+	return judge.Numbered(first, ls)
 }
 
 // permissionRequest judges the diffs of an edit whose permission the

@@ -3,8 +3,10 @@
 // so that a terminal agent's reads and edits meet the editor's buffers and
 // ledger. Each server listens on its own unix socket in a folder of the
 // workspace's state folder; the protocol is JSON-RPC 2.0, one message per
-// line (newline-delimited JSON), carrying the sightline/* methods and params
-// of the LSP router plus the bridge's own sightline/bridge/* methods.
+// line (newline-delimited JSON), carrying the operations' sightline/*
+// methods plus the bridge's own sightline/bridge/* methods. Its invariant:
+// it moves messages and knows no operation (it imports neither the table
+// nor the engine).
 package bridge
 
 import (
@@ -20,14 +22,12 @@ import (
 	"time"
 )
 
-// Methods of the bridge beyond the LSP router's sightline/* methods.
+// Methods of the bridge itself, beside the operations' sightline/* methods
+// (which it carries without knowing them).
 const (
 	// MethodStatus answers Status: who the server is and which documents
 	// its editor has open, so a caller can pick among several servers.
 	MethodStatus = "sightline/bridge/status"
-	// MethodBlocks streams edit blocks into one run (BlocksParams), so that
-	// `sightline apply` applies each block as soon as it completes.
-	MethodBlocks = "sightline/bridge/applyBlocks"
 	// MethodPing answers at once, whatever the server is doing: the
 	// caller's probe that the server is not stopped or wedged.
 	MethodPing = "sightline/bridge/ping"
@@ -97,19 +97,6 @@ const daemonSuffix = "-daemon.sock"
 
 // IsDaemon reports whether a socket is a daemon's, not an editor's server.
 func IsDaemon(path string) bool { return strings.HasSuffix(filepath.Base(path), daemonSuffix) }
-
-// BlocksParams feed one run of edit blocks: chunks of model output, in
-// order, then close. A run belongs to its connection and ends with it.
-type BlocksParams struct {
-	Session string `json:"session,omitempty"`
-	Agent   string `json:"agent,omitempty"`
-	// Run names the run; the first chunk of a new name starts it.
-	Run    string `json:"run"`
-	Chunk  string `json:"chunk,omitempty"`
-	Close  bool   `json:"close,omitempty"`
-	DryRun bool   `json:"dryRun,omitempty"`
-	Stage  bool   `json:"stage,omitempty"`
-}
 
 // Status is the answer of sightline/bridge/status.
 type Status struct {

@@ -547,24 +547,24 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 			return nil, jsonrpc2.Errorf(bridge.CodeNotServed, "this daemon does not serve the caller: %s", notHere)
 		}
 		d.reloadConfig()
-		var ap engine.Approver
+		// Disk: the daemon's memory is not all of the state (the database
+		// holds what other processes recorded), as for the CLI in its own
+		// process; it answers what that would, approvals asked of the
+		// caller.
+		c := &ops.Call{Env: d.env, Disk: true, OwnApprover: true}
 		if approves.Load() {
-			ap = callerApprover{bridge.Peer(ctx)}
+			c.Approver = callerApprover{bridge.Peer(ctx)}
 		}
-		ctx = engine.WithApprover(ctx, ap)
 		var b []byte
 		var text string
-		if method == bridge.MethodBlocks {
-			b, err = runs.Serve(ctx, d.env, json.RawMessage(req.Params()))
+		if method == ops.MethodBlockRun {
+			b, err = runs.Serve(ctx, c, json.RawMessage(req.Params()))
 		} else {
 			op := ops.Lookup(method)
 			if op == nil {
 				return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "unknown method %s", method)
 			}
-			// Disk: the daemon's memory is not all of the state (the
-			// database holds what other processes recorded), as for the CLI
-			// in its own process; it answers what that would.
-			b, text, err = op.ServeApart(ctx, &ops.Call{Env: d.env, Disk: true}, json.RawMessage(req.Params()), bridge.Attaches(ctx))
+			b, text, err = op.ServeApart(ctx, c, json.RawMessage(req.Params()), bridge.Attaches(ctx))
 		}
 		switch {
 		case err == nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/textdoc"
 )
 
 // FuzzParser: the parser never panics, every block it emits is complete in
@@ -141,7 +142,7 @@ func FuzzMatchBlock(f *testing.F) {
 		}
 		b := Block{Path: "f", Old: split(old), New: split(new)}
 		src := hashline.TextSource(text)
-		m, d := MatchBlock(src, b, lines.Dominant(text))
+		m, d := MatchBlock(src, b, textdoc.New(text).Dominant())
 		if d != nil {
 			if !reflect.DeepEqual(m, Match{}) || d.Message == "" {
 				t.Fatalf("failure %+v with %+v", d, m)
@@ -151,7 +152,7 @@ func FuzzMatchBlock(f *testing.F) {
 		if m.NoOp {
 			return
 		}
-		got := split(hashline.Render(src, "", m.Plan.Splices))
+		got := split(render(src, m.Plan.Splices))
 		if len(got) > 0 && strings.HasPrefix(text, hashline.BOM) {
 			// The mark stays in front of the file, outside line 1's content.
 			if !strings.HasPrefix(got[0], hashline.BOM) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/textdoc"
 )
 
 // The golden corpus: each testdata/*.txtar holds a model output ("output"),
@@ -147,7 +148,7 @@ func applyOne(b Block, files map[string]string) (string, string) {
 		if d != nil {
 			return fmt.Sprintf("%s failed %s %d", head, d.Kind, d.Line), d.Message
 		}
-		files[key] = hashline.Render(hashline.TextSource(""), "", m.Plan.Splices)
+		files[key] = render(hashline.TextSource(""), m.Plan.Splices)
 		return head + " created", ""
 	}
 	if !exists {
@@ -157,14 +158,14 @@ func applyOne(b Block, files map[string]string) (string, string) {
 		return head + " skipped binary", ""
 	}
 	src := hashline.TextSource(text)
-	m, d := MatchBlock(src, b, lines.Dominant(text))
+	m, d := MatchBlock(src, b, textdoc.New(text).Dominant())
 	switch {
 	case d != nil:
 		return fmt.Sprintf("%s failed %s %d", head, d.Kind, d.Line), d.Message
 	case m.NoOp:
 		return head + " noop", ""
 	}
-	files[key] = hashline.Render(src, "", []hashline.Splice{m.Splice})
+	files[key] = render(src, []hashline.Splice{m.Splice})
 	return fmt.Sprintf("%s applied %d-%d", head, m.Start, m.End), ""
 }
 

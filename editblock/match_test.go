@@ -29,7 +29,7 @@ func apply(t *testing.T, text string, b Block, dom string) (string, Match, *Diag
 	if m.NoOp {
 		return text, m, nil
 	}
-	return hashline.Render(src, "", m.Plan.Splices), m, nil
+	return render(src, m.Plan.Splices), m, nil
 }
 
 func blk(old, new string) Block {

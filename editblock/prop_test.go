@@ -9,6 +9,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/lines"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"pgregory.net/rapid"
 )
 
@@ -267,7 +268,7 @@ func TestMatchProperty(t *testing.T) {
 		b := Block{Path: "f", Old: old, New: nw}
 
 		src := hashline.TextSource(text)
-		m, d := MatchBlock(src, b, lines.Dominant(text))
+		m, d := MatchBlock(src, b, textdoc.New(text).Dominant())
 
 		var at []int
 		for p := 0; p+len(old) <= len(file); p++ {
@@ -306,7 +307,7 @@ func TestMatchProperty(t *testing.T) {
 			if !reflect.DeepEqual(m, Match{}) {
 				t.Fatalf("a failed match carries a change: %+v", m)
 			}
-			out := ApplySequence(src, []Block{b}, lines.Dominant(text))
+			out := ApplySequence(src, []Block{b}, textdoc.New(text).Dominant())
 			if out[0].Text != text || out[0].Applied() {
 				t.Fatal("a failed block changed the text")
 			}
@@ -316,7 +317,7 @@ func TestMatchProperty(t *testing.T) {
 		if m.Start != p+1 || m.End != p+len(old) {
 			t.Fatalf("lines %d-%d, want %d-%d", m.Start, m.End, p+1, p+len(old))
 		}
-		got := lines.Split(hashline.Render(src, "", m.Plan.Splices))
+		got := lines.Split(render(src, m.Plan.Splices))
 		var gotC []string
 		for _, l := range got {
 			gotC = append(gotC, l.Content)
@@ -330,7 +331,7 @@ func TestMatchProperty(t *testing.T) {
 			wantC = append(wantC, l.Content)
 		}
 		if !slices.Equal(gotC, wantC) {
-			t.Fatalf("text %q → %q; want contents %q", text, hashline.Render(src, "", m.Plan.Splices), wantC)
+			t.Fatalf("text %q → %q; want contents %q", text, render(src, m.Plan.Splices), wantC)
 		}
 		// Lines outside the splice keep their bytes.
 		sp := m.Splice

@@ -39,12 +39,12 @@ func (o Outcome) Diff(name string, context int) string {
 func ApplySequence(src hashline.Source, blocks []Block, dominant string) []Outcome {
 	out := make([]Outcome, 0, len(blocks))
 	cur := src
-	text := hashline.Render(src, "", nil)
+	text := render(src, nil)
 	for _, b := range blocks {
 		o := Outcome{Index: b.Index, Before: cur, Text: text}
 		o.Match, o.Diag = MatchBlock(cur, b, dominant)
 		if o.Applied() {
-			text = hashline.Render(cur, "", []hashline.Splice{o.Match.Splice})
+			text = render(cur, []hashline.Splice{o.Match.Splice})
 			cur = hashline.TextSource(text)
 			o.Text = text
 		}

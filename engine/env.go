@@ -24,7 +24,6 @@ import (
 	"github.com/sightline-lsp/sightline/policy"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/statedb"
-	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
@@ -91,12 +90,6 @@ func (s *settings) problems() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.warnings
-}
-
-// NewEnv makes an Env over a workspace and a ledger, without a database or
-// an editor (Setup assembles the full one).
-func NewEnv(ws *workspace.Workspace, l *ledger.Ledger, cfg config.Config, log *zap.Logger) *Env {
-	return newEnv(ws, l, nil, nil, cfg, log, store.LockDir())
 }
 
 func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *statedb.Sync, ed Editor, cfg config.Config, log *zap.Logger, lockDir string) *Env {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,8 +108,14 @@ func BenchmarkHistorySnapshot(b *testing.B) {
 	for b.Loop() {
 		i++
 		text := []byte(fmt.Sprintf("%08d", i) + base[8:])
-		if _, err := db.Record(ctx, store.Write{Path: "big.go", After: store.Text{Hash: hashline.FileHash(text), Size: len(text), Bytes: func() []byte { return text }}, Version: store.Version{Method: "bench"}}); err != nil {
+		if _, err := db.Record(ctx, store.Write{Path: "big.go", After: store.Text{Hash: fileHash(text), Size: len(text), Bytes: func() []byte { return text }}, Version: store.Version{Method: "bench"}}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// fileHash is the file hash of b.
+func fileHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hashline.FileHashOf(sum[:])
 }

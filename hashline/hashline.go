@@ -10,7 +10,6 @@
 package hashline
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"hash/crc32"
 	"strconv"
@@ -77,20 +76,9 @@ func bytesOf(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
-// FileHash returns "sha256:" + the hex SHA-256 of b.
-func FileHash(b []byte) string {
-	sum := sha256.Sum256(b)
-	return FileHashOf(sum[:])
-}
-
 // FileHashOf is the file hash of a SHA-256 sum, for a caller that hashed a
 // stream (sha256.New) rather than one slice.
 func FileHashOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
-
-// FileHashString is FileHash for text held as a string (no copy).
-func FileHashString(s string) string {
-	return FileHash(bytesOf(s))
-}
 
 // AppendLine appends one annotated line, "{line}:{hash}|{content}", to dst,
 // without a terminator: the caller decides how lines are joined.

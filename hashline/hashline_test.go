@@ -360,3 +360,14 @@ func TestLineSumLeavesOutTheFirstLinesBOM(t *testing.T) {
 		t.Fatal("LineSum does not sum a line as it is shown")
 	}
 }
+
+// FileHash returns "sha256:" + the hex SHA-256 of b.
+func FileHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return FileHashOf(sum[:])
+}
+
+// FileHashString is FileHash for text held as a string (no copy).
+func FileHashString(s string) string {
+	return FileHash(bytesOf(s))
+}

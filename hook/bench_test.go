@@ -42,7 +42,7 @@ func BenchmarkClaudeHook(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				be := w.backend()
+				be := w.router()
 				a := hook.Claude(context.Background(), be, parsed, hook.Options{Root: w.root})
 				be.Close(context.Background())
 				if len(a.Stdout) > 0 || a.Stderr != "" {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
@@ -114,7 +115,7 @@ type claudeGrepResponse struct {
 // documented, a path it cannot resolve, a text it cannot place, a server
 // gone) is denied with the reason, and audited; what it cannot record is
 // said on standard error.
-func Claude(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
+func Claude(ctx context.Context, r judge.Router, ev ClaudeEvent, opt Options) Answer {
 	c := engine.Caller{Session: ClaudeSession(ev), Agent: "claude-code"}
 	switch ev.HookEventName {
 	case "PreToolUse":
@@ -136,7 +137,7 @@ func Claude(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
 
 // expire starts a new epoch: what was shown is no longer in the model's
 // context, so it no longer counts.
-func expire(ctx context.Context, r Runner, c engine.Caller, opt Options, why string) Answer {
+func expire(ctx context.Context, r judge.Router, c engine.Caller, opt Options, why string) Answer {
 	if opt.KeepReads {
 		return Answer{}
 	}
@@ -150,7 +151,7 @@ func expire(ctx context.Context, r Runner, c engine.Caller, opt Options, why str
 	return Answer{}
 }
 
-func claudePre(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) Answer {
+func claudePre(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeEvent, opt Options) Answer {
 	switch ev.ToolName {
 	case "Edit", "MultiEdit", "Write":
 	default:
@@ -240,7 +241,7 @@ func claudePath(cwd string, fp *string) (path, why string) {
 // agent's tool writes through them); another repository for a file in one
 // (Elsewhere); else the workspace, which leaves a file outside it to the
 // agent's own rules.
-func place(r Runner, opt Options, path string) (string, Runner) {
+func place(r judge.Router, opt Options, path string) (string, judge.Router) {
 	if within(opt.Root, path) {
 		return path, r
 	}
@@ -279,7 +280,7 @@ func within(root, path string) bool {
 // refuseUnjudged denies a change the hook could not read exactly as Claude
 // Code will carry it out, through sightline/check (unjudged) so that the
 // refusal is audited like the guard's.
-func refuseUnjudged(ctx context.Context, r Runner, c engine.Caller, tool, path, why string) Answer {
+func refuseUnjudged(ctx context.Context, r judge.Router, c engine.Caller, tool, path, why string) Answer {
 	p := engine.CheckParams{Caller: c, Tool: tool, Unjudged: why}
 	shown := path
 	if path == "" {
@@ -298,7 +299,7 @@ func refuseUnjudged(ctx context.Context, r Runner, c engine.Caller, tool, path, 
 // format) that cannot be read exactly (why): a PreToolUse, or an event whose
 // name cannot be told, is denied, and the refusal audited; another event
 // records nothing.
-func Unreadable(ctx context.Context, r Runner, agent string, raw []byte, why string) Answer {
+func Unreadable(ctx context.Context, r judge.Router, agent string, raw []byte, why string) Answer {
 	var peek struct {
 		SessionID     string `json:"session_id"`
 		HookEventName string `json:"hook_event_name"`
@@ -329,7 +330,7 @@ func denyClaude(reason string) []byte {
 	return append(b, '\n')
 }
 
-func claudePost(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) Answer {
+func claudePost(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeEvent, opt Options) Answer {
 	if opt.Root == "" {
 		// Which workspace the lines belong to is unknown: nothing is
 		// recorded (every change is refused meanwhile).
@@ -354,7 +355,7 @@ func claudePost(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, 
 // start line. Without a response, offset and limit as the tool defaults
 // them, lines longer than the tool's cut excepted; a response of another
 // shape than the documented one records nothing.
-func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) error {
+func claudeReadShown(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeEvent, opt Options) error {
 	var in claudeRead
 	if decodeInput(ev.ToolInput, &in) != nil {
 		return nil
@@ -370,7 +371,7 @@ func claudeReadShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 			return nil // an image, a notebook, a PDF, or an answer not as documented: no lines
 		}
 		start := max(out.File.StartLine, 1)
-		return shown(ctx, r, c, path, Numbered(start, TextLines(*out.File.Content)), false, false, "Read")
+		return shown(ctx, r, c, path, judge.Numbered(start, judge.TextLines(*out.File.Content)), false, false, "Read")
 	}
 	// No content to compare: the range the tool reads, trusted as shown,
 	// but only lines the tool did not cut.
@@ -401,7 +402,7 @@ var (
 
 // claudeGrepShown records the lines a content search showed with their
 // numbers (Grep with -n): "path:line:text", or "line:text" for one file.
-func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) error {
+func claudeGrepShown(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeEvent, opt Options) error {
 	var in claudeGrep
 	var out claudeGrepResponse
 	if decodeInput(ev.ToolInput, &in) != nil || decodeInput(ev.ToolResponse, &out) != nil || out.Mode != "content" {
@@ -409,7 +410,7 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 	}
 	byFile := map[string][]engine.ShownLine{}
 	var order []string
-	for _, l := range TextLines(out.Content) {
+	for _, l := range judge.TextLines(out.Content) {
 		file, num, text := "", "", ""
 		if m := grepWithFile().FindStringSubmatch(l); m != nil && filepath.IsAbs(m[1]) {
 			file, num, text = m[1], m[2], m[3]
@@ -438,7 +439,7 @@ func claudeGrepShown(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEv
 
 // claudeWritten records the lines an Edit, MultiEdit or Write wrote as the
 // session's own: a Write's whole content, an edit's added lines.
-func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEvent, opt Options) error {
+func claudeWritten(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeEvent, opt Options) error {
 	var in claudeEditInput
 	if decodeInput(ev.ToolInput, &in) != nil {
 		return nil
@@ -456,7 +457,7 @@ func claudeWritten(ctx context.Context, r Runner, c engine.Caller, ev ClaudeEven
 		if in.Content == nil {
 			return nil
 		}
-		return shown(ctx, r, c, path, Numbered(1, TextLines(*in.Content)), true, out.Type == "create", "Write")
+		return shown(ctx, r, c, path, judge.Numbered(1, judge.TextLines(*in.Content)), true, out.Type == "create", "Write")
 	}
 	var lines []engine.ShownLine
 	for _, h := range out.StructuredPatch {

@@ -13,6 +13,7 @@ import (
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/route"
 )
@@ -29,7 +30,7 @@ type workspace struct {
 	log   strings.Builder
 	// answer is the agent's door (hook.Claude unless set), agent its name
 	// for an event that cannot be read.
-	answer func(context.Context, hook.Runner, hook.ClaudeEvent, hook.Options) hook.Answer
+	answer func(context.Context, judge.Router, hook.ClaudeEvent, hook.Options) hook.Answer
 	agent  string
 	// approver answers for the user (nil: nobody to ask, as in a terminal
 	// with no server running).
@@ -58,7 +59,7 @@ func (w *workspace) read(name string) string {
 	return string(b)
 }
 
-func (w *workspace) backend() *route.Router {
+func (w *workspace) router() *route.Router {
 	return route.New(route.Options{Root: w.root, StateDir: w.state, NoBridge: true,
 		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
 			return engine.Setup(ctx, engine.Options{Roots: []string{w.root}, Config: config.Default(), StateDir: w.state, Ephemeral: true, Approver: w.approver}), nil
@@ -74,7 +75,7 @@ func (w *workspace) event(step string, ev map[string]any, opt hook.Options) hook
 		ev["session_id"] = "abc"
 	}
 	raw, _ := json.Marshal(ev)
-	b := w.backend()
+	b := w.router()
 	if opt.Root == "" {
 		// The root the hook's process was given (CLAUDE_PROJECT_DIR).
 		opt.Root = w.root
@@ -109,7 +110,7 @@ func (w *workspace) path(name string) string { return filepath.Join(w.root, name
 // ledger is a session's ledger of one file, as the CLI prints it.
 func (w *workspace) ledger(session, name string) string {
 	w.t.Helper()
-	b := w.backend()
+	b := w.router()
 	defer b.Close(context.Background())
 	res, err := route.Do(context.Background(), b, ops.Ledger, engine.LedgerParams{Caller: engine.Caller{Session: session},
 		TextDocument: &engine.TextDocument{URI: string(b.Key(w.path(name)))}})
@@ -257,7 +258,7 @@ func TestClaudeContract(t *testing.T) {
 	}
 
 	// Every decision is audited.
-	b := w.backend()
+	b := w.router()
 	res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Limit: 100})
 	b.Close(context.Background())
 	if err != nil {
@@ -327,7 +328,7 @@ func TestClaudeHostile(t *testing.T) {
 		if _, err := hook.ParseClaude([]byte(raw)); err == nil {
 			t.Errorf("%s: parsed", raw)
 		}
-		b := w.backend()
+		b := w.router()
 		a := hook.Unreadable(context.Background(), b, "claude", []byte(raw), "unreadable")
 		b.Close(context.Background())
 		if !denied(a) {

@@ -21,7 +21,7 @@ func (w *workspace) readLines(name string, from, to int) {
 // refusedChecks counts the refused sightline/check rows of the audit.
 func (w *workspace) refusedChecks() int {
 	w.t.Helper()
-	b := w.backend()
+	b := w.router()
 	defer b.Close(context.Background())
 	res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Limit: 1000})
 	if err != nil {

@@ -133,7 +133,7 @@ func TestClaudeEditSpellingsProperty(t *testing.T) {
 		cwd, _ := json.Marshal(w.root)
 		raw := fmt.Sprintf(`{"session_id":%q,"hook_event_name":"PreToolUse","cwd":%s,"tool_name":%q,"tool_input":%s}`, session, cwd, tool, input)
 
-		b := w.backend()
+		b := w.router()
 		var a hook.Answer
 		if ev, err := hook.ParseClaude([]byte(raw)); err != nil {
 			a = hook.Unreadable(context.Background(), b, "claude", []byte(raw), err.Error())

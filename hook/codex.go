@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/patch"
 	"github.com/sightline-lsp/sightline/result"
@@ -27,7 +28,7 @@ func CodexSession(ev ClaudeEvent) string { return "codex-" + ev.SessionID }
 
 // Codex answers one Codex hook event; like Claude, it never fails. A patch
 // it cannot judge exactly as Codex's apply_patch will apply it is refused.
-func Codex(ctx context.Context, r Runner, ev ClaudeEvent, opt Options) Answer {
+func Codex(ctx context.Context, r judge.Router, ev ClaudeEvent, opt Options) Answer {
 	c := engine.Caller{Session: CodexSession(ev), Agent: "codex"}
 	var in struct {
 		Command json.RawMessage `json:"command"`
@@ -147,7 +148,7 @@ func abs(cwd, path string) string {
 // source) need all of their lines; a move's destination passes the
 // admission of a write and, when it exists, needs all of its lines, as an
 // overwrite. Anything sightline cannot judge so is refused, audited.
-func codexPatch(ctx context.Context, r Runner, c engine.Caller, cwd, text string) (string, error) {
+func codexPatch(ctx context.Context, r judge.Router, c engine.Caller, cwd, text string) (string, error) {
 	files, err := patch.ParseCodex(text)
 	if err != nil {
 		return codexUnjudged(ctx, r, c, "Codex's apply_patch would not read it ("+err.Error()+"); send one patch from *** Begin Patch to *** End Patch, each file once")
@@ -318,7 +319,7 @@ func dotDotAfterLink(path string) bool {
 
 // codexUnjudged refuses a patch sightline cannot judge as Codex will apply
 // it, through the check, which audits the refusal.
-func codexUnjudged(ctx context.Context, r Runner, c engine.Caller, why string) (string, error) {
+func codexUnjudged(ctx context.Context, r judge.Router, c engine.Caller, why string) (string, error) {
 	refusal := "sightline refused this patch because it cannot judge it as Codex's apply_patch will apply it: " + why + ". Nothing was changed."
 	res, err := r.Call(ctx, ops.Check.Op, engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why})
 	if err != nil {
@@ -332,7 +333,7 @@ func codexUnjudged(ctx context.Context, r Runner, c engine.Caller, why string) (
 
 // codexPatched records a patch's added lines as the session's own: the
 // new side of each hunk, found in the file as it is now.
-func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text string) error {
+func codexPatched(ctx context.Context, r judge.Router, c engine.Caller, cwd, text string) error {
 	files, err := patch.ParseCodex(text)
 	if err != nil {
 		return nil // Codex applied nothing
@@ -355,7 +356,7 @@ func codexPatched(ctx context.Context, r Runner, c engine.Caller, cwd, text stri
 			for _, h := range f.Hunks {
 				lines = append(lines, h.New...)
 			}
-			if err := shown(ctx, r, c, path, Numbered(1, lines), true, true, "apply_patch"); err != nil {
+			if err := shown(ctx, r, c, path, judge.Numbered(1, lines), true, true, "apply_patch"); err != nil {
 				return err
 			}
 			continue
@@ -383,7 +384,7 @@ var (
 // when the command says unambiguously which lines of which file its output
 // is: cat F, head -n N F, tail -n +K F, sed -n 'A,Bp' F, nl -ba F (piped
 // into sed -n 'A,Bp' or not), grep -n / rg -n PATTERN F.
-func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command, out string) error {
+func codexShellRead(ctx context.Context, r judge.Router, c engine.Caller, cwd, command, out string) error {
 	if out == "" {
 		return nil
 	}
@@ -397,7 +398,7 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 	}
 	var file string
 	var lines []engine.ShownLine
-	outLines := TextLines(out)
+	outLines := judge.TextLines(out)
 	switch prog := filepath.Base(first[0]); {
 	case prog == "nl" && len(stages) <= 2:
 		// nl -ba F: every line numbered, so the output names its lines.
@@ -420,22 +421,22 @@ func codexShellRead(ctx context.Context, r Runner, c engine.Caller, cwd, command
 	case len(stages) == 2:
 		return nil
 	case prog == "cat" && len(first) == 2:
-		file, lines = first[1], Numbered(1, outLines)
+		file, lines = first[1], judge.Numbered(1, outLines)
 	case prog == "head" && len(first) == 4 && first[1] == "-n":
-		file, lines = first[3], Numbered(1, outLines)
+		file, lines = first[3], judge.Numbered(1, outLines)
 	case prog == "tail" && len(first) == 4 && first[1] == "-n" && strings.HasPrefix(first[2], "+"):
 		k, err := strconv.Atoi(first[2][1:])
 		if err != nil {
 			return nil
 		}
-		file, lines = first[3], Numbered(max(k, 1), outLines)
+		file, lines = first[3], judge.Numbered(max(k, 1), outLines)
 	case prog == "sed" && len(first) == 4 && first[1] == "-n":
 		m := sedRange().FindStringSubmatch(first[2])
 		if m == nil {
 			return nil
 		}
 		a, _ := strconv.Atoi(m[1])
-		file, lines = first[3], Numbered(max(a, 1), outLines)
+		file, lines = first[3], judge.Numbered(max(a, 1), outLines)
 	case (prog == "grep" || prog == "rg") && len(first) == 4 && first[1] == "-n":
 		// One file: "N:text" lines (grep prints no name for one file, nor
 		// does rg).

@@ -149,7 +149,7 @@ func TestCodexHostile(t *testing.T) {
 		t.Fatalf(".git/config: %q", got)
 	}
 	// The door's own refusals are audited.
-	b := w.backend()
+	b := w.router()
 	defer b.Close(context.Background())
 	res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Session: "codex-abc"})
 	if err != nil {
@@ -210,7 +210,7 @@ func TestCodexShellPatch(t *testing.T) {
 		}
 	}
 	audit := func() []engine.AuditRow {
-		b := w.backend()
+		b := w.router()
 		defer b.Close(context.Background())
 		res, err := route.Do(context.Background(), b, ops.Audit, engine.AuditParams{Session: "codex-abc"})
 		if err != nil {
@@ -237,6 +237,8 @@ func (o olderServer) Call(context.Context, *ops.Op, any) (any, error) {
 }
 
 func (o olderServer) Key(path string) ws.Key { return ws.FromPath(path) }
+
+func (o olderServer) Root() string { return "" }
 
 // TestCodexOlderServer: an answer that does not say the change was placed
 // as the agent's tool places it (Codex's hunks, Claude Code's edits) is no

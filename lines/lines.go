@@ -306,29 +306,3 @@ func NewText(ls []Line, eol string) string {
 func EndsWithTerm(s string) bool {
 	return s != "" && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r')
 }
-
-// Dominant returns the terminator most used in s ("\n" when s has none),
-// the one new lines should take so a file keeps its style.
-func Dominant(s string) string {
-	var lf, crlf, cr int
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\n':
-			lf++
-		case '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				crlf++
-				i++
-			} else {
-				cr++
-			}
-		}
-	}
-	switch {
-	case crlf > lf && crlf >= cr:
-		return "\r\n"
-	case cr > lf && cr > crlf:
-		return "\r"
-	}
-	return "\n"
-}

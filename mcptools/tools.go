@@ -27,7 +27,7 @@ import (
 
 // Options configure the server.
 type Options struct {
-	Backend *route.Router
+	Router *route.Router
 	// Session is the session of a call that names none.
 	Session string
 	// SessionFile, when set, names that session instead once the file
@@ -50,7 +50,7 @@ func New(o Options) *mcp.Server {
 		Instructions: instructions,
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	t := &tools{b: o.Backend, session: o.Session, file: o.SessionFile}
+	t := &tools{router: o.Router, session: o.Session, file: o.SessionFile}
 	if t.session == "" {
 		t.session = "default"
 	}
@@ -64,7 +64,7 @@ func New(o Options) *mcp.Server {
 }
 
 type tools struct {
-	b       *route.Router
+	router  *route.Router
 	session string
 	file    string
 
@@ -106,9 +106,9 @@ func (t *tools) handler(tl *ops.Tool) mcp.ToolHandler {
 		p, err := tl.Params(req.Params.Arguments, engine.Caller{Session: t.sessionOf(), Agent: "mcp"}, t.key)
 		var res any
 		if err == nil {
-			res, err = t.b.Call(ctx, tl.Op(), p)
+			res, err = t.router.Call(ctx, tl.Op(), p)
 		}
-		for _, n := range t.b.Notices() {
+		for _, n := range t.router.Notices() {
 			fmt.Fprintf(&b, "warning: %s\n", n)
 		}
 		switch {
@@ -133,4 +133,4 @@ func toolError(s string) *mcp.CallToolResult {
 // key turns a tool path (relative to the workspace root, or absolute) into
 // a URI. What the path names is the call's admission step to judge (and
 // audit), outside the workspace included.
-func (t *tools) key(path string) workspace.Key { return t.b.Key(filepath.FromSlash(path)) }
+func (t *tools) key(path string) workspace.Key { return t.router.Key(filepath.FromSlash(path)) }

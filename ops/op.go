@@ -48,6 +48,20 @@ type Call struct {
 	// Touched receives the documents whose ledger changed without a call
 	// about them (a reset), so the editor's coverage follows.
 	Touched func([]workspace.Key)
+	// Approver answers the call's approval requests in place of the
+	// engine's own when OwnApprover is set: a daemon's call is approved by
+	// the process that made it, and nil (it cannot be asked) refuses them,
+	// as in that process.
+	Approver    engine.Approver
+	OwnApprover bool
+}
+
+// context is the context a call runs in: its approver's, when its own.
+func (c *Call) context(ctx context.Context) context.Context {
+	if c.OwnApprover {
+		return engine.WithApprover(ctx, c.Approver)
+	}
+	return ctx
 }
 
 // Op is one operation of the table, its types erased: what the doors that
@@ -165,7 +179,7 @@ type enveloped interface{ Envelope() *engine.Outcome }
 // errors, which each door answers in its own way.
 func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	start := time.Now()
-	ctx = engine.WithMethod(ctx, d.Method) // the engine's audit and history name the operation
+	ctx = engine.WithMethod(c.context(ctx), d.Method) // the engine's audit and history name the operation
 	if caller, ok := any(p).(interface{ SessionOr() string }); ok {
 		// Before the call looks at its session's ledger (Env.Serve).
 		c.Env.Serve(caller.SessionOr())

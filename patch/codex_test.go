@@ -210,3 +210,12 @@ func TestPlaceCodexBudget(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 }
+
+// SeekCodex finds pattern in lines at or after start as Codex's apply_patch
+// seeks a chunk: each pass over every position before the next, more
+// lenient, pass. With eof only the position that ends at the last line is
+// tried, when it is not before start. An empty pattern is found at start.
+func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
+	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof, codexPasses)
+	return at, ok
+}

@@ -128,15 +128,6 @@ func PlaceCodex(lines []string, hunks []Hunk) ([]Replacement, *Failure) {
 	return out, nil
 }
 
-// SeekCodex finds pattern in lines at or after start as Codex's apply_patch
-// seeks a chunk: each pass over every position before the next, more
-// lenient, pass. With eof only the position that ends at the last line is
-// tried, when it is not before start. An empty pattern is found at start.
-func SeekCodex(lines, pattern []string, start int, eof bool) (int, bool) {
-	at, ok, _ := newCodexSeeker(lines).seek(pattern, start, eof, codexPasses)
-	return at, ok
-}
-
 // The passes of the ordered seek, strictest first (codexForm): Codex tries
 // all of them; Plan seeks a V4A chunk's lines with the exact one only (its
 // lines are replaced: they must be the file's), and its @@ lines, which
@@ -181,8 +172,11 @@ func (s *codexSeeker) form(pass int) []string {
 	return s.forms[pass]
 }
 
-// seek is SeekCodex with the first passes only; over is true when the
-// budget ran out first.
+// seek finds pattern in the lines at or after start as Codex's apply_patch
+// seeks a chunk, with the first passes only: each pass over every position
+// before the next, more lenient, pass. With eof only the position that
+// ends at the last line is tried, when it is not before start. An empty
+// pattern is found at start. over is true when the budget ran out first.
 func (s *codexSeeker) seek(pattern []string, start int, eof bool, passes int) (at int, ok, over bool) {
 	n := len(s.forms[0])
 	if len(pattern) == 0 {
@@ -220,7 +214,7 @@ func (s *codexSeeker) seek(pattern []string, start int, eof bool, passes int) (a
 	return 0, false, false
 }
 
-// codexForm is a line as SeekCodex's pass compares it, strictest first:
+// codexForm is a line as a pass of seek compares it, strictest first:
 // as it is; without trailing whitespace; without surrounding whitespace;
 // and that with typographic punctuation as ASCII.
 func codexForm(pass int, s string) string {

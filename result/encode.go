@@ -99,16 +99,6 @@ func UnmarshalApart(b []byte, text string, v any) error {
 	return nil
 }
 
-// MarshalIndent encodes a result like Marshal, indented for people (the
-// CLI's --json).
-func MarshalIndent(v any) ([]byte, error) {
-	b, err := json.Marshal(v, options, jsontext.WithIndent("  "))
-	if err != nil {
-		return nil, fmt.Errorf("encode %T: %w", v, err)
-	}
-	return b, nil
-}
-
 // Write encodes a result straight to w, compact or indented, followed by a
 // newline: the CLI's --json. Streaming skips the copy of a whole-file read
 // that building the bytes first and then writing them would make; a

@@ -2,7 +2,11 @@ package result
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestMarshal(t *testing.T) {
@@ -32,9 +36,9 @@ func TestMarshal(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("Marshal:\n got %s\nwant %s", got, want)
 	}
-	ind, err := MarshalIndent(inner{N: 1})
+	ind, err := marshalIndent(inner{N: 1})
 	if err != nil || string(ind) != "{\n  \"n\": 1\n}" {
-		t.Fatalf("MarshalIndent: %q %v", ind, err)
+		t.Fatalf("marshalIndent: %q %v", ind, err)
 	}
 }
 
@@ -51,4 +55,14 @@ func TestWrite(t *testing.T) {
 	if err := Write(&b, v, true); err != nil || b.String() != "{\n  \"ok\": true,\n  \"text\": \"a\\tb\\n\"\n}\n" {
 		t.Fatalf("Write indented: %q %v", b.String(), err)
 	}
+}
+
+// marshalIndent encodes a result like Marshal, indented: what Write
+// writes, but for the newline.
+func marshalIndent(v any) ([]byte, error) {
+	b, err := json.Marshal(v, options, jsontext.WithIndent("  "))
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	return b, nil
 }

@@ -135,7 +135,7 @@ func TestWriteLarge(t *testing.T) {
 			// The encoder's own output: plainLarge is not a LargeText.
 			want, err := Marshal(plainLarge(v))
 			if indent {
-				want, err = MarshalIndent(plainLarge(v))
+				want, err = marshalIndent(plainLarge(v))
 			}
 			if fast, err := Marshal(v); err != nil || string(fast) != string(want) && !indent {
 				t.Fatalf("Marshal of a LargeText:\n got %.300q\nwant %.300q (%v)", fast, want, err)

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/result"
@@ -41,6 +42,24 @@ func Do[P, R any](ctx context.Context, b *Router, d *ops.Def[P, R], p P) (R, err
 		return zero, err
 	}
 	return res.(R), nil
+}
+
+// CallHere runs an operation on this process's engines over the disk,
+// whatever server runs, under the configuration as configure changes it:
+// a command's own choice (another extractor than the server's) that a
+// server's answer would not honour.
+func CallHere[P, R any](ctx context.Context, b *Router, d *ops.Def[P, R], p P, configure func(*config.Config) error) (R, error) {
+	var zero R
+	env, err := b.Local(ctx)
+	if err != nil {
+		return zero, err
+	}
+	cfg := env.Config()
+	if err := configure(&cfg); err != nil {
+		return zero, err
+	}
+	env.SetConfig(cfg)
+	return d.Run(ctx, &ops.Call{Env: env, Disk: true}, p)
 }
 
 // BlockRun applies streamed edit blocks, each as soon as it completes: on a
@@ -98,7 +117,7 @@ func (r *BlockRun) Write(chunk []byte) ([]engine.BlockResult, error) {
 		var out struct {
 			Blocks []engine.BlockResult `json:"blocks"`
 		}
-		if err := r.call(bridge.BlocksParams{Chunk: string(chunk)}, &out); err == nil {
+		if err := r.call(ops.BlockChunk{Chunk: string(chunk)}, &out); err == nil {
 			return out.Blocks, nil
 		} else if r.remote != nil {
 			return nil, err
@@ -118,7 +137,7 @@ func (r *BlockRun) Close() (engine.BlocksResult, error) {
 	}
 	if r.remote != nil {
 		var res engine.BlocksResult
-		err := r.call(bridge.BlocksParams{Close: true}, &res)
+		err := r.call(ops.BlockChunk{Close: true}, &res)
 		if err == nil || r.remote != nil {
 			return res, err
 		}
@@ -144,9 +163,9 @@ func (r *BlockRun) ensureLocal() error {
 // call sends one chunk (or the close) of the run. A server gone before the
 // run's first chunk reached it drops r.remote so the run goes on disk; one
 // gone after leaves the run's outcome unknown.
-func (r *BlockRun) call(p bridge.BlocksParams, out any) error {
+func (r *BlockRun) call(p ops.BlockChunk, out any) error {
 	p.Session, p.Agent, p.Run, p.DryRun, p.Stage = r.caller.Session, r.caller.Agent, r.id, r.dryRun, r.stage
-	a, err := r.remote.Call(r.ctx, bridge.MethodBlocks, p)
+	a, err := r.remote.Call(r.ctx, ops.MethodBlockRun, p)
 	if err != nil {
 		var na *bridge.NoAnswerError
 		if errors.As(err, &na) {

@@ -1,9 +1,14 @@
-// Package route runs an agent's calls (read, edit, write, edit blocks,
-// ledger, summary, stats) where they belong: on a running language server of
-// the workspace, through its local socket (package bridge), so that they meet
-// the editor's buffers and its live ledger; else on the engines over the
-// files on disk, as the CLI always could. The CLI and `sightline mcp` both
-// use it, with the same params and results as the LSP methods.
+// Package route is the router: it runs every operation of the table
+// (ops.Table) where it belongs: on a running language server of the
+// workspace, through its local socket (package bridge), so that the call
+// meets the editor's buffers and its live ledger; else on the workspace's
+// daemon when it serves the caller; else on the engines over the files on
+// disk, which it assembles itself. The doors that hold no engine (the CLI,
+// `sightline mcp`, the hooks, the ACP proxy) call through it, with the
+// operations' own params and results. Its invariant: a call that may write
+// is refused, never run on the disk, when a server that may hold its
+// documents does not answer; a call the bridge cannot carry (text that is
+// not UTF-8) is never taken for a server gone.
 package route
 
 import (
@@ -17,6 +22,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/result"
 	"github.com/sightline-lsp/sightline/store"
@@ -32,9 +38,13 @@ type Options struct {
 	StateDir string
 	// NoBridge works on disk only.
 	NoBridge bool
-	// OpenLocal assembles the engines over the disk. It is called at most
+	// OpenLocal assembles the engines over the disk (nil: as every caller
+	// of its own does, openDisk). It is called at most
 	// once, for the first call no server takes.
 	OpenLocal func(ctx context.Context) (*engine.Env, error)
+	// Exits: the process exits right after its calls (a command, FlushEvery
+	// 0), so the engines over the disk leave their database to the exit.
+	Exits bool
 	// Wait bounds each liveness probe of a server (0: bridge.DefaultWait):
 	// a server that does not answer one in time is stopped or wedged.
 	Wait time.Duration
@@ -133,7 +143,11 @@ func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.env == nil && b.envErr == nil {
-		b.env, b.envErr = b.o.OpenLocal(ctx)
+		open := b.o.OpenLocal
+		if open == nil {
+			open = b.openDisk
+		}
+		b.env, b.envErr = open(ctx)
 		if b.env != nil && b.o.FlushEvery > 0 {
 			bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 			b.stop = stop
@@ -141,6 +155,25 @@ func (b *Router) Local(ctx context.Context) (*engine.Env, error) {
 		}
 	}
 	return b.env, b.envErr
+}
+
+// openDisk assembles the engines over the disk for the calls no server
+// takes: the configuration read from the root (again before each call by
+// a caller that lives on, FlushEvery set; once by a command, whose memory
+// ends with it), the answers warned of a root no marker chose.
+func (b *Router) openDisk(ctx context.Context) (*engine.Env, error) {
+	root := b.o.Root
+	var reload func() config.Config
+	if b.o.FlushEvery > 0 {
+		reload = func() config.Config { return config.Load(root) }
+	}
+	var notices []string
+	if n := workspace.RootNotice(root); n != "" {
+		notices = []string{n}
+	}
+	oneCall := b.o.FlushEvery == 0
+	return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Load(root), StateDir: b.o.StateDir,
+		Ephemeral: oneCall, Exits: oneCall && b.o.Exits, Approver: b.o.Approver, Reload: reload, Notices: notices}), nil
 }
 
 // Close hangs up on the servers and flushes the local ledger, if any; then,

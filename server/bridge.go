@@ -105,8 +105,8 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 		switch {
 		case method == bridge.MethodStatus:
 			return s.bridgeStatus(), nil
-		case method == bridge.MethodBlocks:
-			b, err := runs.Serve(ctx, s.env, raw)
+		case method == ops.MethodBlockRun:
+			b, err := runs.Serve(ctx, &ops.Call{Env: s.env}, raw)
 			if err != nil {
 				return answerError(err)
 			}

@@ -13,8 +13,8 @@ func (s *Snapshot) Terminators() (lf, crlf, cr int) {
 }
 
 // Dominant returns the terminator new lines should take so the document keeps
-// its style: the most used one, "\n" when there is none. Ties follow
-// lines.Dominant: "\n" wins any tie, and "\r\n" wins a tie with "\r".
+// its style: the most used one, "\n" when there is none; "\n" wins any tie,
+// and "\r\n" wins a tie with "\r".
 func (s *Snapshot) Dominant() string {
 	lf, crlf, cr := s.Terminators()
 	switch {

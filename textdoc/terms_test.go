@@ -46,8 +46,8 @@ func TestTerminators(t *testing.T) {
 		if lf != c.lf || crlf != c.crlf || cr != c.cr {
 			t.Errorf("Terminators(%q) = %d,%d,%d, want %d,%d,%d", c.text, lf, crlf, cr, c.lf, c.crlf, c.cr)
 		}
-		if got := s.Dominant(); got != c.dominant || got != lines.Dominant(c.text) {
-			t.Errorf("Dominant(%q) = %q, want %q (lines.Dominant %q)", c.text, got, c.dominant, lines.Dominant(c.text))
+		if got := s.Dominant(); got != c.dominant || got != dominant(c.text) {
+			t.Errorf("Dominant(%q) = %q, want %q (the reference %q)", c.text, got, c.dominant, dominant(c.text))
 		}
 	}
 }
@@ -72,7 +72,7 @@ func TestTerminatorsProperty(t *testing.T) {
 			if lf != wlf || crlf != wcrlf || cr != wcr {
 				t.Fatalf("Terminators = %d,%d,%d, want %d,%d,%d for %q", lf, crlf, cr, wlf, wcrlf, wcr, v.text)
 			}
-			if got, want := v.s.Dominant(), lines.Dominant(v.text); got != want {
+			if got, want := v.s.Dominant(), dominant(v.text); got != want {
 				t.Fatalf("Dominant = %q, want %q for %q", got, want, v.text)
 			}
 		}

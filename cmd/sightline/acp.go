@@ -56,7 +56,7 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprintf(stderr, "sightline acp: saving the ledger: %v\n", err)
 		}
 	}()
-	opt := acp.Options{Log: stderr, Runner: ws, OnSession: ws.session}
+	opt := acp.Options{Log: stderr, Router: ws, OnSession: ws.session}
 	if !*noMCP {
 		exe, err := os.Executable()
 		if err != nil {
@@ -149,7 +149,7 @@ func (w *acpWorkspace) routed() (*route.Router, error) {
 		return nil, errNoWorkspace
 	}
 	if w.router == nil {
-		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil, false)
+		w.router = newRouter(w.root, w.stderr, 500*time.Millisecond, nil, false, false)
 	}
 	return w.router, nil
 }

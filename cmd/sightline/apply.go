@@ -30,13 +30,13 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline apply [--dry-run] [--stage] [--json] < model-output.txt  (block paths are relative to the workspace root)")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
+	rt, err := openRouter(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline apply: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
-	run := env.NewBlocks(ctx, engine.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
+	defer rt.Close(context.WithoutCancel(ctx))
+	run := rt.NewBlocks(ctx, engine.Caller{Session: *session, Agent: *agent}, *dryRun, *stage)
 	buf := make([]byte, 32<<10)
 	shown := map[int]string{} // the status each block was printed with
 	for {

@@ -24,21 +24,21 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline audit [--limit N] [--session S] [--path P] [--json]")
 		return exitUsage
 	}
-	env, ok := databaseCommand(ctx, "audit", stderr)
+	rt, ok := databaseCommand(ctx, "audit", stderr)
 	if !ok {
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	p := engine.AuditParams{Limit: *limit, Session: *session}
 	if *path != "" {
-		key, err := env.resolve(*path)
+		key, err := rt.resolve(*path)
 		if err != nil {
 			fmt.Fprintf(stderr, "sightline audit: %v\n", result.Message(err))
 			return exitUsage
 		}
-		p.Path = env.Rel(key)
+		p.Path = rt.Rel(key)
 	}
-	res, err := route.Do(ctx, env.Router, ops.Audit, p)
+	res, err := route.Do(ctx, rt.Router, ops.Audit, p)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline audit: %v\n", err)
 		return exitUsage
@@ -68,22 +68,22 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "usage: sightline approvals [--session S] [--revoke PATH] [--json]")
 		return exitUsage
 	}
-	env, ok := databaseCommand(ctx, "approvals", stderr)
+	rt, ok := databaseCommand(ctx, "approvals", stderr)
 	if !ok {
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	p := engine.ApprovalsParams{Session: *session}
 	if *revoke != "" {
-		key, err := env.resolve(*revoke)
+		key, err := rt.resolve(*revoke)
 		if err != nil {
 			fmt.Fprintf(stderr, "sightline approvals: %v\n", result.Message(err))
 			return exitUsage
 		}
-		p.Revoke = filepath.ToSlash(env.Rel(key))
+		p.Revoke = filepath.ToSlash(rt.Rel(key))
 	}
 	out := output{"approvals", stdout, stderr, *asJSON, false}
-	return out.call(ctx, env, ops.Approvals.Op, p)
+	return out.call(ctx, rt, ops.Approvals.Op, p)
 }
 
 func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -99,26 +99,26 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json]")
 		return exitUsage
 	}
-	env, ok := databaseCommand(ctx, "session", stderr)
+	rt, ok := databaseCommand(ctx, "session", stderr)
 	if !ok {
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
-		return out.call(ctx, env, ops.Reset.Op, engine.ResetParams{Caller: engine.Caller{Session: *session}})
+		return out.call(ctx, rt, ops.Reset.Op, engine.ResetParams{Caller: engine.Caller{Session: *session}})
 	}
-	return out.call(ctx, env, ops.Sessions.Op, engine.SessionsParams{})
+	return out.call(ctx, rt, ops.Sessions.Op, engine.SessionsParams{})
 }
 
 // databaseCommand opens the workspace for a command on its state (audit,
 // approvals, sessions): a running server's, whose memory is ahead of the
 // database (and whose editor a reset must reach), else the database's.
-func databaseCommand(ctx context.Context, name string, stderr io.Writer) (*cliEnv, bool) {
-	env, err := openEnv(ctx, stderr, nil)
+func databaseCommand(ctx context.Context, name string, stderr io.Writer) (*cliRouter, bool) {
+	rt, err := openRouter(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
 		return nil, false
 	}
-	return env, true
+	return rt, true
 }

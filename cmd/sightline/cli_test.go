@@ -374,7 +374,7 @@ func TestCLIReadJSONStreamed(t *testing.T) {
 		type plainRead engine.ReadResult // not a result.LargeText: the encoder's output
 		want, err := result.Marshal(plainRead(res))
 		if pretty {
-			want, err = result.MarshalIndent(plainRead(res))
+			want, err = indented(plainRead(res))
 		}
 		if err != nil || out != string(want)+"\n" {
 			t.Fatalf("%v:\n%s\nencoder:\n%s", args, out, want)
@@ -383,4 +383,12 @@ func TestCLIReadJSONStreamed(t *testing.T) {
 			t.Fatalf("%v: content %q, text output %q", args, res.Content, plain)
 		}
 	}
+}
+
+// indented is the encoder's indented output of v (result.Write's, but for
+// the newline).
+func indented(v any) ([]byte, error) {
+	var b bytes.Buffer
+	err := result.Write(&b, v, true)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }

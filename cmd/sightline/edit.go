@@ -43,15 +43,15 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "sightline edit: the edits are not valid JSON (expected an array of edit objects)")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
+	rt, err := openRouter(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline edit: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"edit", stdout, stderr, *asJSON, *pretty}
-	key := env.key(pos[0])
-	return out.call(ctx, env, ops.Edit.Op, engine.EditParams{
+	key := rt.key(pos[0])
+	return out.call(ctx, rt, ops.Edit.Op, engine.EditParams{
 		Caller:       engine.Caller{Session: *session, Agent: *agent},
 		TextDocument: engine.TextDocument{URI: string(key)},
 		FileHash:     *fileHash,
@@ -69,12 +69,12 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
+	rt, err := openRouter(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline stats: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"stats", stdout, stderr, *asJSON, *pretty}
-	return out.call(ctx, env, ops.Stats.Op, engine.StatsParams{Limit: *limit})
+	return out.call(ctx, rt, ops.Stats.Op, engine.StatsParams{Limit: *limit})
 }

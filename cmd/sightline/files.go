@@ -20,12 +20,12 @@ func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "usage: sightline files [GLOB...] [--hash] [--json] [--session S]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
+	rt, err := openRouter(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline files: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"files", stdout, stderr, *asJSON, false}
-	return out.call(ctx, env, ops.Files.Op, engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash})
+	return out.call(ctx, rt, ops.Files.Op, engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash})
 }

@@ -11,20 +11,20 @@ import (
 	"github.com/sightline-lsp/sightline/ops"
 )
 
-// fileCommand opens the environment for a command on one PATH and resolves
+// fileCommand opens the router of a command on one PATH and resolves
 // it; a refusal of the path is answered through out.
-func fileCommand(ctx context.Context, name string, pos []string, ap engine.Approver, stderr io.Writer) (*cliEnv, string, func(), bool) {
-	env, err := openEnv(ctx, stderr, ap)
+func fileCommand(ctx context.Context, name string, pos []string, ap engine.Approver, stderr io.Writer) (*cliRouter, string, func(), bool) {
+	rt, err := openRouter(ctx, stderr, ap)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline %s: %v\n", name, err)
 		return nil, "", nil, false
 	}
-	closeEnv := func() {
-		if err := env.Close(context.WithoutCancel(ctx)); err != nil {
+	closeRouter := func() {
+		if err := rt.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
 		}
 	}
-	return env, pos[0], closeEnv, true
+	return rt, pos[0], closeRouter, true
 }
 
 func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -36,14 +36,14 @@ func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline history PATH [--json]")
 		return exitUsage
 	}
-	env, path, done, ok := fileCommand(ctx, "history", pos, nil, stderr)
+	rt, path, done, ok := fileCommand(ctx, "history", pos, nil, stderr)
 	if !ok {
 		return exitUsage
 	}
 	defer done()
 	out := output{"history", stdout, stderr, *asJSON, false}
-	key := env.key(path)
-	return out.call(ctx, env, ops.History.Op, engine.HistoryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}})
+	key := rt.key(path)
+	return out.call(ctx, rt, ops.History.Op, engine.HistoryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}})
 }
 
 func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -58,14 +58,14 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "usage: sightline diff PATH [--from V] [--to V] [--json]")
 		return exitUsage
 	}
-	env, path, done, ok := fileCommand(ctx, "diff", pos, newApprover(yes, stdin, stderr), stderr)
+	rt, path, done, ok := fileCommand(ctx, "diff", pos, newApprover(yes, stdin, stderr), stderr)
 	if !ok {
 		return exitUsage
 	}
 	defer done()
 	out := output{"diff", stdout, stderr, *asJSON, false}
-	key := env.key(path)
-	return out.call(ctx, env, ops.Diff.Op, engine.DiffParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, From: *from, To: *to})
+	key := rt.key(path)
+	return out.call(ctx, rt, ops.Diff.Op, engine.DiffParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, From: *from, To: *to})
 }
 
 func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -85,12 +85,12 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "sightline rollback: %q is not a version id (sightline history PATH lists them)\n", pos[1])
 		return exitUsage
 	}
-	env, path, done, ok := fileCommand(ctx, "rollback", pos, newApprover(yes, stdin, stderr), stderr)
+	rt, path, done, ok := fileCommand(ctx, "rollback", pos, newApprover(yes, stdin, stderr), stderr)
 	if !ok {
 		return exitUsage
 	}
 	defer done()
 	out := output{"rollback", stdout, stderr, *asJSON, false}
-	key := env.key(path)
-	return out.call(ctx, env, ops.Rollback.Op, engine.RollbackParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
+	key := rt.key(path)
+	return out.call(ctx, rt, ops.Rollback.Op, engine.RollbackParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
 }

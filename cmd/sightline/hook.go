@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/hook"
+	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/route"
 )
 
@@ -90,9 +91,9 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	b := newRouter(root, stderr, 0, nil, false)
+	b := newRouter(root, stderr, 0, nil, false, exits(ctx))
 	others := map[string]*route.Router{}
-	opt.Elsewhere = func(path string) hook.Runner {
+	opt.Elsewhere = func(path string) judge.Router {
 		r, ok := gitRoot(filepath.Dir(path))
 		if !ok {
 			return nil
@@ -100,7 +101,7 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 		if o := others[r]; o != nil {
 			return o
 		}
-		o := newRouter(r, stderr, 0, nil, false)
+		o := newRouter(r, stderr, 0, nil, false, exits(ctx))
 		others[r] = o
 		return o
 	}

@@ -20,17 +20,17 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stderr, "usage: sightline ledger [PATH] [--json] [--session S]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
+	rt, err := openRouter(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline ledger: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"ledger", stdout, stderr, *asJSON, *pretty}
 	p := engine.LedgerParams{Caller: engine.Caller{Session: *session}}
 	if len(pos) == 1 {
-		key := env.key(pos[0])
+		key := rt.key(pos[0])
 		p.TextDocument = &engine.TextDocument{URI: string(key)}
 	}
-	return out.call(ctx, env, ops.Ledger.Op, p)
+	return out.call(ctx, rt, ops.Ledger.Op, p)
 }

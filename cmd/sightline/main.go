@@ -127,10 +127,6 @@ func commands() []command {
 	}
 }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runIn(context.Background(), args, stdin, stdout, stderr)
-}
-
 // runIn runs the command args names in ctx.
 func runIn(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,4 +55,10 @@ func buildBinary(tb testing.TB) string {
 		tb.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
 	return built.path
+}
+
+// run runs a command as main does, but in a process that does not exit
+// with it.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runIn(context.Background(), args, stdin, stdout, stderr)
 }

@@ -35,13 +35,13 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *root != "" {
 		dir = *root
 	}
-	b := newRouter(dir, stderr, 500*time.Millisecond, nil, false)
+	b := newRouter(dir, stderr, 500*time.Millisecond, nil, false, false)
 	defer func() {
 		if err := b.Close(context.WithoutCancel(ctx)); err != nil {
 			fmt.Fprintf(stderr, "sightline mcp: saving the ledger: %v\n", err)
 		}
 	}()
-	srv := mcptools.New(mcptools.Options{Backend: b, Session: *session, SessionFile: *sessionFile, Version: versionString()})
+	srv := mcptools.New(mcptools.Options{Router: b, Session: *session, SessionFile: *sessionFile, Version: versionString()})
 	// A line the SDK cannot decode would end the session: the filter
 	// answers those itself, and bounds a line (the filter's limit, above the
 	// SDK's default, lets the largest write through).

@@ -25,17 +25,17 @@ func runOpen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "sightline open: %v\n", err)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, nil)
+	rt, err := openRouter(ctx, stderr, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline open: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"open", stdout, stderr, *asJSON, false}
-	key := env.key(path)
+	key := rt.key(path)
 	p := engine.OpenParams{TextDocument: engine.TextDocument{URI: string(key)}}
 	if rng != nil {
 		p.Line = rng.Start
 	}
-	return out.call(ctx, env, ops.Open.Op, p)
+	return out.call(ctx, rt, ops.Open.Op, p)
 }

@@ -36,12 +36,12 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sightline patch: the patch is over %d bytes\n", engine.MaxWriteSize)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
+	rt, err := openRouter(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline patch: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON, pretty: *pretty}
-	return o.call(ctx, env, ops.ApplyPatch.Op, engine.PatchParams{Caller: engine.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
+	return o.call(ctx, rt, ops.ApplyPatch.Op, engine.PatchParams{Caller: engine.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
 }

@@ -39,14 +39,14 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "sightline read: %v\n", err)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
+	rt, err := openRouter(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline read: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"read", stdout, stderr, *asJSON, *pretty}
-	key := env.key(path)
+	key := rt.key(path)
 	p := engine.ReadParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Range: rng}
 	if *raw {
 		f := false
@@ -59,7 +59,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	// On disk, a range of a large file is read without building all of it
 	// (engine.Env.ReadDisk); through a server, its document is read.
-	res, err := route.Do(ctx, env.Router, ops.Read, p)
+	res, err := route.Do(ctx, rt.Router, ops.Read, p)
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)
 		if res.Notice != "" {

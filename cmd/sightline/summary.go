@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -23,31 +25,25 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "usage: sightline summary PATH [--extract regex|treesitter] [--json]")
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
+	rt, err := openRouter(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline summary: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"summary", stdout, stderr, *asJSON, *pretty}
-	key := env.key(pos[0])
+	key := rt.key(pos[0])
 	p := engine.SummaryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, MaxChars: *maxChars}
 	if *extractor != "" {
 		// Another extractor than the server's: this summary is made here.
-		local, err := env.Local(ctx)
-		if err != nil {
-			fmt.Fprintf(stderr, "sightline summary: %v\n", err)
-			return exitUsage
-		}
-		cfg := local.Config()
-		cfg.Extract = *extractor
-		if err := cfg.Validate(); err != nil {
-			fmt.Fprintf(stderr, "sightline summary: --extract: %v\n", err)
-			return exitUsage
-		}
-		local.SetConfig(cfg)
-		res, err := ops.Summary.Run(ctx, &ops.Call{Env: local, Disk: true}, p)
+		res, err := route.CallHere(ctx, rt.Router, ops.Summary, p, func(cfg *config.Config) error {
+			cfg.Extract = *extractor
+			if err := cfg.Validate(); err != nil {
+				return fmt.Errorf("--extract: %w", err)
+			}
+			return nil
+		})
 		return out.answer(res, res.Outcome, err, nil, func(w io.Writer) { io.WriteString(w, ops.Summary.Op.Body(res)) })
 	}
-	return out.call(ctx, env, ops.Summary.Op, p)
+	return out.call(ctx, rt, ops.Summary.Op, p)
 }

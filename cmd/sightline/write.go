@@ -31,14 +31,14 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "sightline write: reading the content: %v\n", err)
 		return exitUsage
 	}
-	env, err := openEnv(ctx, stderr, newApprover(yes, stdin, stderr))
+	rt, err := openRouter(ctx, stderr, newApprover(yes, stdin, stderr))
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline write: %v\n", err)
 		return exitUsage
 	}
-	defer env.Close(context.WithoutCancel(ctx))
+	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"write", stdout, stderr, *asJSON, *pretty}
-	key := env.key(pos[0])
+	key := rt.key(pos[0])
 	c := string(content)
 	p := engine.WriteParams{
 		Caller:          engine.Caller{Session: *session, Agent: *agent},
@@ -53,5 +53,5 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			p.OldText = oldText
 		}
 	})
-	return out.call(ctx, env, ops.Write.Op, p)
+	return out.call(ctx, rt, ops.Write.Op, p)
 }

@@ -28,11 +28,12 @@ func workspaceRoot(wd string) string {
 	return root
 }
 
-// cliEnv is where a command's call runs (a running language server of the
-// workspace, else the engines over the disk) plus the directory the command
-// runs in: a PATH argument is relative to it, as for any command line tool,
-// while answers name paths relative to the workspace root.
-type cliEnv struct {
+// cliRouter is a command's router (its call runs on a running language
+// server of the workspace, else on the engines over the disk) plus the
+// directory the command runs in: a PATH argument is relative to it, as
+// for any command line tool, while answers name paths relative to the
+// workspace root.
+type cliRouter struct {
 	*route.Router
 	wd     string
 	stderr io.Writer
@@ -41,7 +42,7 @@ type cliEnv struct {
 // key turns a PATH argument (relative to the working directory, or
 // absolute) into a document key, judging nothing: the call's admission step
 // refuses, and audits, a path outside the workspace.
-func (e *cliEnv) key(arg string) workspace.Key {
+func (e *cliRouter) key(arg string) workspace.Key {
 	p := arg
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(e.wd, p)
@@ -54,7 +55,7 @@ func (e *cliEnv) key(arg string) workspace.Key {
 
 // resolve turns a PATH argument (relative to the working directory, or
 // absolute) into a document key; outside the workspace it is denied.
-func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
+func (e *cliRouter) resolve(arg string) (workspace.Key, error) {
 	if workspace.NamesFolder(arg) {
 		return e.Resolve(arg) // refused as naming a folder, which Join would hide
 	}
@@ -67,7 +68,7 @@ func (e *cliEnv) resolve(arg string) (workspace.Key, error) {
 
 // Close tells what the caller should know about where the call ran (a
 // server that went away) and flushes a local ledger.
-func (e *cliEnv) Close(ctx context.Context) error {
+func (e *cliRouter) Close(ctx context.Context) error {
 	for _, n := range e.Notices() {
 		fmt.Fprintf(e.stderr, "sightline: warning: %s\n", n)
 	}
@@ -78,13 +79,13 @@ func (e *cliEnv) Close(ctx context.Context) error {
 	return nil
 }
 
-// openEnv routes the command's call: to the language server of the
+// openRouter routes the command's call: to the language server of the
 // workspace when one runs (so an edit of a document open in the editor
 // reaches its buffer), else to the same engines the server uses, over the
 // disk, sharing its ledger database.
 // ap answers approval requests for sensitive paths on disk; nil refuses them
 // (through a running server, the editor asks).
-func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv, error) {
+func openRouter(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliRouter, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
@@ -92,15 +93,16 @@ func openEnv(ctx context.Context, stderr io.Writer, ap engine.Approver) (*cliEnv
 	// A person at a terminal hears of the daemon's first start; a
 	// program reading --json output does not.
 	tell := !machineRead(ctx) && isTerminal(stderr)
-	return &cliEnv{Router: newRouter(workspaceRoot(wd), stderr, 0, ap, tell), wd: wd, stderr: stderr}, nil
+	return &cliRouter{Router: newRouter(workspaceRoot(wd), stderr, 0, ap, tell, exits(ctx)), wd: wd, stderr: stderr}, nil
 }
 
 // newRouter routes calls for the workspace at root; SIGHTLINE_STATE_DIR
 // names another state folder, SIGHTLINE_NO_BRIDGE=1 keeps to the disk. A
 // one-call command (flushEvery 0) that ran on disk with no server running
 // starts the workspace's daemon as it ends, unless daemon.Off; tell: the
-// first start in the workspace is told on stderr (firstStartNotice).
-func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver, tell bool) *route.Router {
+// first start in the workspace is told on stderr (firstStartNotice);
+// exiting: the process exits when the command returns (exits).
+func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engine.Approver, tell, exiting bool) *route.Router {
 	stateDir := os.Getenv("SIGHTLINE_STATE_DIR")
 	var start func(sockDir string)
 	if flushEvery == 0 && !daemon.Off(os.Getenv) {
@@ -122,6 +124,9 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 			}
 		}
 	}
+	// The engines over the disk are route's own (route.Options.OpenLocal
+	// unset): the configuration's problems are in every answer (on stderr for a person),
+	// and a policy that cannot be read refuses every path.
 	return route.New(route.Options{
 		Root:        root,
 		FlushEvery:  flushEvery,
@@ -130,19 +135,7 @@ func newRouter(root string, stderr io.Writer, flushEvery time.Duration, ap engin
 		Daemon:      &bridge.HelloParams{Build: daemon.Build(), Root: root, Config: config.UserFile(), Confinement: daemon.Confinement()},
 		StartDaemon: start,
 		Approver:    ap,
-		OpenLocal: func(ctx context.Context) (*engine.Env, error) {
-			// Its problems are in every answer (on stderr for a person),
-			// and a policy that cannot be read refuses every path.
-			cfg := config.Load(root)
-			// A command's memory ends with it; a long-lived caller (mcp)
-			// flushes behind, and reads the configuration again before
-			// each call.
-			var reload func() config.Config
-			if flushEvery > 0 {
-				reload = func() config.Config { return config.Load(root) }
-			}
-			return engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: cfg, StateDir: stateDir, Ephemeral: flushEvery == 0, Exits: flushEvery == 0 && exits(ctx), Approver: ap, Reload: reload, Notices: rootNotices(root)}), nil
-		},
+		Exits:       exiting,
 	})
 }
 
@@ -158,15 +151,6 @@ func daemonEnv(stateDir string) []string {
 		return env
 	}
 	return append(env, "SIGHTLINE_STATE_DIR="+abs) // the last one wins
-}
-
-// rootNotices are the warnings the answers of a workspace carry about its
-// root: none when a marker chose it.
-func rootNotices(root string) []string {
-	if n := workspace.RootNotice(root); n != "" {
-		return []string{n}
-	}
-	return nil
 }
 
 // defaultSession is the session of a call that names none: SIGHTLINE_SESSION,
@@ -246,8 +230,8 @@ func (o output) answer(res any, out engine.Outcome, err error, detail, human fun
 // call runs an operation of the table and prints its answer: its text
 // (ops), the answer on standard output and a refusal's on standard error,
 // or the result as JSON.
-func (o output) call(ctx context.Context, env *cliEnv, op *ops.Op, p any) int {
-	res, err := env.Call(ctx, op, p)
+func (o output) call(ctx context.Context, rt *cliRouter, op *ops.Op, p any) int {
+	res, err := rt.Call(ctx, op, p)
 	var out engine.Outcome
 	if err == nil {
 		out = op.Outcome(res)
