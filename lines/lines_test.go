@@ -37,8 +37,8 @@ func TestSplit(t *testing.T) {
 		if n := Count(c.in); n != len(c.want) {
 			t.Errorf("Count(%q) = %d, want %d", c.in, n, len(c.want))
 		}
-		if j := join(got); j != c.in {
-			t.Errorf("join(Split(%q)) = %q", c.in, j)
+		if j := Join(got); j != c.in {
+			t.Errorf("Join(Split(%q)) = %q", c.in, j)
 		}
 		if err := checkEnds(c.in, got); err != "" {
 			t.Error(err)
@@ -108,8 +108,8 @@ func FuzzSplit(f *testing.F) {
 		if Count(s) != len(ls) {
 			t.Fatalf("Count(%q)=%d, Split gives %d", s, Count(s), len(ls))
 		}
-		if join(ls) != s {
-			t.Fatalf("join(Split(%q)) != input", s)
+		if Join(ls) != s {
+			t.Fatalf("Join(Split(%q)) != input", s)
 		}
 		if err := checkEnds(s, ls); err != "" {
 			t.Fatal(err)
@@ -213,19 +213,4 @@ func TestAppendEndsParallelWritesInPlace(t *testing.T) {
 	if b := after.TotalAlloc - before.TotalAlloc; b > 64<<10 {
 		t.Fatalf("AppendEnds of %d lines into a dst with room allocated %d bytes (the ends take %d)", n, b, 4*n)
 	}
-}
-
-// join concatenates lines back into text, each with its own terminator.
-func join(ls []Line) string {
-	n := 0
-	for _, l := range ls {
-		n += l.Len()
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, l := range ls {
-		b.WriteString(l.Content)
-		b.WriteString(l.Term)
-	}
-	return b.String()
 }
