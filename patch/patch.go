@@ -311,26 +311,20 @@ func (p *Parser) feedLine(l string) []File {
 }
 
 // addOld adds a line to the old side of the hunk being read.
-func (p *Parser) addOld(l string) {
-	h := p.hunk
-	if p.cr && h.OldCR == nil {
-		h.OldCR = make([]bool, len(h.Old), cap(h.Old))
-	}
-	h.Old = append(h.Old, l)
-	if h.OldCR != nil {
-		h.OldCR = append(h.OldCR, p.cr)
-	}
-}
+func (p *Parser) addOld(l string) { addLine(&p.hunk.Old, &p.hunk.OldCR, l, p.cr) }
 
 // addNew adds a line to the new side of the hunk being read.
-func (p *Parser) addNew(l string) {
-	h := p.hunk
-	if p.cr && h.CR == nil {
-		h.CR = make([]bool, len(h.New), cap(h.New))
+func (p *Parser) addNew(l string) { addLine(&p.hunk.New, &p.hunk.CR, l, p.cr) }
+
+// addLine appends l to one side of a hunk and whether it ended with a
+// carriage return to its flags, which exist once a line has had one.
+func addLine(side *[]string, crs *[]bool, l string, cr bool) {
+	if cr && *crs == nil {
+		*crs = make([]bool, len(*side), cap(*side))
 	}
-	h.New = append(h.New, l)
-	if h.CR != nil {
-		h.CR = append(h.CR, p.cr)
+	*side = append(*side, l)
+	if *crs != nil {
+		*crs = append(*crs, cr)
 	}
 }
 
