@@ -594,3 +594,21 @@ func TestMCPUsesTheDaemon(t *testing.T) {
 		t.Fatalf("the daemon did not serve the MCP read:\n%s", b)
 	}
 }
+
+// TestPatchNotUTF8ThroughTheDaemon: a patch made of a Latin-1 file's raw
+// bytes, which no message to the daemon can carry, is not taken for a
+// daemon gone: the disk takes it, as the daemon would, and refuses it
+// saying it is not UTF-8 and naming the file's encoding.
+func TestPatchNotUTF8ThroughTheDaemon(t *testing.T) {
+	c, sockDir := daemonCLI(t, map[string]string{"m.txt": "Caf\xe9 au lait\n", ".editorconfig": "[*.txt]\ncharset = latin1\n"})
+	startDaemon(t, c, sockDir)
+	c.run("", "read", "m.txt")
+	out, errOut, code := c.run("--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-Caf\xe9 au lait\n+Caf\xe9 noir\n", "patch")
+	if code != 1 || !strings.Contains(out+errOut, "not UTF-8") || !strings.Contains(out+errOut, "ISO-8859-1") {
+		t.Fatalf("Latin-1 bytes: %d\n%s%s", code, out, errOut)
+	}
+	t.Log(out + errOut)
+	if got, _ := os.ReadFile(filepath.Join(c.dir, "m.txt")); string(got) != "Caf\xe9 au lait\n" {
+		t.Fatalf("m.txt: %q", got)
+	}
+}
