@@ -128,7 +128,13 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "sightline acp: %v\n", err)
 	}
 	agentIn.Close()
-	return endAgent(ctx, cmd, group, exited, &waitErr, stderr)
+	// The editor gone and the agent's output still open after Run's grace:
+	// the agent has had its time.
+	wait := acpExitWait
+	if errors.Is(err, acp.ErrEditorGone) {
+		wait = 0
+	}
+	return endAgent(ctx, cmd, group, exited, &waitErr, wait, stderr)
 }
 
 // acpWorkspace routes the proxy's calls for one workspace: --root, else
@@ -204,13 +210,13 @@ func (w *acpWorkspace) Close(ctx context.Context) error {
 }
 
 // endAgent ends the session's processes: it gives the agent, its input
-// closed, acpExitWait to exit (none when a signal ended sightline: the
-// user wants it gone), then stops its whole process group (what it
+// closed, wait to exit (none when a signal ended sightline: the user wants
+// it gone), then stops its whole process group (what it
 // started, Gemini CLI's relaunched self, the MCP servers), SIGTERM then
 // SIGKILL after acpGroupGrace, every wait bounded. It returns the agent's
 // exit code (128 + the signal's number when a signal ended it).
-func endAgent(ctx context.Context, cmd *exec.Cmd, group *procgroup.Group, exited <-chan struct{}, waitErr *error, stderr io.Writer) int {
-	t := time.NewTimer(acpExitWait)
+func endAgent(ctx context.Context, cmd *exec.Cmd, group *procgroup.Group, exited <-chan struct{}, waitErr *error, wait time.Duration, stderr io.Writer) int {
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-exited:
