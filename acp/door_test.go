@@ -204,7 +204,7 @@ func TestAgentLinesReadExactly(t *testing.T) {
 	// An edit's permission whose diff the proxy would read from another
 	// case's member: judged as the editor shows it, rejected.
 	send(t, d.p.agentW, `{"jsonrpc":"2.0","id":30,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"c1","kind":"edit","content":[{"type":"diff","path":%q,"oldText":"line 6","newText":"SIX"}],"CONTENT":[]},%s}}`, f, options)
-	if m := d.agent.next(); fmt.Sprint(m["result"]) == "" || !strings.Contains(fmt.Sprint(m["result"]), "optionId:no") {
+	if m := d.agent.next(); m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), "Line 6 was never shown") {
 		t.Fatalf("the agent's answer to an unread edit's permission (another case's content): %v", m)
 	}
 	if note := d.editor.next(); note["method"] != "session/update" {
@@ -215,7 +215,7 @@ func TestAgentLinesReadExactly(t *testing.T) {
 	// is judged by it.
 	d.forwarded(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"u1","kind":"edit","content":[{"type":"diff","path":`+q(f)+`,"oldText":"line 6","newText":"SIX"}],"Content":[]}}}`, "session/update")
 	send(t, d.p.agentW, `{"jsonrpc":"2.0","id":33,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"u1"},%s}}`, options)
-	if m := d.agent.next(); !strings.Contains(fmt.Sprint(m["result"]), "optionId:no") {
+	if m := d.agent.next(); !strings.Contains(fmt.Sprint(m["error"]), "Line 6 was never shown") {
 		t.Fatalf("the agent's answer to the permission of a call whose content came beside another case's: %v", m)
 	}
 	d.editor.next() // the note
@@ -282,7 +282,15 @@ func TestPathsJudgedAsTheEditorOpensThem(t *testing.T) {
 			t.Errorf("the refusal of a write of %s does not name it: %q", path, msg)
 		}
 		d.refused(read(20+i, "s", path), 20+i)
-		d.refused(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"p%d","content":[{"type":"diff","path":%q,"oldText":null,"newText":"x"}]},"options":[]}}`, 40+i, i, path), 40+i)
+		// A rejected edit's permission: the agent's error, and the editor's
+		// note of why.
+		send(t, d.p.agentW, `{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"p%d","content":[{"type":"diff","path":%q,"oldText":null,"newText":"x"}]},"options":[]}}`, 40+i, i, path)
+		if m := d.agent.next(); m["id"] != float64(40+i) || m["error"] == nil {
+			t.Fatalf("the agent's answer to the permission of an edit of %s: %v", path, m)
+		}
+		if note := d.editor.next(); !strings.Contains(fmt.Sprint(note["params"]), "sightline rejected this edit of "+path) {
+			t.Fatalf("the editor's note: %v", note)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(d.root, "d", "config")); err == nil {
 		t.Fatal("d/config exists")

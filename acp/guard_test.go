@@ -87,9 +87,11 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"e1","title":"Edit","kind":"edit","status":"pending","content":[{"type":"diff","path":%q,"oldText":"line 6","newText":"SIX"}]}}}`, file)
 	editor.next()
 	send(t, p.agentW, `{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"e1"},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`)
+	// An error, not the reject option: its message is what the agents
+	// show their model.
 	m := agent.next()
-	res, _ := m["result"].(map[string]any)
-	if res == nil || fmt.Sprint(res["outcome"]) != "map[optionId:no outcome:selected]" {
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(acp.RefusedCode) ||
+		!strings.Contains(fmt.Sprint(e["message"]), "Line 6 was never shown to the agent. Read lines 6, then retry the edit.") {
 		t.Fatalf("the agent's answer to an unread edit's permission: %v", m)
 	}
 	if note := editor.next(); note["method"] != "session/update" || !strings.Contains(fmt.Sprint(note["params"]), "Line 6 was never shown to the agent") {
@@ -149,7 +151,7 @@ func TestWritesPassTheWriteAdmission(t *testing.T) {
 		}
 		send(t, p.agentW, `{"jsonrpc":"2.0","id":%d,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"p%d","kind":"edit","content":[{"type":"diff","path":%q,"oldText":"TOKEN=1","newText":"TOKEN=2"}]},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"},{"optionId":"no","name":"No","kind":"reject_once"}]}}`, 20+i, i, file)
 		m = agent.next()
-		if res, _ := m["result"].(map[string]any); res == nil || fmt.Sprint(res["outcome"]) != "map[optionId:no outcome:selected]" {
+		if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(acp.RefusedCode) {
 			t.Fatalf("the agent's answer to an edit's permission for %s: %v", file, m)
 		}
 		if note := editor.next(); note["method"] != "session/update" {

@@ -217,9 +217,9 @@ func shownText(text string, first int) []engine.ShownLine {
 }
 
 // permissionRequest judges the diffs of an edit whose permission the
-// agent requests. A refusal is answered by the proxy: the agent gets the
-// reject option (else, none offered, an error), the editor a message
-// saying why; nothing is asked of the user. Otherwise the request goes on.
+// agent requests. A refusal is answered by the proxy: the agent gets an
+// error saying why, the editor a message saying why; nothing is asked of
+// the user. Otherwise the request goes on.
 func (p *Proxy) permissionRequest(ctx context.Context, line []byte, m *envelope) error {
 	const method = "session/request_permission"
 	var r struct {
@@ -278,28 +278,14 @@ func (p *Proxy) permissionRequest(ctx context.Context, line []byte, m *envelope)
 	if len(why) == 0 {
 		return p.toEditor.write(line)
 	}
-	var reject jsontext.Value
-	for _, kind := range []string{"reject_once", "reject_always"} {
-		for _, o := range r.Options {
-			if o.Kind == kind && reject == nil && len(o.OptionID) > 0 {
-				reject = o.OptionID
-			}
-		}
-	}
+	// Answered with an error, not the reject option: an agent tells its
+	// model that the user refused (claude-agent-acp: "User refused
+	// permission to run tool", whatever the answer's _meta says), while
+	// an error's message reaches the model ("Tool permission request
+	// failed: Error: " and the message), saying which lines to read.
 	text := strings.Join(why, "\n")
-	if reject == nil {
-		// No option says no: the request is refused outright.
-		answer := encode(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(m.ID), "error": map[string]any{
-			"code": RefusedCode, "message": text, "data": map[string]any{"sightline": map[string]any{"refusals": refusals}}}})
-		if answer == nil {
-			return nil
-		}
-		return p.toAgent.write(answer)
-	}
-	answer := encode(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(m.ID), "result": map[string]any{
-		"outcome": map[string]any{"outcome": "selected", "optionId": json.RawMessage(reject)},
-		"_meta":   map[string]any{"sightline": map[string]any{"reason": text, "refusals": refusals}},
-	}})
+	answer := encode(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(m.ID), "error": map[string]any{
+		"code": RefusedCode, "message": text, "data": map[string]any{"sightline": map[string]any{"reason": text, "refusals": refusals}}}})
 	note := encode(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
 		"sessionId": r.SessionID,
 		"update": map[string]any{"sessionUpdate": "agent_message_chunk",
@@ -315,8 +301,9 @@ func (p *Proxy) permissionRequest(ctx context.Context, line []byte, m *envelope)
 }
 
 // rejection says why an edit was rejected at its permission step: the
-// lines, and that the agent must read them (they are not handed over: the
-// permission answer cannot carry them to the model).
+// lines, and that they must be read (they are not handed over: not every
+// agent shows its model the answer's words, and a line counts as read only
+// when it was shown).
 func rejection(cr engine.CheckResult, path, refused string) string {
 	if cr.Error != result.UnreadRange && cr.Error != result.StaleRange {
 		return refused
@@ -332,6 +319,6 @@ func rejection(cr engine.CheckResult, path, refused string) string {
 	var missing ledger.RangeSet
 	missing.AddAll(cr.Unread)
 	missing.AddAll(cr.Stale)
-	fmt.Fprintf(&b, " Ask it to read lines %s, then retry the edit.", ledger.List(missing.Ranges()))
+	fmt.Fprintf(&b, " Read lines %s, then retry the edit.", ledger.List(missing.Ranges()))
 	return b.String()
 }

@@ -342,6 +342,8 @@ func claudePost(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeE
 		err = claudeReadShown(ctx, r, c, ev, opt)
 	case "Grep":
 		err = claudeGrepShown(ctx, r, c, ev, opt)
+	case "Bash":
+		err = claudeBashShown(ctx, r, c, ev, opt)
 	case "Edit", "MultiEdit", "Write":
 		err = claudeWritten(ctx, r, c, ev, opt)
 	}
@@ -435,6 +437,81 @@ func claudeGrepShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 		}
 	}
 	return nil
+}
+
+// claudeBashResponse is the Bash tool's documented answer: what sightline
+// needs to know the model was shown stdout, inline and whole.
+type claudeBashResponse struct {
+	Stdout              *string `json:"stdout"`
+	Interrupted         bool    `json:"interrupted"`
+	IsImage             bool    `json:"isImage"`
+	BackgroundTaskID    string  `json:"backgroundTaskId"`
+	PersistedOutputPath string  `json:"persistedOutputPath"`
+}
+
+// A mark Claude Code writes where it cut an output short.
+var cutMark = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\.\.\. \[\d+ (?:lines|characters) truncated\] \.\.\.$`)
+})
+
+// claudeBashShown records what a Bash command that only reads showed, as
+// for Codex's shell (shellRead), from what the model was shown of it. An
+// output saved to a file (the model saw a preview of it), a command sent
+// to the background, an image: nothing. An interrupted output, or one cut
+// where Claude Code marks it, counts up to the line before its last or
+// the mark, which may be cut short. Claude Code drops an output's leading
+// blank lines, so an output numbered by its lines' places (cat, head,
+// tail, sed) counts only when its first line is the file's line there:
+// asked alone first, the rest only if it counted.
+func claudeBashShown(ctx context.Context, r judge.Router, c engine.Caller, ev ClaudeEvent, opt Options) error {
+	var in struct {
+		Command *string `json:"command"`
+	}
+	var out claudeBashResponse
+	if decodeInput(ev.ToolInput, &in) != nil || in.Command == nil || decodeInput(ev.ToolResponse, &out) != nil || out.Stdout == nil {
+		return nil
+	}
+	if out.PersistedOutputPath != "" || out.BackgroundTaskID != "" || out.IsImage {
+		return nil
+	}
+	ls := judge.TextLines(*out.Stdout)
+	for i, l := range ls {
+		if cutMark().MatchString(strings.TrimSuffix(l, "\r")) {
+			ls = ls[:i]
+			for len(ls) > 0 && ls[len(ls)-1] == "" {
+				ls = ls[:len(ls)-1] // the blank line Claude Code sets before the mark
+			}
+			out.Interrupted = true // the line before the mark may be cut short
+			break
+		}
+	}
+	if out.Interrupted && len(ls) > 0 {
+		ls = ls[:len(ls)-1]
+	}
+	file, lines, positional, tool := shellRead(*in.Command, strings.Join(ls, "\n"))
+	if len(lines) == 0 {
+		return nil
+	}
+	path, why := claudePath(ev.Cwd, &file)
+	if why != "" {
+		return nil
+	}
+	path, r = place(r, opt, path)
+	if positional {
+		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))}, Lines: lines[:1], Tool: tool}
+		res, err := r.Call(ctx, ops.Shown.Op, p)
+		if err != nil {
+			return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
+		}
+		sr, ok := res.(engine.ShownResult)
+		if !ok || !sr.OK || len(sr.Recorded) == 0 || sr.Recorded[0].Start != lines[0].Line {
+			return nil // not where the command put it: which lines the rest are is not known
+		}
+		if lines = lines[1:]; len(lines) == 0 {
+			return nil
+		}
+	}
+	return shown(ctx, r, c, path, lines, false, false, tool)
 }
 
 // claudeWritten records the lines an Edit, MultiEdit or Write wrote as the

@@ -380,35 +380,49 @@ var (
 	numbered1 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ *(\d+)\t(.*)$`) })
 )
 
-// codexShellRead records what a shell command that only reads showed,
-// when the command says unambiguously which lines of which file its output
-// is: cat F, head -n N F, tail -n +K F, sed -n 'A,Bp' F, nl -ba F (piped
-// into sed -n 'A,Bp' or not), grep -n / rg -n PATTERN F.
+// codexShellRead records what a shell command that only reads showed
+// (shellRead).
 func codexShellRead(ctx context.Context, r judge.Router, c engine.Caller, cwd, command, out string) error {
-	if out == "" {
+	file, lines, _, tool := shellRead(command, out)
+	if len(lines) == 0 {
 		return nil
+	}
+	return shown(ctx, r, c, abs(cwd, file), lines, false, false, tool)
+}
+
+// shellRead is the one reading of a shell command's output, for every
+// agent whose shell tool's output the hook sees: the lines of the file it
+// showed, when the command only reads and says unambiguously which lines
+// of which file its output is: cat F, head -n N F, tail -n +K F, sed -n
+// 'A,Bp' F, nl -ba F (piped into sed -n 'A,Bp' or not), grep -n / rg -n
+// PATTERN F. positional says the output's lines are numbered by their
+// place in it (cat, head, tail, sed), not by numbers they carry; tool
+// names the command for the audit. None when the command is not one of
+// these.
+func shellRead(command, out string) (file string, lines []engine.ShownLine, positional bool, tool string) {
+	if out == "" {
+		return "", nil, false, ""
 	}
 	stages := strings.Split(command, "|")
 	if len(stages) > 2 {
-		return nil
+		return "", nil, false, ""
 	}
 	first, ok := words(stages[0])
 	if !ok || len(first) < 2 {
-		return nil
+		return "", nil, false, ""
 	}
-	var file string
-	var lines []engine.ShownLine
 	outLines := judge.TextLines(out)
+	tool = "shell " + filepath.Base(first[0])
 	switch prog := filepath.Base(first[0]); {
 	case prog == "nl" && len(stages) <= 2:
 		// nl -ba F: every line numbered, so the output names its lines.
 		if len(first) != 3 || first[1] != "-ba" {
-			return nil
+			return "", nil, false, ""
 		}
 		if len(stages) == 2 {
 			second, ok := words(stages[1])
 			if !ok || len(second) != 3 || second[0] != "sed" || second[1] != "-n" || !sedRange().MatchString(second[2]) {
-				return nil
+				return "", nil, false, ""
 			}
 		}
 		file = first[2]
@@ -419,24 +433,24 @@ func codexShellRead(ctx context.Context, r judge.Router, c engine.Caller, cwd, c
 			}
 		}
 	case len(stages) == 2:
-		return nil
+		return "", nil, false, ""
 	case prog == "cat" && len(first) == 2:
-		file, lines = first[1], judge.Numbered(1, outLines)
+		file, lines, positional = first[1], judge.Numbered(1, outLines), true
 	case prog == "head" && len(first) == 4 && first[1] == "-n":
-		file, lines = first[3], judge.Numbered(1, outLines)
+		file, lines, positional = first[3], judge.Numbered(1, outLines), true
 	case prog == "tail" && len(first) == 4 && first[1] == "-n" && strings.HasPrefix(first[2], "+"):
 		k, err := strconv.Atoi(first[2][1:])
 		if err != nil {
-			return nil
+			return "", nil, false, ""
 		}
-		file, lines = first[3], judge.Numbered(max(k, 1), outLines)
+		file, lines, positional = first[3], judge.Numbered(max(k, 1), outLines), true
 	case prog == "sed" && len(first) == 4 && first[1] == "-n":
 		m := sedRange().FindStringSubmatch(first[2])
 		if m == nil {
-			return nil
+			return "", nil, false, ""
 		}
 		a, _ := strconv.Atoi(m[1])
-		file, lines = first[3], judge.Numbered(max(a, 1), outLines)
+		file, lines, positional = first[3], judge.Numbered(max(a, 1), outLines), true
 	case (prog == "grep" || prog == "rg") && len(first) == 4 && first[1] == "-n":
 		// One file: "N:text" lines (grep prints no name for one file, nor
 		// does rg).
@@ -448,12 +462,9 @@ func codexShellRead(ctx context.Context, r judge.Router, c engine.Caller, cwd, c
 			}
 		}
 	default:
-		return nil
+		return "", nil, false, ""
 	}
-	if len(lines) == 0 {
-		return nil
-	}
-	return shown(ctx, r, c, abs(cwd, file), lines, false, false, "shell "+filepath.Base(first[0]))
+	return file, lines, positional, tool
 }
 
 // words splits a simple command line into words, with single and double

@@ -17,6 +17,9 @@ import (
 var ClaudeHooks = []struct{ Event, Matcher, Why string }{
 	{"PreToolUse", "Edit|MultiEdit|Write", "check an edit against what was read"},
 	{"PostToolUse", "Read|Grep|Edit|MultiEdit|Write", "record what was read and written"},
+	// A group of its own: an installation of the others gets it added,
+	// not a second group of them.
+	{"PostToolUse", "Bash", "record what shell reads showed"},
 	{"PreCompact", "", "expire reads when the context is compacted"},
 	{"SessionStart", "compact|clear", "expire reads after a compaction or clear"},
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/acp"
+	"github.com/sightline-lsp/sightline/internal/procgroup"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/route"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -23,8 +24,12 @@ import (
 const acpUsage = "usage: sightline acp [--root DIR] [--no-mcp] [--mcp-name NAME] -- AGENT [ARGS...]"
 
 // acpExitWait bounds the wait for the agent to exit once the connection
-// has ended, before it is stopped (SIGTERM), then killed.
-const acpExitWait = 3 * time.Second
+// has ended, before its process group is stopped (SIGTERM), then killed
+// acpGroupGrace later.
+const (
+	acpExitWait   = 3 * time.Second
+	acpGroupGrace = 2 * time.Second
+)
 
 // runACP runs an ACP agent as its own subprocess and stands between it and
 // the editor that launched sightline: what the agent reads and writes
@@ -83,20 +88,38 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	cmd := exec.Command(agentArgs[0], agentArgs[1:]...)
 	cmd.Stderr = stderr
+	// A process the agent leaves running would hold sightline's standard
+	// error open: Wait gives up on copying it after this bound.
+	cmd.WaitDelay = acpGroupGrace
 	agentIn, err := cmd.StdinPipe()
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline acp: %v\n", err)
 		return exitUsage
 	}
-	agentOut, err := cmd.StdoutPipe()
+	// The agent's output is a pipe of our own, not StdoutPipe: the agent's
+	// exit is waited for while the proxy still reads what it wrote.
+	agentOut, agentOutW, err := os.Pipe()
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline acp: %v\n", err)
 		return exitUsage
 	}
-	if err := cmd.Start(); err != nil {
+	defer agentOut.Close()
+	cmd.Stdout = agentOutW
+	group, err := procgroup.Start(cmd)
+	agentOutW.Close()
+	if err != nil {
 		fmt.Fprintf(stderr, "sightline acp: starting the agent %q: %v\n", agentArgs[0], err)
 		return exitUsage
 	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+		// The agent's exit ends the session: what it started goes too,
+		// and with it the last writer of its output (the proxy's end).
+		group.Stop(acpGroupGrace)
+	}()
 	// A peer gone is a write error to handle, not a signal that ends the
 	// proxy before it stops the agent.
 	signal.Ignore(syscall.SIGPIPE)
@@ -105,7 +128,13 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "sightline acp: %v\n", err)
 	}
 	agentIn.Close()
-	return waitAgent(cmd, stderr)
+	// The editor gone and the agent's output still open after Run's grace:
+	// the agent has had its time.
+	wait := acpExitWait
+	if errors.Is(err, acp.ErrEditorGone) {
+		wait = 0
+	}
+	return endAgent(ctx, cmd, group, exited, &waitErr, wait, stderr)
 }
 
 // acpWorkspace routes the proxy's calls for one workspace: --root, else
@@ -180,28 +209,32 @@ func (w *acpWorkspace) Close(ctx context.Context) error {
 	return r.Close(ctx)
 }
 
-// waitAgent waits for the agent to exit, stopping it if it does not, and
-// returns its exit code (128 + the signal's number when a signal ended it).
-func waitAgent(cmd *exec.Cmd, stderr io.Writer) int {
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
+// endAgent ends the session's processes: it gives the agent, its input
+// closed, wait to exit (none when a signal ended sightline: the user wants
+// it gone), then stops its whole process group (what it
+// started, Gemini CLI's relaunched self, the MCP servers), SIGTERM then
+// SIGKILL after acpGroupGrace, every wait bounded. It returns the agent's
+// exit code (128 + the signal's number when a signal ended it).
+func endAgent(ctx context.Context, cmd *exec.Cmd, group *procgroup.Group, exited <-chan struct{}, waitErr *error, wait time.Duration, stderr io.Writer) int {
+	t := time.NewTimer(wait)
+	defer t.Stop()
 	select {
-	case err = <-done:
-	case <-time.After(acpExitWait):
+	case <-exited:
+	case <-ctx.Done():
+	case <-t.C:
 		fmt.Fprintf(stderr, "sightline acp: the agent did not exit; stopping it\n")
-		if cmd.Process.Signal(syscall.SIGTERM) != nil {
-			cmd.Process.Kill()
-		}
-		select {
-		case err = <-done:
-		case <-time.After(acpExitWait):
-			cmd.Process.Kill()
-			err = <-done
-		}
+	}
+	if !group.Stop(acpGroupGrace) {
+		fmt.Fprintf(stderr, "sightline acp: the agent's processes did not all end when killed\n")
+	}
+	select {
+	case <-exited:
+	case <-time.After(acpGroupGrace):
+		fmt.Fprintf(stderr, "sightline acp: the agent did not end; leaving it\n")
+		return exitUsage
 	}
 	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
+	if err := *waitErr; err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
 		fmt.Fprintf(stderr, "sightline acp: waiting for the agent: %v\n", err)
 		return exitUsage
 	}

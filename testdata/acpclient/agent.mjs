@@ -105,22 +105,30 @@ async function edit(ctx, sessionId, oldText, newText) {
     sessionUpdate: "tool_call", toolCallId: id, title: "Edit demo.txt", kind: "edit", status: "pending",
     locations: [{ path: file() }], content: [{ type: "diff", path: file(), oldText, newText }],
   });
-  const r = await ctx.client.request(methods.client.session.requestPermission, {
-    sessionId,
-    toolCall: { toolCallId: id },
-    options: [
-      { optionId: "allow", name: "Yes", kind: "allow_once" },
-      { optionId: "reject", name: "No", kind: "reject_once" },
-    ],
-  });
-  const chosen = r.outcome.outcome === "selected" ? r.outcome.optionId : r.outcome.outcome;
+  let chosen, reason = "";
+  try {
+    const r = await ctx.client.request(methods.client.session.requestPermission, {
+      sessionId,
+      toolCall: { toolCallId: id },
+      options: [
+        { optionId: "allow", name: "Yes", kind: "allow_once" },
+        { optionId: "reject", name: "No", kind: "reject_once" },
+      ],
+    });
+    chosen = r.outcome.outcome === "selected" ? r.outcome.optionId : r.outcome.outcome;
+  } catch (e) {
+    // sightline refuses an edit's permission with an error, whose message
+    // says why.
+    chosen = "error";
+    reason = " sightline: " + e.message;
+  }
   if (chosen === "allow") {
     fs.writeFileSync(file(), fs.readFileSync(file(), "utf8").replace(oldText + "\n", newText + "\n"));
     await update(ctx, sessionId, { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
   } else {
     await update(ctx, sessionId, { sessionUpdate: "tool_call_update", toolCallId: id, status: "failed" });
   }
-  await say(ctx, sessionId, `permission: ${chosen}${r._meta?.sightline ? " sightline: " + r._meta.sightline.reason : ""}`);
+  await say(ctx, sessionId, `permission: ${chosen}${reason}`);
 }
 
 agent({ name: "scripted-agent" })

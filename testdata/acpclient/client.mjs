@@ -123,7 +123,7 @@ conn.closed.catch(() => {}); // the agent's death closes it, on purpose
 
   await prompt("edit-unread");
   check(seen.permissions.length === 0, "a permission for an unread edit never reached the editor");
-  check(/^permission: reject sightline: sightline rejected this edit of .*demo\.txt: Line 9 was never shown to the agent\./.test(texts().split("\n").filter(Boolean).at(-1)), "the agent got the reject option, with the reason", texts());
+  check(/^permission: error sightline: sightline rejected this edit of .*demo\.txt: Line 9 was never shown to the agent\. Read lines 9, then retry the edit\./.test(texts().split("\n").filter(Boolean).at(-1)), "the agent got an error saying why", texts());
   check(texts().includes("sightline rejected this edit"), "the editor was told why");
 
   await prompt("edit-read");
