@@ -120,7 +120,7 @@ func (d *door) forwarded(line, method string) {
 // audited returns the audit's rows of a session.
 func (d *door) audited(session string) []engine.AuditRow {
 	d.t.Helper()
-	res, err := d.r.Call(context.Background(), ops.Audit.Op, engine.AuditParams{Session: session})
+	res, err := d.r.Call(context.Background(), ops.Audit, engine.AuditParams{Session: session})
 	if err != nil {
 		d.t.Fatal(err)
 	}

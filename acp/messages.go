@@ -285,7 +285,7 @@ func (p *Proxy) audit(ctx context.Context, r refusal) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
-	if _, err := p.o.Router.Call(ctx, ops.Check.Op, cp); err != nil {
+	if _, err := p.o.Router.Call(ctx, ops.Check, cp); err != nil {
 		p.logf("auditing the refusal of %s: %v", r.method, err)
 	}
 }
@@ -505,7 +505,7 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 	defer cancel()
 	sp := engine.ShownParams{Caller: p.caller(sessionID), TextDocument: engine.TextDocument{URI: string(p.o.Router.Key(path))},
 		Lines: lines, Hunks: hunks, Authored: authored, Created: created, Tool: tool}
-	res, err := p.o.Router.Call(ctx, ops.Shown.Op, sp)
+	res, err := p.o.Router.Call(ctx, ops.Shown, sp)
 	if err != nil {
 		p.logf("recording what %s showed of %s: %v", tool, path, err)
 		return

@@ -78,14 +78,14 @@ func TestWholeReadThroughTheDaemon(t *testing.T) {
 	p.Budget = &struct {
 		Chars int `json:"chars"`
 	}{100_000_000}
-	a, err := c.Call(ctx, ops.Read.Method, p)
+	a, err := c.Call(ctx, ops.Read.Method(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(a.Attachment) < len(text) || len(a.Result) > 4096 {
 		t.Fatalf("a whole read's answer: JSON of %d bytes, attachment of %d, want the content (%d bytes) apart", len(a.Result), len(a.Attachment), len(text))
 	}
-	got, err := ops.Read.Op.Result(a.Result, a.Attachment)
+	got, err := ops.Read.Result(a.Result, a.Attachment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestWholeReadThroughTheDaemon(t *testing.T) {
 	// command's there carries the same notice of a root no marker chose).
 	env := engine.Setup(ctx, engine.Options{Roots: []string{root}, Config: config.Default(), StateDir: t.TempDir(), Notices: rootNotices(root)})
 	defer env.Close(context.WithoutCancel(ctx))
-	want, err := ops.Read.Op.Run(ctx, &ops.Call{Env: env, Disk: true}, p)
+	want, err := ops.Read.Run(ctx, &ops.Call{Env: env, Disk: true}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestDaemonRefusesACallOnceItsRootMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(root, "a.txt")))}}
-	if _, err := c.Call(ctx, ops.Read.Method, p); err != nil {
+	if _, err := c.Call(ctx, ops.Read.Method(), p); err != nil {
 		t.Fatalf("read before the move: %v", err)
 	}
 	if err := os.Rename(root, root+".bak"); err != nil {
@@ -155,7 +155,7 @@ func TestDaemonRefusesACallOnceItsRootMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Asked now, the daemon has no tick to wait for: the call tells it.
-	_, err = c.Call(ctx, ops.Read.Method, p)
+	_, err = c.Call(ctx, ops.Read.Method(), p)
 	var re *jsonrpc2.Error
 	if !errors.As(err, &re) || re.Code != bridge.CodeNotServed || !strings.Contains(re.Message, "no longer the folder it opened") {
 		t.Fatalf("read after the move: %v, want refused (%d)", err, bridge.CodeNotServed)

@@ -204,7 +204,7 @@ func (d *testDaemon) peer(t *testing.T, wire string, attr *syscall.SysProcAttr) 
 // is written.
 func TestDaemonServesNothingBeforeTheHello(t *testing.T) {
 	d := startDaemon(t, map[string]string{"f.txt": "a\n"})
-	write := message(1, ops.Write.Method, d.writeParams("x.txt", "pwned\n"))
+	write := message(1, ops.Write.Method(), d.writeParams("x.txt", "pwned\n"))
 	_, line, _ := strings.Cut(write, "\r\n\r\n")
 	for i, wire := range []string{
 		write,
@@ -228,7 +228,7 @@ func TestDaemonServesNothingBeforeTheHello(t *testing.T) {
 		}
 	}
 	// A read before the hello is refused as well.
-	out, err := d.peer(t, message(1, ops.Read.Method, engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(d.root, "f.txt")))}}), nil)
+	out, err := d.peer(t, message(1, ops.Read.Method(), engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(d.root, "f.txt")))}}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestDaemonServesNothingBeforeTheHello(t *testing.T) {
 	}
 	// The pings and hellos of a legitimate caller are answered, and its
 	// calls served.
-	out, err = d.peer(t, message(1, bridge.MethodPing, nil)+message(2, bridge.MethodHello, d.hello())+message(3, ops.Write.Method, d.writeParams("y.txt", "ok\n")), nil)
+	out, err = d.peer(t, message(1, bridge.MethodPing, nil)+message(2, bridge.MethodHello, d.hello())+message(3, ops.Write.Method(), d.writeParams("y.txt", "ok\n")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,9 +285,9 @@ func TestDaemonRefusesAnotherNamespaceWhateverItsHelloSays(t *testing.T) {
 	d := startDaemon(t, map[string]string{"f.txt": "a\n"})
 	lie := d.hello() // this process's confinement, which is the daemon's
 	for i, wire := range []string{
-		message(1, bridge.MethodHello, lie) + message(2, ops.Write.Method, d.writeParams("x.txt", "pwned\n")),
-		message(0, bridge.MethodHello, lie) + message(2, ops.Write.Method, d.writeParams("x.txt", "pwned\n")),
-		message(2, ops.Write.Method, d.writeParams("x.txt", "pwned\n")),
+		message(1, bridge.MethodHello, lie) + message(2, ops.Write.Method(), d.writeParams("x.txt", "pwned\n")),
+		message(0, bridge.MethodHello, lie) + message(2, ops.Write.Method(), d.writeParams("x.txt", "pwned\n")),
+		message(2, ops.Write.Method(), d.writeParams("x.txt", "pwned\n")),
 	} {
 		out, err := d.peer(t, wire, attr)
 		if err != nil {
@@ -359,7 +359,7 @@ func TestDaemonMemoryIsWhatPeersSend(t *testing.T) {
 		if _, err := c.Call(ctx, bridge.MethodHello, d.hello()); err != nil {
 			t.Fatal(err)
 		}
-		a, err := c.Call(ctx, ops.Read.Method, engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(d.root, "f.txt")))}})
+		a, err := c.Call(ctx, ops.Read.Method(), engine.ReadParams{TextDocument: engine.TextDocument{URI: string(workspace.FromPath(filepath.Join(d.root, "f.txt")))}})
 		if err != nil || !strings.Contains(a.Attachment+string(a.Result), "|b") {
 			t.Fatalf("a caller was not served: %v %s", err, a.Result)
 		}

@@ -16,11 +16,11 @@ func TestBlocksWithoutABlockAreAudited(t *testing.T) {
 	env := engine.SetupTest(t, engine.Options{Roots: []string{t.TempDir()}, Config: config.Default(), NoPersist: true})
 	ctx := context.Background()
 	call := &ops.Call{Env: env}
-	res, err := ops.ApplyBlocks.Run(ctx, call, engine.BlocksParams{Caller: engine.Caller{Session: "b"}, Text: "no block here\n"})
+	res, err := ops.Do(ctx, ops.ApplyBlocks, call, engine.BlocksParams{Caller: engine.Caller{Session: "b"}, Text: "no block here\n"})
 	if err != nil || res.OK || res.Error != "invalid_edit" {
 		t.Fatalf("blocks: %+v %v", res.Outcome, err)
 	}
-	if res, err := ops.ApplyPatch.Run(ctx, call, engine.PatchParams{Caller: engine.Caller{Session: "p"}, Text: "no patch here\n"}); err != nil || res.OK {
+	if res, err := ops.Do(ctx, ops.ApplyPatch, call, engine.PatchParams{Caller: engine.Caller{Session: "p"}, Text: "no patch here\n"}); err != nil || res.OK {
 		t.Fatalf("patch: %+v %v", res.Outcome, err)
 	}
 	for _, session := range []string{"b", "p"} {

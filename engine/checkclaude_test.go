@@ -25,13 +25,13 @@ func TestCheckClaudeCodeDialect(t *testing.T) {
 	ctx := context.Background()
 	str := func(s string) *string { return &s }
 	call := &ops.Call{Env: env} // through the envelope, which audits
-	res, err := ops.Check.Run(ctx, call, engine.CheckParams{Caller: engine.Caller{Session: "s"}, TextDocument: engine.TextDocument{URI: u},
+	res, err := ops.Do(ctx, ops.Check, call, engine.CheckParams{Caller: engine.Caller{Session: "s"}, TextDocument: engine.TextDocument{URI: u},
 		Dialect: engine.DialectClaudeCode, NoExpand: true, Old: []engine.OldText{
 			{Text: "one", New: str("one\nmore")}, {Text: "more\ntwo\nthree", New: str("x")}}})
 	if err != nil || len(res.Targets) != 1 || res.Targets[0] != (ledger.Range{Start: 1, End: 3}) || res.Error != "unread_range" {
 		t.Fatalf("%+v %v", res, err)
 	}
-	res, err = ops.Check.Run(ctx, call, engine.CheckParams{Caller: engine.Caller{Session: "s"}, TextDocument: engine.TextDocument{URI: u},
+	res, err = ops.Do(ctx, ops.Check, call, engine.CheckParams{Caller: engine.Caller{Session: "s"}, TextDocument: engine.TextDocument{URI: u},
 		Dialect: engine.DialectClaudeCode, Old: []engine.OldText{{Text: "one", New: str("1")}, {Text: "absent", New: str("x")}}})
 	if err != nil || res.Error != "unjudged" || len(res.Unmatched) != 1 || res.Unmatched[0] != 1 {
 		t.Fatalf("%+v %v", res, err)

@@ -92,7 +92,7 @@ func TestCheckRefusesWhatTheDoorCouldNotJudge(t *testing.T) {
 	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: config.Default(), NoPersist: true})
 	ctx := context.Background()
 	for _, uri := range []string{string(workspace.FromPath(filepath.Join(root, "f.txt"))), ""} {
-		res, err := ops.Check.Run(ctx, &ops.Call{Env: env}, engine.CheckParams{Caller: engine.Caller{Session: "door"}, TextDocument: engine.TextDocument{URI: uri},
+		res, err := ops.Do(ctx, ops.Check, &ops.Call{Env: env}, engine.CheckParams{Caller: engine.Caller{Session: "door"}, TextDocument: engine.TextDocument{URI: uri},
 			Tool: "fs/write_text_file", Unjudged: "a member named twice"})
 		if err != nil || res.OK || res.Error != "unjudged" || res.Message != "a member named twice" {
 			t.Fatalf("uri %q: %+v %v", uri, res.Outcome, err)

@@ -28,7 +28,7 @@ func TestAuditBoundHoldsAsCallsGo(t *testing.T) {
 	env := engine.SetupTest(t, engine.Options{Roots: []string{root}, Config: cfg, StateDir: state})
 	uri := string(workspace.FromPath(filepath.Join(root, "f.txt")))
 	for range 200 {
-		if _, err := ops.Read.Run(ctx, &ops.Call{Env: env}, engine.ReadParams{TextDocument: engine.TextDocument{URI: uri}}); err != nil {
+		if _, err := ops.Do(ctx, ops.Read, &ops.Call{Env: env}, engine.ReadParams{TextDocument: engine.TextDocument{URI: uri}}); err != nil {
 			t.Fatal(err)
 		}
 	}

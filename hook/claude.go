@@ -141,7 +141,7 @@ func expire(ctx context.Context, r judge.Router, c engine.Caller, opt Options, w
 	if opt.KeepReads {
 		return Answer{}
 	}
-	res, err := r.Call(ctx, ops.Reset.Op, engine.ResetParams{Caller: c})
+	res, err := r.Call(ctx, ops.Reset, engine.ResetParams{Caller: c})
 	if err != nil {
 		return Answer{Stderr: fmt.Sprintf("sightline: %s, but session %s could not be reset: %v\n", why, c.Session, err)}
 	}
@@ -289,7 +289,7 @@ func refuseUnjudged(ctx context.Context, r judge.Router, c engine.Caller, tool, 
 		p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
 	}
 	a := Answer{Stdout: denyClaude("sightline refused this change of " + shown + ": " + why + ".")}
-	if _, err := r.Call(ctx, ops.Check.Op, p); err != nil {
+	if _, err := r.Call(ctx, ops.Check, p); err != nil {
 		a.Stderr = fmt.Sprintf("sightline: auditing the refusal of %s's change: %v\n", tool, err)
 	}
 	return a
@@ -385,7 +385,7 @@ func claudeReadShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))}, Tool: "Read"}
 	p.Range = &ledger.Range{Start: start, End: start + limit - 1}
 	p.Cut = readLineCut
-	res, err := r.Call(ctx, ops.Shown.Op, p)
+	res, err := r.Call(ctx, ops.Shown, p)
 	if err != nil {
 		return fmt.Errorf("recording what Read showed of %s: %w", path, err)
 	}

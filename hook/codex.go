@@ -321,7 +321,7 @@ func dotDotAfterLink(path string) bool {
 // it, through the check, which audits the refusal.
 func codexUnjudged(ctx context.Context, r judge.Router, c engine.Caller, why string) (string, error) {
 	refusal := "sightline refused this patch because it cannot judge it as Codex's apply_patch will apply it: " + why + ". Nothing was changed."
-	res, err := r.Call(ctx, ops.Check.Op, engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why})
+	res, err := r.Call(ctx, ops.Check, engine.CheckParams{Caller: c, Tool: "apply_patch", Unjudged: why})
 	if err != nil {
 		return refusal, fmt.Errorf("auditing the refusal of an apply_patch: %w", err)
 	}
@@ -363,7 +363,7 @@ func codexPatched(ctx context.Context, r judge.Router, c engine.Caller, cwd, tex
 		}
 		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
 			Hunks: hunks, Authored: true, Tool: "apply_patch"}
-		res, err := r.Call(ctx, ops.Shown.Op, p)
+		res, err := r.Call(ctx, ops.Shown, p)
 		if err != nil {
 			return fmt.Errorf("recording what apply_patch wrote in %s: %w", path, err)
 		}

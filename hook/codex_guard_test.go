@@ -232,7 +232,7 @@ func TestCodexShellPatch(t *testing.T) {
 // knowing no dialect: the change may proceed.
 type olderServer struct{}
 
-func (o olderServer) Call(context.Context, *ops.Op, any) (any, error) {
+func (o olderServer) Call(context.Context, ops.Op, any) (any, error) {
 	return engine.CheckResult{Outcome: engine.Outcome{OK: true}, Exists: true, Targets: []ledger.Range{{Start: 1, End: 1}}}, nil
 }
 

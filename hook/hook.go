@@ -56,7 +56,7 @@ func shown(ctx context.Context, r judge.Router, c engine.Caller, path string, li
 	}
 	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
 		Lines: lines, Authored: authored, Created: created, Tool: tool}
-	res, err := r.Call(ctx, ops.Shown.Op, p)
+	res, err := r.Call(ctx, ops.Shown, p)
 	if err != nil {
 		return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
 	}

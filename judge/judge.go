@@ -22,7 +22,7 @@ import (
 // Router runs an operation of the table where it belongs (route.Router,
 // or a door's own that picks one per workspace).
 type Router interface {
-	Call(ctx context.Context, op *ops.Op, p any) (any, error)
+	Call(ctx context.Context, op ops.Op, p any) (any, error)
 	// Key turns an absolute path into a document key.
 	Key(path string) workspace.Key
 	// Root is the workspace's root folder, "" while none is fixed.
@@ -41,7 +41,7 @@ func Ask(ctx context.Context, r Router, p engine.CheckParams, path string) (cr e
 		what = "read"
 	}
 	p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
-	res, err := r.Call(ctx, ops.Check.Op, p)
+	res, err := r.Call(ctx, ops.Check, p)
 	if err != nil {
 		err = fmt.Errorf("checking %s's %s of %s: %w", p.Tool, what, path, err)
 		return cr, cannotJudge(p.Read, path, err.Error()), err

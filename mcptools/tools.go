@@ -55,9 +55,9 @@ func New(o Options) *mcp.Server {
 		t.session = "default"
 	}
 	for _, op := range ops.Table() {
-		if op.Tool != nil && op.Tool.OfferedAt("mcp") {
-			s.AddTool(&mcp.Tool{Name: op.Tool.Name, Title: op.Tool.Title, Description: op.Tool.Description,
-				InputSchema: op.Tool.Schema(), Annotations: annotations(op.Tool)}, t.handler(op.Tool))
+		if op.Tool() != nil && op.Tool().OfferedAt("mcp") {
+			s.AddTool(&mcp.Tool{Name: op.Tool().Name, Title: op.Tool().Title, Description: op.Tool().Description,
+				InputSchema: op.Tool().Schema(), Annotations: annotations(op.Tool())}, t.handler(op.Tool()))
 		}
 	}
 	return s

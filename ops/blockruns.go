@@ -44,7 +44,7 @@ func NewBlockRuns() *BlockRuns { return &BlockRuns{m: map[string]*engine.Blocks{
 func (r *BlockRuns) Feed(ctx context.Context, c *Call, p BlockChunk) any {
 	// Streamed, so outside the operation's envelope: its approver and its
 	// audit are as the envelope's would be.
-	ctx = engine.WithMethod(c.context(ctx), ApplyBlocks.Method)
+	ctx = engine.WithMethod(c.context(ctx), ApplyBlocks.Method())
 	r.mu.Lock()
 	run := r.m[p.Run]
 	if run == nil {

@@ -137,7 +137,7 @@ func bridgeKnowsNoOperation(t *testing.T, p listed) {
 	}
 	methods := []string{ops.MethodBlockRun}
 	for _, op := range ops.Table() {
-		methods = append(methods, op.Method)
+		methods = append(methods, op.Method())
 	}
 	fset := token.NewFileSet()
 	for _, f := range p.GoFiles {

@@ -64,37 +64,52 @@ func (c *Call) context(ctx context.Context) context.Context {
 	return ctx
 }
 
-// Op is one operation of the table, its types erased: what the doors that
-// speak JSON (the language server, the bridge) serve. Def is the same
-// operation typed, for the doors written in Go.
-type Op struct {
+// Op is one operation of the table as the doors hold it, its params and
+// results untyped: a door finds it in the table (Table, Lookup) or names
+// its declaration (ops.Edit) and calls it through these methods. Its one
+// implementation is the declaration itself, *Def, whose methods call the
+// operation's own functions: from a door's call, the implementation is
+// the operation's code.
+type Op interface {
 	// Method is the LSP method (sightline/read).
-	Method string
+	Method() string
 	// Tool is the operation's agent tool (MCP); nil: no tool.
-	Tool *Tool
-
-	required bool
-	decode   func(json.RawMessage) (any, error)
-	run      func(context.Context, *Call, any) (any, error)
-	text     func(any) string
-	writes   func(any) bool
-	docs     func(any, func(string) (workspace.Key, error)) []string
-	refused  func(error) any
-	result   func(b []byte, text string) (any, error)
-	outcome  func(any) engine.Outcome
-	body     func(any) string
-}
-
-// Def is an operation with its params type P and result type R.
-type Def[P, R any] struct {
-	*Op
+	Tool() *Tool
+	// Params decodes JSON params into the operation's params type.
+	Params(raw json.RawMessage) (any, error)
+	// Run runs a call of params p in the envelope (Def.Run).
+	Run(ctx context.Context, c *Call, p any) (any, error)
+	// ServeApart runs a call from its JSON params (the operation's own or
+	// a ToolCall) and answers its JSON result: the hosts' door. When apart
+	// (its caller reads attachments), a result's long text comes apart
+	// from its JSON (result.MarshalApart), else text is "".
+	ServeApart(ctx context.Context, c *Call, raw json.RawMessage, apart bool) (b []byte, text string, err error)
 	// Writes reports whether a call may change a file or the session's
 	// state: such a call is refused rather than run on the disk when a
 	// server that may hold the documents does not answer.
-	Writes func(P) bool
+	Writes(p any) bool
 	// Docs are the documents a call is about (URIs), which choose the
 	// server to run it on; resolve turns a workspace path into a URI.
-	Docs func(p P, resolve func(string) (workspace.Key, error)) []string
+	Docs(p any, resolve func(string) (workspace.Key, error)) []string
+	// Refused is the answer of a call refused before it ran (a server gone
+	// mid-call): its outcome is the refusal, the rest empty.
+	Refused(err error) any
+	// Result decodes a result's JSON (a server's answer) into its type,
+	// with the text that came apart from it ("" when none did: ServeApart).
+	Result(b []byte, text string) (any, error)
+	// Outcome is a result's outcome.
+	Outcome(r any) engine.Outcome
+	// Text renders a result for an agent: every door shows these words.
+	Text(r any) string
+	// Body is a result's text without its warnings and its refusal's kind
+	// and message: the CLI prints those on standard error, the rest on
+	// standard output (a refusal's details too on standard error).
+	Body(r any) string
+}
+
+// Def is an operation's declaration, with its params type P and result
+// type R: the table's Op.
+type Def[P, R any] struct {
 	spec spec[P, R]
 }
 
@@ -103,9 +118,10 @@ type spec[P, R any] struct {
 	method string
 	// required: the params must be present (absent or null is -32602).
 	required bool
-	writes   func(P) bool
-	docs     func(P, func(string) (workspace.Key, error)) []string
-	run      func(context.Context, *Call, P) (R, error)
+	// writes and docs are Op.Writes and Op.Docs; nil: none.
+	writes func(P) bool
+	docs   func(P, func(string) (workspace.Key, error)) []string
+	run    func(context.Context, *Call, P) (R, error)
 	// text renders a result for an agent: the one rendering every door
 	// shows.
 	text func(*R) string
@@ -117,84 +133,64 @@ func define[P, R any](s spec[P, R]) *Def[P, R] {
 	if _, ok := any(new(R)).(enveloped); !ok {
 		panic(s.method + ": the result type does not embed engine.Outcome")
 	}
-	d := &Def[P, R]{spec: s, Writes: s.writes, Docs: s.docs}
-	if d.Writes == nil {
-		d.Writes = func(P) bool { return false }
-	}
-	if d.Docs == nil {
-		d.Docs = func(P, func(string) (workspace.Key, error)) []string { return nil }
-	}
-	d.Op = &Op{
-		Method:   s.method,
-		Tool:     s.tool,
-		required: s.required,
-		decode: func(raw json.RawMessage) (any, error) {
-			var p P
-			if emptyParams(raw) {
-				if s.required {
-					return nil, result.Errorf(result.InvalidParams, "params are required")
-				}
-				return p, nil
-			}
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return nil, result.Errorf(result.InvalidParams, "invalid params: %v", err)
-			}
-			return p, nil
-		},
-		run: func(ctx context.Context, c *Call, p any) (any, error) {
-			r, err := d.Run(ctx, c, p.(P))
-			return r, err
-		},
-		text:    func(r any) string { return d.Text(r.(R)) },
-		writes:  func(p any) bool { return d.Writes(p.(P)) },
-		docs:    func(p any, resolve func(string) (workspace.Key, error)) []string { return d.Docs(p.(P), resolve) },
-		refused: func(err error) any { return d.Refused(err) },
-		body: func(r any) string {
-			v := r.(R)
-			return s.text(&v)
-		},
-		outcome: func(r any) engine.Outcome {
-			v := r.(R)
-			return *any(&v).(enveloped).Envelope()
-		},
-		result: func(b []byte, text string) (any, error) {
-			var r R
-			err := result.UnmarshalApart(b, text, &r)
-			return r, err
-		},
-	}
+	d := &Def[P, R]{spec: s}
 	if s.tool != nil {
-		s.tool.op = d.Op
+		s.tool.op = d
 	}
 	return d
 }
 
 type enveloped interface{ Envelope() *engine.Outcome }
 
+// envelope is a result's outcome, in place.
+func envelope[R any](r *R) *engine.Outcome { return any(r).(enveloped).Envelope() }
+
+// Method is Op.Method.
+func (d *Def[P, R]) Method() string { return d.spec.method }
+
+// Tool is Op.Tool.
+func (d *Def[P, R]) Tool() *Tool { return d.spec.tool }
+
+// Params is Op.Params.
+func (d *Def[P, R]) Params(raw json.RawMessage) (any, error) {
+	var p P
+	if emptyParams(raw) {
+		if d.spec.required {
+			return nil, result.Errorf(result.InvalidParams, "params are required")
+		}
+		return p, nil
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, result.Errorf(result.InvalidParams, "invalid params: %v", err)
+	}
+	return p, nil
+}
+
 // Run is the envelope around the operation, written once for all of them:
 // the run (whose admission step is the engine's), the refusal an
 // agent-facing error becomes, the audit rows the run's outcome holds and
 // the warnings every answer carries (engine.Env.Finish), and the text when
 // the caller asks for it. Invalid params, cancellation and internal faults stay
-// errors, which each door answers in its own way.
-func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
+// errors, which each door answers in its own way. p is a P; the answer is
+// an R, the zero R with an error.
+func (d *Def[P, R]) Run(ctx context.Context, c *Call, p any) (any, error) {
 	start := time.Now()
-	ctx = engine.WithMethod(c.context(ctx), d.Method) // the engine's audit and history name the operation
-	if caller, ok := any(p).(interface{ SessionOr() string }); ok {
+	ctx = engine.WithMethod(c.context(ctx), d.spec.method) // the engine's audit and history name the operation
+	if caller, ok := p.(interface{ SessionOr() string }); ok {
 		// Before the call looks at its session's ledger (Env.Serve).
 		c.Env.Serve(caller.SessionOr())
 	}
 	c.Env.Refresh() // a configuration changed since the last call is obeyed by this one
-	r, err := d.spec.run(ctx, c, p)
+	r, err := d.spec.run(ctx, c, p.(P))
 	c.Env.Answered() // what it recorded written behind, now
 	if err != nil {
 		if k := result.KindOf(err); k == "" || k == result.InvalidParams || errors.Is(err, context.Canceled) {
 			var zero R
 			return zero, err
 		}
-		r = d.Refused(err)
+		r = d.Refused(err).(R)
 	}
-	o := any(&r).(enveloped).Envelope()
+	o := envelope(&r)
 	c.Env.Finish(ctx, o, time.Since(start))
 	if rendered(p) {
 		o.Text = d.Text(r)
@@ -202,45 +198,20 @@ func (d *Def[P, R]) Run(ctx context.Context, c *Call, p P) (R, error) {
 	return r, nil
 }
 
-// Refused is the answer of a call refused before it ran (a server gone
-// mid-call): its outcome is the refusal, the rest empty.
-func (d *Def[P, R]) Refused(err error) R {
-	var r R
-	*any(&r).(enveloped).Envelope() = engine.Refusal(err)
-	return r
+// Do is d.Run with its types, for a caller written in Go that holds the
+// engine (route.Do routes a call).
+func Do[P, R any](ctx context.Context, d *Def[P, R], c *Call, p P) (R, error) {
+	r, err := d.Run(ctx, c, p)
+	return r.(R), err
 }
 
-// Text renders a result for an agent: every door shows these words. Each
-// value from outside sightline is shown by Outside (the operations' texts
-// write them with printf), so that no value forges a line of its own.
-func (d *Def[P, R]) Text(r R) string {
-	var b strings.Builder
-	o := *any(&r).(enveloped).Envelope()
-	for _, w := range o.Warnings {
-		b.WriteString(WarningLine(w))
-	}
-	if !o.OK && o.Error != "" {
-		b.WriteString(RefusalLine(o))
-	}
-	b.WriteString(d.spec.text(&r))
-	return b.String()
-}
-
-// Serve runs a call from its JSON params and answers its JSON result: the
-// language server's door.
-func (o *Op) Serve(ctx context.Context, c *Call, raw json.RawMessage) ([]byte, error) {
-	r, err := o.serve(ctx, c, raw)
+// ServeApart is Op.ServeApart.
+func (d *Def[P, R]) ServeApart(ctx context.Context, c *Call, raw json.RawMessage, apart bool) (b []byte, text string, err error) {
+	p, err := d.params(c, raw)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return result.Marshal(r)
-}
-
-// ServeApart is Serve for the bridge: when apart (its caller reads
-// attachments), a result's long text comes apart from its JSON
-// (result.MarshalApart), else text is "".
-func (o *Op) ServeApart(ctx context.Context, c *Call, raw json.RawMessage, apart bool) (b []byte, text string, err error) {
-	r, err := o.serve(ctx, c, raw)
+	r, err := d.Run(ctx, c, p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -249,14 +220,6 @@ func (o *Op) ServeApart(ctx context.Context, c *Call, raw json.RawMessage, apart
 		return b, "", err
 	}
 	return result.MarshalApart(r)
-}
-
-func (o *Op) serve(ctx context.Context, c *Call, raw json.RawMessage) (any, error) {
-	p, err := o.params(c, raw)
-	if err != nil {
-		return nil, err
-	}
-	return o.run(ctx, c, p)
 }
 
 // ToolCall is the params of an operation's method when an editor calls it
@@ -271,71 +234,91 @@ type ToolCall struct {
 }
 
 // params decodes a call's params: the operation's own, or a ToolCall.
-func (o *Op) params(c *Call, raw json.RawMessage) (any, error) {
+func (d *Def[P, R]) params(c *Call, raw json.RawMessage) (any, error) {
 	if !bytes.Contains(raw, []byte(`"arguments"`)) {
-		return o.decode(raw)
+		return d.Params(raw)
 	}
 	var tc ToolCall
 	if err := json.Unmarshal(raw, &tc); err != nil || len(tc.Arguments) == 0 {
-		return o.decode(raw) // not a tool call: the params' decoding says what is wrong
+		return d.Params(raw) // not a tool call: the params' decoding says what is wrong
 	}
-	if o.Tool == nil {
-		return nil, result.Errorf(result.InvalidParams, "%s is no agent tool: its params are its own, not a tool's arguments", o.Method)
+	if d.spec.tool == nil {
+		return nil, result.Errorf(result.InvalidParams, "%s is no agent tool: its params are its own, not a tool's arguments", d.spec.method)
 	}
-	return o.Tool.Params(tc.Arguments, tc.Caller, c.Env.WS.KeyOf)
+	return d.spec.tool.Params(tc.Arguments, tc.Caller, c.Env.WS.KeyOf)
 }
 
-// The operation with its types erased, for a door that holds params and
-// results untyped (package route's routing, the MCP tools).
+// Writes is Op.Writes.
+func (d *Def[P, R]) Writes(p any) bool { return d.spec.writes != nil && d.spec.writes(p.(P)) }
 
-// Text renders a result for an agent.
-func (o *Op) Text(r any) string { return o.text(r) }
-
-// Run is Def.Run: the envelope around the operation.
-func (o *Op) Run(ctx context.Context, c *Call, p any) (any, error) { return o.run(ctx, c, p) }
-
-// Writes is Def.Writes.
-func (o *Op) Writes(p any) bool { return o.writes(p) }
-
-// Docs is Def.Docs.
-func (o *Op) Docs(p any, resolve func(string) (workspace.Key, error)) []string {
-	return o.docs(p, resolve)
+// Docs is Op.Docs.
+func (d *Def[P, R]) Docs(p any, resolve func(string) (workspace.Key, error)) []string {
+	if d.spec.docs == nil {
+		return nil
+	}
+	return d.spec.docs(p.(P), resolve)
 }
 
-// Refused is Def.Refused.
-func (o *Op) Refused(err error) any { return o.refused(err) }
+// Refused is Op.Refused.
+func (d *Def[P, R]) Refused(err error) any {
+	var r R
+	*envelope(&r) = engine.Refusal(err)
+	return r
+}
 
-// Body is a result's text without its warnings and its refusal's kind and
-// message: the CLI prints those on standard error, the rest on standard
-// output (a refusal's details too on standard error).
-func (o *Op) Body(r any) string { return o.body(r) }
+// Result is Op.Result.
+func (d *Def[P, R]) Result(b []byte, text string) (any, error) {
+	var r R
+	err := result.UnmarshalApart(b, text, &r)
+	return r, err
+}
 
-// Params decodes JSON params into the operation's params type.
-func (o *Op) Params(raw json.RawMessage) (any, error) { return o.decode(raw) }
+// Outcome is Op.Outcome.
+func (d *Def[P, R]) Outcome(r any) engine.Outcome {
+	v := r.(R)
+	return *envelope(&v)
+}
 
-// Outcome is a result's outcome.
-func (o *Op) Outcome(r any) engine.Outcome { return o.outcome(r) }
+// Text is Op.Text. Each value from outside sightline is shown by Outside
+// (the operations' texts write them with printf), so that no value forges
+// a line of its own.
+func (d *Def[P, R]) Text(r any) string {
+	v := r.(R)
+	var b strings.Builder
+	o := *envelope(&v)
+	for _, w := range o.Warnings {
+		b.WriteString(WarningLine(w))
+	}
+	if !o.OK && o.Error != "" {
+		b.WriteString(RefusalLine(o))
+	}
+	b.WriteString(d.spec.text(&v))
+	return b.String()
+}
 
-// Result decodes a result's JSON (a server's answer) into its type, with
-// the text that came apart from it ("" when none did: ServeApart).
-func (o *Op) Result(b []byte, text string) (any, error) { return o.result(b, text) }
+// Body is Op.Body.
+func (d *Def[P, R]) Body(r any) string {
+	v := r.(R)
+	return d.spec.text(&v)
+}
 
 // Table is every operation, in the order the docs list them.
-func Table() []*Op {
-	return []*Op{
-		Read.Op, Edit.Op, Write.Op, ApplyBlocks.Op, ApplyPatch.Op, Ledger.Op, Summary.Op, Files.Op,
-		History.Op, Diff.Op, Rollback.Op, Open.Op, Stats.Op, Approvals.Op, Reset.Op, Audit.Op, Sessions.Op,
-		Shown.Op, Check.Op,
+func Table() []Op {
+	return []Op{
+		Read, Edit, Write, ApplyBlocks, ApplyPatch, Ledger, Summary, Files,
+		History, Diff, Rollback, Open, Stats, Approvals, Reset, Audit, Sessions,
+		Shown, Check,
 	}
 }
 
 // Lookup finds an operation by its method; nil when there is none.
-func Lookup(method string) *Op {
-	i := slices.IndexFunc(Table(), func(o *Op) bool { return o.Method == method })
-	if i < 0 {
-		return nil
+func Lookup(method string) Op {
+	for _, o := range Table() {
+		if o.Method() == method {
+			return o
+		}
 	}
-	return Table()[i]
+	return nil
 }
 
 // emptyParams: absent, null, or an empty array, which is how Neovim's Lua
@@ -373,7 +356,7 @@ type Tool struct {
 	// caller is the door's (its session is that of a call that names none),
 	// key turns a path into a document URI.
 	Params func(args json.RawMessage, caller engine.Caller, key func(string) workspace.Key) (any, error)
-	op     *Op
+	op     Op
 }
 
 // Doors are the doors that offer the agent tools: the MCP server, the
@@ -388,7 +371,7 @@ func (t *Tool) OfferedAt(door string) bool {
 }
 
 // Op is the operation the tool calls.
-func (t *Tool) Op() *Op { return t.op }
+func (t *Tool) Op() Op { return t.op }
 
 // Schema is the input's JSON schema, inferred from its type.
 func (t *Tool) Schema() *jsonschema.Schema { return t.schema() }

@@ -43,7 +43,7 @@ func TestResultDecodesWhatWasEncoded(t *testing.T) {
 		b    []byte
 		text string
 	}{{b, ""}, {rest, text}} {
-		got, err := Read.Op.Result(c.b, c.text)
+		got, err := Read.Result(c.b, c.text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func BenchmarkResultWholeRead(b *testing.B) {
 			b.SetBytes(int64(len(whole)))
 			b.ReportAllocs()
 			for range b.N {
-				if _, err := Read.Op.Result(c.b, c.text); err != nil {
+				if _, err := Read.Result(c.b, c.text); err != nil {
 					b.Fatal(err)
 				}
 			}

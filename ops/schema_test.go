@@ -17,12 +17,12 @@ import (
 func TestToolSchemas(t *testing.T) {
 	n := 0
 	for _, op := range ops.Table() {
-		if op.Tool == nil {
+		if op.Tool() == nil {
 			continue
 		}
 		n++
-		if s := op.Tool.Schema(); s == nil || s.Type != "object" || len(s.Properties) == 0 {
-			t.Errorf("%s: schema %+v", op.Tool.Name, s)
+		if s := op.Tool().Schema(); s == nil || s.Type != "object" || len(s.Properties) == 0 {
+			t.Errorf("%s: schema %+v", op.Tool().Name, s)
 		}
 	}
 	if n == 0 {
@@ -37,22 +37,22 @@ func TestToolSchemas(t *testing.T) {
 func TestToolArguments(t *testing.T) {
 	key := func(p string) workspace.Key { return workspace.Key("file:///ws/" + p) }
 	door := engine.Caller{Session: "door", Agent: "vscode-agent", Rendering: engine.Rendering{Render: true}}
-	p, err := ops.Read.Tool.Params(json.RawMessage(`{"path":"a.go","start":"4","end":" 9 "}`), door, key)
+	p, err := ops.Read.Tool().Params(json.RawMessage(`{"path":"a.go","start":"4","end":" 9 "}`), door, key)
 	if r := p.(engine.ReadParams); err != nil || r.Range == nil || r.Range.Start != 4 || r.Range.End != 9 || r.Caller != door || r.TextDocument.URI != "file:///ws/a.go" {
 		t.Fatalf("read: %+v %v", p, err)
 	}
-	p, err = ops.Read.Tool.Params(json.RawMessage(`"{\"path\":\"a.go\",\"session\":\"own\"}"`), door, key)
+	p, err = ops.Read.Tool().Params(json.RawMessage(`"{\"path\":\"a.go\",\"session\":\"own\"}"`), door, key)
 	if r := p.(engine.ReadParams); err != nil || r.Session != "own" || r.Agent != "vscode-agent" || !r.Render {
 		t.Fatalf("read as a JSON string: %+v %v", p, err)
 	}
 	op := `{"type":"replace_line","ref":"1:abcd","new_content":"x"}`
 	for _, edits := range []string{`[` + op + `]`, op, strconvQuote(`[` + op + `]`), strconvQuote(op)} {
-		p, err = ops.Edit.Tool.Params(json.RawMessage(`{"path":"a.go","dry_run":"true","edits":`+edits+`}`), door, key)
+		p, err = ops.Edit.Tool().Params(json.RawMessage(`{"path":"a.go","dry_run":"true","edits":`+edits+`}`), door, key)
 		if r, _ := p.(engine.EditParams); err != nil || !r.DryRun || !strings.HasPrefix(strings.TrimSpace(string(r.Edits)), "[{") {
 			t.Fatalf("edits %s: %+v %v", edits, p, err)
 		}
 	}
-	if _, err := ops.Read.Tool.Params(json.RawMessage(`{"path":"a.go","start":"four"}`), door, key); result.KindOf(err) != result.InvalidParams {
+	if _, err := ops.Read.Tool().Params(json.RawMessage(`{"path":"a.go","start":"four"}`), door, key); result.KindOf(err) != result.InvalidParams {
 		t.Fatalf("a word for a line: %v", err)
 	}
 }

@@ -14,7 +14,7 @@ var Stats = define(spec[engine.StatsParams, engine.StatsResult]{
 	method: "sightline/stats",
 	run: func(ctx context.Context, c *Call, p engine.StatsParams) (engine.StatsResult, error) {
 		// The calls that write are counted (reads are audited too).
-		p.Writes = []string{Edit.Method, Write.Method, ApplyBlocks.Method, ApplyPatch.Method, Rollback.Method}
+		p.Writes = []string{Edit.Method(), Write.Method(), ApplyBlocks.Method(), ApplyPatch.Method(), Rollback.Method()}
 		return c.Env.Stats(ctx, p)
 	},
 	text: func(r *engine.StatsResult) string {

@@ -64,7 +64,7 @@ func TestTextEscapesEveryOperation(t *testing.T) {
 			text := op.Text(r.Interface())
 			for l := range strings.Lines(text) {
 				if strings.HasPrefix(l, "fake row") || strings.ContainsAny(l, "\x1b\u2028") {
-					t.Errorf("%s (ok %v): a value broke its line:\n%q\nin:\n%s", op.Method, ok, l, text)
+					t.Errorf("%s (ok %v): a value broke its line:\n%q\nin:\n%s", op.Method(), ok, l, text)
 				}
 			}
 		}

@@ -46,11 +46,11 @@ func ToolsJSON() ([]byte, error) {
 		Doors: Doors,
 	}
 	for _, op := range Table() {
-		t := op.Tool
+		t := op.Tool()
 		if t == nil {
 			continue
 		}
-		e := entry{Name: t.Name, Method: op.Method, Title: t.Title, Description: t.Description,
+		e := entry{Name: t.Name, Method: op.Method(), Title: t.Title, Description: t.Description,
 			Annotations: t.Annotations(), InputSchema: t.Schema(), NotAt: t.NotAt}
 		for _, d := range Doors {
 			if t.OfferedAt(d) {

@@ -39,7 +39,7 @@ func TestToolsJSON(t *testing.T) {
 	}
 	n := 0
 	for _, op := range ops.Table() {
-		if op.Tool != nil {
+		if op.Tool() != nil {
 			n++
 		}
 	}
@@ -47,7 +47,7 @@ func TestToolsJSON(t *testing.T) {
 		t.Fatalf("%d tools in tools.json, %d in the table", len(file.Tools), n)
 	}
 	for _, tl := range file.Tools {
-		if op := ops.Lookup(tl.Method); op == nil || op.Tool == nil || op.Tool.Name != tl.Name || tl.InputSchema["type"] != "object" || len(tl.Doors) == 0 {
+		if op := ops.Lookup(tl.Method); op == nil || op.Tool() == nil || op.Tool().Name != tl.Name || tl.InputSchema["type"] != "object" || len(tl.Doors) == 0 {
 			t.Errorf("%s: %+v", tl.Name, tl)
 		}
 	}

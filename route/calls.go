@@ -22,8 +22,8 @@ import (
 // envelope. An agent-facing error of the routing itself (a server gone
 // mid-call, one that does not answer a write) is the call's refusal;
 // invalid params and faults stay errors.
-func (b *Router) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
-	res, err := do(ctx, b, op.Method, p, op.Docs(p, b.Resolve), op.Writes(p), op.Result,
+func (b *Router) Call(ctx context.Context, op ops.Op, p any) (any, error) {
+	res, err := do(ctx, b, op.Method(), p, op.Docs(p, b.Resolve), op.Writes(p), op.Result,
 		func(e *engine.Env) (any, error) { return op.Run(ctx, &ops.Call{Env: e, Disk: true}, p) })
 	if err != nil {
 		if k := result.KindOf(err); k != "" && k != result.InvalidParams {
@@ -36,7 +36,7 @@ func (b *Router) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
 
 // Do is Call with the operation's types.
 func Do[P, R any](ctx context.Context, b *Router, d *ops.Def[P, R], p P) (R, error) {
-	res, err := b.Call(ctx, d.Op, p)
+	res, err := b.Call(ctx, d, p)
 	if err != nil {
 		var zero R
 		return zero, err
@@ -59,7 +59,7 @@ func CallHere[P, R any](ctx context.Context, b *Router, d *ops.Def[P, R], p P, c
 		return zero, err
 	}
 	env.SetConfig(cfg)
-	return d.Run(ctx, &ops.Call{Env: env, Disk: true}, p)
+	return ops.Do(ctx, d, &ops.Call{Env: env, Disk: true}, p)
 }
 
 // BlockRun applies streamed edit blocks, each as soon as it completes: on a
@@ -85,7 +85,7 @@ type BlockRun struct {
 func (b *Router) NewBlocks(ctx context.Context, c engine.Caller, dryRun, stage bool) *BlockRun {
 	// Streamed, so outside the operation's envelope: its audit names it
 	// as the envelope would.
-	ctx = engine.WithMethod(ctx, ops.ApplyBlocks.Method)
+	ctx = engine.WithMethod(ctx, ops.ApplyBlocks.Method())
 	r := &BlockRun{b: b, ctx: ctx, caller: c, dryRun: dryRun, stage: stage, id: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	rt := b.pick(ctx, nil, !dryRun)
 	r.remote = rt.c

@@ -42,14 +42,14 @@ func TestBridgeReadCarriesItsContentApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	a, err := c.Call(ctx, ops.Read.Method, params)
+	a, err := c.Call(ctx, ops.Read.Method(), params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(a.Attachment) < len(text) || len(a.Result) > 4096 {
 		t.Fatalf("JSON of %d bytes, attachment of %d, want the content (%d bytes) apart", len(a.Result), len(a.Attachment), len(text))
 	}
-	res, err := ops.Read.Op.Result(a.Result, a.Attachment)
+	res, err := ops.Read.Result(a.Result, a.Attachment)
 	if err != nil {
 		t.Fatal(err)
 	}

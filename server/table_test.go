@@ -56,11 +56,11 @@ func TestTableThroughEveryDoor(t *testing.T) {
 		"sightline/check":         {"textDocument": doc, "old": []map[string]any{{"text": "b"}}},
 	}
 	// Reads first, so that the dry runs are judged on read lines.
-	for _, op := range append([]*ops.Op{ops.Read.Op}, ops.Table()...) {
-		t.Run(strings.TrimPrefix(op.Method, "sightline/"), func(t *testing.T) {
-			params, ok := calls[op.Method]
+	for _, op := range append([]ops.Op{ops.Read}, ops.Table()...) {
+		t.Run(strings.TrimPrefix(op.Method(), "sightline/"), func(t *testing.T) {
+			params, ok := calls[op.Method()]
 			if !ok {
-				t.Fatalf("%s is in the table but not in this test", op.Method)
+				t.Fatalf("%s is in the table but not in this test", op.Method())
 			}
 			compareText := params != nil
 			if params == nil {
@@ -76,7 +76,7 @@ func TestTableThroughEveryDoor(t *testing.T) {
 			var lsp struct {
 				engine.Outcome
 			}
-			if err := e.Call(op.Method, withText, &lsp); err != nil {
+			if err := e.Call(op.Method(), withText, &lsp); err != nil {
 				t.Fatalf("LSP: %v", err)
 			}
 
@@ -93,7 +93,7 @@ func TestTableThroughEveryDoor(t *testing.T) {
 			if out.OK != lsp.OK || out.Error != lsp.Error {
 				t.Fatalf("verdicts differ: LSP %v %s, bridge %v %s (%s)", lsp.OK, lsp.Error, out.OK, out.Error, out.Message)
 			}
-			if lsp.Text == "" && op.Method != "sightline/audit" {
+			if lsp.Text == "" && op.Method() != "sightline/audit" {
 				t.Fatalf("LSP: no text rendered: %+v", lsp.Outcome)
 			}
 			if got := op.Text(res); compareText && got != lsp.Text {
@@ -116,10 +116,10 @@ func TestTableThroughEveryDoor(t *testing.T) {
 		}
 		audited[row.Method] = true
 	}
-	for _, op := range []*ops.Op{ops.Read.Op, ops.Edit.Op, ops.Write.Op, ops.ApplyBlocks.Op, ops.ApplyPatch.Op, ops.Summary.Op,
-		ops.Files.Op, ops.History.Op, ops.Diff.Op, ops.Rollback.Op, ops.Open.Op, ops.Reset.Op, ops.Shown.Op, ops.Check.Op} {
-		if !audited[op.Method] {
-			t.Errorf("%s: no audit row names it (rows: %v)", op.Method, audited)
+	for _, op := range []ops.Op{ops.Read, ops.Edit, ops.Write, ops.ApplyBlocks, ops.ApplyPatch, ops.Summary,
+		ops.Files, ops.History, ops.Diff, ops.Rollback, ops.Open, ops.Reset, ops.Shown, ops.Check} {
+		if !audited[op.Method()] {
+			t.Errorf("%s: no audit row names it (rows: %v)", op.Method(), audited)
 		}
 	}
 
@@ -161,17 +161,17 @@ func TestTableWarnsOfAnUnusableDatabase(t *testing.T) {
 		"sightline/shown":         {"textDocument": doc, "lines": []map[string]any{{"line": 1, "text": "a"}}},
 		"sightline/check":         {"textDocument": doc, "old": []map[string]any{{"text": "b"}}},
 	}
-	for _, op := range append([]*ops.Op{ops.Read.Op}, ops.Table()...) {
-		params, ok := calls[op.Method]
+	for _, op := range append([]ops.Op{ops.Read}, ops.Table()...) {
+		params, ok := calls[op.Method()]
 		if !ok {
-			t.Fatalf("%s is in the table but not in this test", op.Method)
+			t.Fatalf("%s is in the table but not in this test", op.Method())
 		}
 		var res engine.Outcome
-		if err := e.Call(op.Method, params, &res); err != nil {
-			t.Fatalf("%s: %v", op.Method, err)
+		if err := e.Call(op.Method(), params, &res); err != nil {
+			t.Fatalf("%s: %v", op.Method(), err)
 		}
 		if !strings.Contains(strings.Join(res.Warnings, " "), file) {
-			t.Errorf("%s: no warning of the unusable database: %+v", op.Method, res)
+			t.Errorf("%s: no warning of the unusable database: %+v", op.Method(), res)
 		}
 	}
 }

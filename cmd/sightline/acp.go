@@ -183,10 +183,10 @@ func (w *acpWorkspace) routed() (*route.Router, error) {
 	return w.router, nil
 }
 
-func (w *acpWorkspace) Call(ctx context.Context, op *ops.Op, p any) (any, error) {
+func (w *acpWorkspace) Call(ctx context.Context, op ops.Op, p any) (any, error) {
 	r, err := w.routed()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Method, err)
+		return nil, fmt.Errorf("%s: %w", op.Method(), err)
 	}
 	return r.Call(ctx, op, p)
 }

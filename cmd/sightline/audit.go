@@ -44,7 +44,7 @@ func runAudit(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	if !*asJSON {
-		io.WriteString(stdout, ops.Audit.Op.Body(res))
+		io.WriteString(stdout, ops.Audit.Body(res))
 		return exitOK
 	}
 	for _, a := range res.Entries {
@@ -83,7 +83,7 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		p.Revoke = filepath.ToSlash(rt.Rel(key))
 	}
 	out := output{"approvals", stdout, stderr, *asJSON, false}
-	return out.call(ctx, rt, ops.Approvals.Op, p)
+	return out.call(ctx, rt, ops.Approvals, p)
 }
 
 func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -106,9 +106,9 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
-		return out.call(ctx, rt, ops.Reset.Op, engine.ResetParams{Caller: engine.Caller{Session: *session}})
+		return out.call(ctx, rt, ops.Reset, engine.ResetParams{Caller: engine.Caller{Session: *session}})
 	}
-	return out.call(ctx, rt, ops.Sessions.Op, engine.SessionsParams{})
+	return out.call(ctx, rt, ops.Sessions, engine.SessionsParams{})
 }
 
 // databaseCommand opens the workspace for a command on its state (audit,

@@ -409,18 +409,18 @@ func TestTableThroughTheDaemon(t *testing.T) {
 	c.run("", "daemon", "stop")
 	_, log := startDaemon(t, c, sockDir)
 	for _, op := range ops.Table() {
-		mk, ok := rows[op.Method]
+		mk, ok := rows[op.Method()]
 		if !ok {
-			t.Fatalf("%s is in the table but not in this test", op.Method)
+			t.Fatalf("%s is in the table but not in this test", op.Method())
 		}
 		r, ro := mk(c.dir), mk(off.dir)
 		want, wantErr, wantCode := off.run(ro.stdin, ro.cli...)
 		got, gotErr, gotCode := c.run(r.stdin, r.cli...)
 		if gotCode != wantCode {
-			t.Fatalf("%s: exit %d through the daemon, %d in process\n%s%s\n---\n%s%s", op.Method, gotCode, wantCode, got, gotErr, want, wantErr)
+			t.Fatalf("%s: exit %d through the daemon, %d in process\n%s%s\n---\n%s%s", op.Method(), gotCode, wantCode, got, gotErr, want, wantErr)
 		}
 		if r.words && (!bytes.Equal(normalize(got, c.dir), normalize(want, off.dir)) || !bytes.Equal(normalize(gotErr, c.dir), normalize(wantErr, off.dir))) {
-			t.Fatalf("%s: through the daemon:\n%s%s\nin process:\n%s%s", op.Method, got, gotErr, want, wantErr)
+			t.Fatalf("%s: through the daemon:\n%s%s\nin process:\n%s%s", op.Method(), got, gotErr, want, wantErr)
 		}
 	}
 	b, _ := os.ReadFile(log)

@@ -51,7 +51,7 @@ func runEdit(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"edit", stdout, stderr, *asJSON, *pretty}
 	key := rt.key(pos[0])
-	return out.call(ctx, rt, ops.Edit.Op, engine.EditParams{
+	return out.call(ctx, rt, ops.Edit, engine.EditParams{
 		Caller:       engine.Caller{Session: *session, Agent: *agent},
 		TextDocument: engine.TextDocument{URI: string(key)},
 		FileHash:     *fileHash,
@@ -76,5 +76,5 @@ func runStats(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"stats", stdout, stderr, *asJSON, *pretty}
-	return out.call(ctx, rt, ops.Stats.Op, engine.StatsParams{Limit: *limit})
+	return out.call(ctx, rt, ops.Stats, engine.StatsParams{Limit: *limit})
 }

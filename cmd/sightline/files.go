@@ -27,5 +27,5 @@ func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"files", stdout, stderr, *asJSON, false}
-	return out.call(ctx, rt, ops.Files.Op, engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash})
+	return out.call(ctx, rt, ops.Files, engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash})
 }

@@ -43,7 +43,7 @@ func runHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	defer done()
 	out := output{"history", stdout, stderr, *asJSON, false}
 	key := rt.key(path)
-	return out.call(ctx, rt, ops.History.Op, engine.HistoryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}})
+	return out.call(ctx, rt, ops.History, engine.HistoryParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}})
 }
 
 func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -65,7 +65,7 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer done()
 	out := output{"diff", stdout, stderr, *asJSON, false}
 	key := rt.key(path)
-	return out.call(ctx, rt, ops.Diff.Op, engine.DiffParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, From: *from, To: *to})
+	return out.call(ctx, rt, ops.Diff, engine.DiffParams{Caller: engine.Caller{Session: *session}, TextDocument: engine.TextDocument{URI: string(key)}, From: *from, To: *to})
 }
 
 func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -92,5 +92,5 @@ func runRollback(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	defer done()
 	out := output{"rollback", stdout, stderr, *asJSON, false}
 	key := rt.key(path)
-	return out.call(ctx, rt, ops.Rollback.Op, engine.RollbackParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
+	return out.call(ctx, rt, ops.Rollback, engine.RollbackParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Version: v, DryRun: *dry})
 }

@@ -32,5 +32,5 @@ func runLedger(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		key := rt.key(pos[0])
 		p.TextDocument = &engine.TextDocument{URI: string(key)}
 	}
-	return out.call(ctx, rt, ops.Ledger.Op, p)
+	return out.call(ctx, rt, ops.Ledger, p)
 }

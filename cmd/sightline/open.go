@@ -37,5 +37,5 @@ func runOpen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if rng != nil {
 		p.Line = rng.Start
 	}
-	return out.call(ctx, rt, ops.Open.Op, p)
+	return out.call(ctx, rt, ops.Open, p)
 }

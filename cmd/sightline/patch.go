@@ -43,5 +43,5 @@ func runPatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer rt.Close(context.WithoutCancel(ctx))
 	o := output{name: "patch", stdout: stdout, stderr: stderr, json: *asJSON, pretty: *pretty}
-	return o.call(ctx, rt, ops.ApplyPatch.Op, engine.PatchParams{Caller: engine.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
+	return o.call(ctx, rt, ops.ApplyPatch, engine.PatchParams{Caller: engine.Caller{Session: *session, Agent: *agent}, Text: string(text), DryRun: *dryRun, Merge: *merge})
 }

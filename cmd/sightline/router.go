@@ -230,7 +230,7 @@ func (o output) answer(res any, out engine.Outcome, err error, detail, human fun
 // call runs an operation of the table and prints its answer: its text
 // (ops), the answer on standard output and a refusal's on standard error,
 // or the result as JSON.
-func (o output) call(ctx context.Context, rt *cliRouter, op *ops.Op, p any) int {
+func (o output) call(ctx context.Context, rt *cliRouter, op ops.Op, p any) int {
 	res, err := rt.Call(ctx, op, p)
 	var out engine.Outcome
 	if err == nil {

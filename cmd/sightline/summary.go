@@ -43,7 +43,7 @@ func runSummary(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			}
 			return nil
 		})
-		return out.answer(res, res.Outcome, err, nil, func(w io.Writer) { io.WriteString(w, ops.Summary.Op.Body(res)) })
+		return out.answer(res, res.Outcome, err, nil, func(w io.Writer) { io.WriteString(w, ops.Summary.Body(res)) })
 	}
-	return out.call(ctx, rt, ops.Summary.Op, p)
+	return out.call(ctx, rt, ops.Summary, p)
 }

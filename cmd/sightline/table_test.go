@@ -70,20 +70,20 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 		t.Fatalf("read: %s", errOut)
 	}
 	for _, op := range ops.Table() {
-		t.Run(strings.TrimPrefix(op.Method, "sightline/"), func(t *testing.T) {
-			r, ok := rows[op.Method]
+		t.Run(strings.TrimPrefix(op.Method(), "sightline/"), func(t *testing.T) {
+			r, ok := rows[op.Method()]
 			if !ok {
-				t.Fatalf("%s is in the table but not in this test", op.Method)
+				t.Fatalf("%s is in the table but not in this test", op.Method())
 			}
-			if (op.Tool != nil) != (r.tool != nil) {
-				t.Fatalf("%s: the operation's tool and this test's row disagree", op.Method)
+			if (op.Tool() != nil) != (r.tool != nil) {
+				t.Fatalf("%s: the operation's tool and this test's row disagree", op.Method())
 			}
 			params := map[string]any{"render": true}
 			for k, v := range r.params {
 				params[k] = v
 			}
 			var lsp engine.Outcome
-			if err := ed.Call(op.Method, params, &lsp); err != nil {
+			if err := ed.Call(op.Method(), params, &lsp); err != nil {
 				t.Fatalf("LSP: %v", err)
 			}
 
@@ -97,7 +97,7 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 			}
 			switch {
 			case !r.words:
-			case op.Method == "sightline/read":
+			case op.Method() == "sightline/read":
 				// The CLI's read prints the file's lines alone (they are
 				// what a pipe wants); the text heads them with where they
 				// come from.
@@ -111,7 +111,7 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 			if r.tool == nil {
 				return
 			}
-			text, isErr := callText(t, s, op.Tool.Name, r.tool)
+			text, isErr := callText(t, s, op.Tool().Name, r.tool)
 			if isErr == lsp.OK {
 				t.Fatalf("MCP verdict isError=%v, LSP ok=%v: %s", isErr, lsp.OK, text)
 			}
@@ -121,7 +121,7 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 			// The editors' agent tools: the same arguments on the
 			// operation's method (ops.ToolCall).
 			var editor engine.Outcome
-			if err := ed.Call(op.Method, map[string]any{"arguments": r.tool, "agent": "editor-test", "render": true}, &editor); err != nil {
+			if err := ed.Call(op.Method(), map[string]any{"arguments": r.tool, "agent": "editor-test", "render": true}, &editor); err != nil {
 				t.Fatalf("the editors' tool call: %v", err)
 			}
 			if editor.OK != lsp.OK || r.words && editor.Text != lsp.Text {

@@ -53,5 +53,5 @@ func runWrite(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			p.OldText = oldText
 		}
 	})
-	return out.call(ctx, rt, ops.Write.Op, p)
+	return out.call(ctx, rt, ops.Write, p)
 }
