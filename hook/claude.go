@@ -499,7 +499,7 @@ func claudeBashShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 	path, r = place(r, opt, path)
 	if positional {
 		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))}, Lines: lines[:1], Tool: tool}
-		res, err := r.Call(ctx, ops.Shown.Op, p)
+		res, err := r.Call(ctx, ops.Shown, p)
 		if err != nil {
 			return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
 		}
