@@ -8,16 +8,34 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 )
 
+// Root is the toolchain's GOROOT: the running binary's, else (a binary
+// built with -trimpath and run by go run knows none) the go command's.
+func Root() (string, error) {
+	if r := runtime.GOROOT(); r != "" {
+		return r, nil
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("gosrc: go env GOROOT: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // Lines returns n lines of non-test Go from GOROOT/src, each with its "\n".
 func Lines(n int) ([]string, error) {
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(goroot, "src")
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || len(out) >= n {
 			return errors.Join(err, fs.SkipAll)
 		}
