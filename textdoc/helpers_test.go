@@ -95,7 +95,7 @@ func checkLineChange(before, after string, lc LineChange) error {
 		return err
 	}
 	if !equalLines(got, cur) {
-		return fmt.Errorf("LineChange %+v applied to %q gives %q, want %q", lc, before, join(got), after)
+		return fmt.Errorf("LineChange %+v applied to %q gives %q, want %q", lc, before, lines.Join(got), after)
 	}
 	if lc.Old > 0 && lc.New > 0 {
 		if old[lc.Start] == cur[lc.Start] || old[lc.Start+lc.Old-1] == cur[lc.Start+lc.New-1] {
@@ -122,7 +122,7 @@ func checkLineChanges(before, after string, lcs []LineChange) error {
 		cur, next = got, lc.Start+lc.New
 	}
 	if !equalLines(cur, want) {
-		return fmt.Errorf("LineChanges %+v applied to %q give %q, want %q", lcs, before, join(cur), after)
+		return fmt.Errorf("LineChanges %+v applied to %q give %q, want %q", lcs, before, lines.Join(cur), after)
 	}
 	return nil
 }
@@ -176,7 +176,7 @@ func checkSnap(t tb, s *Snapshot, want string) {
 	}
 	for i := range ls {
 		j := min(i+3, len(ls))
-		if got, w := string(s.AppendText(nil, i, j)), join(ls[i:j]); got != w {
+		if got, w := string(s.AppendText(nil, i, j)), lines.Join(ls[i:j]); got != w {
 			t.Fatalf("AppendText(%d, %d) = %q, want %q", i, j, got, w)
 		}
 	}
@@ -280,21 +280,6 @@ func checkNode(n *node, sh *shape, isRoot bool) (nLines, nBytes int, err error) 
 
 func rng(sl, sc, el, ec uint32) *Range {
 	return &Range{Start: Pos{sl, sc}, End: Pos{el, ec}}
-}
-
-// join concatenates lines back into text, each with its own terminator.
-func join(ls []lines.Line) string {
-	n := 0
-	for _, l := range ls {
-		n += l.Len()
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, l := range ls {
-		b.WriteString(l.Content)
-		b.WriteString(l.Term)
-	}
-	return b.String()
 }
 
 // dominant returns the terminator most used in s ("\n" when s has none),

@@ -132,7 +132,7 @@ func TestFullTextChangeKeepsNoNewText(t *testing.T) {
 	for _, at := range []int{0, 2500, 4999} {
 		edited := append([]lines.Line(nil), ls...)
 		edited[at].Content += " // edited"
-		nt := join(edited)
+		nt := lines.Join(edited)
 		ns, lcs, err := s.Apply([]Change{{Text: nt}}, UTF16)
 		if err != nil || len(lcs) != 1 || lcs[0] != (LineChange{at, 1, 1}) {
 			t.Fatalf("line %d: %v, %v", at, lcs, err)
@@ -148,7 +148,7 @@ func TestFullTextChangeKeepsNoNewText(t *testing.T) {
 		for k := 1000; k < 1100; k++ {
 			edited[k].Content += " // block"
 		}
-		nt = join(edited)
+		nt = lines.Join(edited)
 		if ns, _, _ = s.Apply([]Change{{Text: nt}}, UTF16); aliases(ns.root, nt) {
 			t.Fatalf("line %d: a block change keeps the new text alive", at)
 		}
@@ -165,7 +165,7 @@ func TestRangeChangeKeepsLittleOfItsText(t *testing.T) {
 	for k := 1200; k < 1300; k++ {
 		ls[k].Content += " // block"
 	}
-	repl := join(ls)
+	repl := lines.Join(ls)
 	ns, _, err := s.Apply([]Change{{rng(0, 0, uint32(len(ls)), 0), repl}}, UTF16)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func TestNewOwnedFreesReplacedLeaves(t *testing.T) {
 	for i := 0; i < len(ls)-100; i += 16 { // every leaf but the last few
 		ls[i].Content += " // changed"
 		var err error
-		if cur, _, err = cur.Apply([]Change{{Text: join(ls)}}, UTF16); err != nil {
+		if cur, _, err = cur.Apply([]Change{{Text: lines.Join(ls)}}, UTF16); err != nil {
 			t.Fatal(err)
 		}
 	}
