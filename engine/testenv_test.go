@@ -7,13 +7,13 @@ import (
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-// SetupTest is Setup for a test: the workspace's root folders are released
-// when the test ends, before its temp folders are removed (Windows cannot
-// remove a folder a handle holds open). A test closes the Env itself where
-// a process would end.
+// SetupTest is Setup for a test: the Env is closed when the test ends (its
+// state database and root folders released) before its temp folders are
+// removed, as Windows cannot remove a file or folder a handle holds open. A
+// test may close it earlier itself, where a process would end.
 func SetupTest(t testing.TB, o Options) *Env {
 	env := Setup(context.Background(), o)
-	ReleaseRoots(t, env.WS)
+	t.Cleanup(func() { _ = env.Close(context.Background()) })
 	return env
 }
 
