@@ -158,6 +158,12 @@ type DB struct {
 	watch   *sql.Conn
 	gen     uint64
 	watchMu sync.Mutex // orders the uses of watch
+	// life orders Reopen against Close, and closed is set by Close: a
+	// database closed is never opened again (a write-behind loop finishing
+	// its last flush would otherwise make the file anew in a state folder
+	// being removed).
+	life   sync.Mutex
+	closed bool
 }
 
 // pool is the open database.
@@ -271,6 +277,11 @@ func (db *DB) Replaced() bool {
 // gone, and closes the one open before: after Replaced, what is written
 // goes where the next process will find it.
 func (db *DB) Reopen() error {
+	db.life.Lock()
+	defer db.life.Unlock()
+	if db.closed {
+		return fmt.Errorf("store: reopen %s: the database was closed", db.path)
+	}
 	sdb, fi, err := db.open()
 	if err != nil {
 		return err
@@ -322,6 +333,9 @@ func (db *DB) Path() string { return db.path }
 // checkpoints and empties it. Nothing of the database may be used after
 // Leave.
 func (db *DB) Leave() error {
+	db.life.Lock()
+	db.closed = true
+	db.life.Unlock()
 	if fi, err := os.Stat(db.path + "-wal"); err != nil || fi.Size() > leaveLimit {
 		return db.Close()
 	}
@@ -330,6 +344,9 @@ func (db *DB) Leave() error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.life.Lock()
+	db.closed = true
+	db.life.Unlock()
 	db.mu.Lock()
 	watch := db.watch
 	db.watch = nil
