@@ -77,11 +77,16 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
 	openSession(t, p, agent, root)
 
-	// The agent reads lines 1-2 through the editor.
+	// The agent's read tool reads lines 1-2 through the editor: announced,
+	// then run.
+	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"r1","title":"Read","kind":"read","status":"in_progress","locations":[{"path":%q}]}}}`, file)
+	editor.next()
 	send(t, p.agentW, `{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":%q,"line":1,"limit":2}}`, file)
 	editor.next()
 	send(t, p.editorW, `{"jsonrpc":"2.0","id":1,"result":{"content":"line 1\nline 2\n"}}`)
 	agent.next()
+	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"r1","status":"completed"}}}`)
+	editor.next()
 
 	// An edit of line 6 (never shown): its permission is rejected.
 	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"e1","title":"Edit","kind":"edit","status":"pending","content":[{"type":"diff","path":%q,"oldText":"line 6","newText":"SIX"}]}}}`, file)
@@ -157,5 +162,40 @@ func TestWritesPassTheWriteAdmission(t *testing.T) {
 		if note := editor.next(); note["method"] != "session/update" {
 			t.Fatalf("the editor got %v, want the note of the rejection", note)
 		}
+	}
+}
+
+// TestMechanicsReadIsNotShown: a read the agent asks the editor for outside
+// any read tool call of its own is its tool's mechanics (Gemini CLI's
+// replace reads the whole file to compute its edit, then asks permission):
+// the model was not shown it, so it counts for nothing, and the edit it
+// leads to is judged by what the model was shown. A read tool call of
+// another file does not make it one either.
+func TestMechanicsReadIsNotShown(t *testing.T) {
+	r, root := routerAt(t)
+	file := filepath.Join(root, "f.txt")
+	var b strings.Builder
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, acp.Options{Router: r})
+	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
+	openSession(t, p, agent, root)
+
+	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"r1","title":"Read","kind":"read","status":"in_progress","locations":[{"path":%q}]}}}`, filepath.Join(root, "other.txt"))
+	editor.next()
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":%q}}`, file)
+	editor.next()
+	send(t, p.editorW, `{"jsonrpc":"2.0","id":1,"result":{"content":%q}}`, b.String())
+	agent.next()
+	send(t, p.agentW, `{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"e1","kind":"edit","content":[{"type":"diff","path":%q,"oldText":%q,"newText":%q}]},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"}]}}`,
+		file, b.String(), strings.Replace(b.String(), "line 5", "FIVE", 1))
+	m := agent.next()
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(acp.RefusedCode) ||
+		!strings.Contains(fmt.Sprint(e["message"]), "Line 5 was never shown to the agent") {
+		t.Fatalf("the edit after a read for the tool's mechanics: %v, want refused naming line 5", m)
 	}
 }

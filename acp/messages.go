@@ -79,6 +79,11 @@ type agentReq struct {
 	line    int    // fs/read_text_file's first line
 	content string // fs/write_text_file's text
 	exists  bool
+	// shows: fs/read_text_file made for a read tool call of the agent's in
+	// progress, whose answer the model is shown (else the agent reads for
+	// its tool's own mechanics, as Gemini CLI's replace reads the whole file
+	// to compute its edit: nothing of it was shown to the model).
+	shows bool
 }
 
 type editorReq struct {
@@ -178,7 +183,8 @@ func (p *Proxy) readRequest(ctx context.Context, line []byte, m *envelope) error
 	if r.Line != nil && *r.Line > 0 {
 		first = int(*r.Line)
 	}
-	p.pendAgent(m.key(), agentReq{method: method, session: r.SessionID, path: r.Path, line: first})
+	shows := p.readInProgress(r.SessionID, r.Path)
+	p.pendAgent(m.key(), agentReq{method: method, session: r.SessionID, path: r.Path, line: first, shows: shows})
 	return p.toEditor.write(line)
 }
 
@@ -470,7 +476,7 @@ func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr jsont
 		var rr struct {
 			Content *string `json:"content"`
 		}
-		if result.DecodeJudged(res, &rr) != nil || rr.Content == nil {
+		if !r.shows || result.DecodeJudged(res, &rr) != nil || rr.Content == nil {
 			return
 		}
 		p.shown(ctx, r.session, r.path, judge.Numbered(r.line, judge.TextLines(*rr.Content)), nil, false, false, r.method)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,6 +94,27 @@ func (p *Proxy) merge(sessionID string, f toolCallFields, fresh bool) toolCall {
 		delete(p.calls, k)
 	}
 	return out
+}
+
+// readInProgress reports whether a read tool call of the session is in
+// progress (announced, not completed or failed) that names path among its
+// locations, or names none: a read the agent asks the editor for then
+// serves that tool, whose result the model is shown. ACP agents announce a
+// tool call before they run it; an edit tool that reads the file to compute
+// its change announces itself only with its permission request, after.
+func (p *Proxy) readInProgress(sessionID, path string) bool {
+	prefix := sessionID + "\x00"
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, tc := range p.calls {
+		if !strings.HasPrefix(k, prefix) || tc.kind != "read" {
+			continue
+		}
+		if len(tc.locations) == 0 || slices.ContainsFunc(tc.locations, func(l location) bool { return l.Path == path }) {
+			return true
+		}
+	}
+	return false
 }
 
 func present(raw jsontext.Value) bool { return len(raw) > 0 && string(raw) != "null" }

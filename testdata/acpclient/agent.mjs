@@ -26,9 +26,13 @@ const lines = (first, last, text) =>
   text.split("\n").slice(first - 1, last).map((l, i) => `${first + i}\t${l}`).join("\n");
 
 const steps = {
-  // The editor's fs/read_text_file: lines 1-3.
+  // A read tool of the agent's through the editor's fs/read_text_file,
+  // lines 1-3: announced as a tool call, run, completed.
   async read(ctx, sessionId) {
+    const id = `read-${++counter}`;
+    await update(ctx, sessionId, { sessionUpdate: "tool_call", toolCallId: id, title: "Read demo.txt", kind: "read", status: "in_progress", locations: [{ path: file(), line: 1 }] });
     const r = await ctx.client.request(methods.client.fs.readTextFile, { sessionId, path: file(), line: 1, limit: 3 });
+    await update(ctx, sessionId, { sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
     await say(ctx, sessionId, `read: ${JSON.stringify(r.content)}`);
   },
   // A whole-file write changing line 8 (never shown), then line 2 (shown).
