@@ -61,8 +61,28 @@ func idKey(v jsontext.Value) string {
 	return "r" + string(v)
 }
 
-// Session is the ledger session of an ACP session.
+// Session is the ledger session of an ACP session of an agent not built
+// on Claude Code.
 func Session(sessionID string) string { return "acp-" + sessionID }
+
+// claudeBased reports whether the agent runs Claude Code
+// (claude-agent-acp, and Zed's claude-code-acp before it): initialize's
+// agentInfo names it.
+func (p *Proxy) claudeBased() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Contains(strings.ToLower(p.agent), "claude")
+}
+
+// session is the ledger session of an ACP session: an agent built on
+// Claude Code shares the hook door's (Claude Code's session id is the ACP
+// session's), so what its hooks and this door record is one ledger.
+func (p *Proxy) session(sessionID string) string {
+	if p.claudeBased() {
+		return "claude-" + sessionID
+	}
+	return Session(sessionID)
+}
 
 // judgedMethods are the agent's requests the editor carries out and the
 // proxy judges first.
@@ -361,10 +381,7 @@ func (p *Proxy) fromEditor(ctx context.Context, line []byte) error {
 			}
 			p.open()
 		}
-		if p.o.MCP == nil {
-			break
-		}
-		if changed, file := p.withMCP(line, method, m.Params); changed != nil {
+		if changed, file := p.sessionParams(line, method, m.Params); changed != nil {
 			if file != "" {
 				p.pendEditor(id, editorReq{method: method, file: file})
 			}
@@ -441,7 +458,7 @@ func (p *Proxy) answered(id string, res jsontext.Value) {
 			SessionID string `json:"sessionId"`
 		}
 		if result.DecodeJudged(res, &nr) == nil && nr.SessionID != "" && r.file != "" {
-			if err := writeName(r.file, Session(nr.SessionID)); err != nil {
+			if err := writeName(r.file, p.session(nr.SessionID)); err != nil {
 				p.logf("naming the MCP server's session: %v", err)
 			}
 		}
@@ -487,8 +504,9 @@ func (p *Proxy) editorAnswered(ctx context.Context, id string, res, rpcErr jsont
 
 func (p *Proxy) caller(sessionID string) engine.Caller {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return engine.Caller{Session: Session(sessionID), Agent: p.agent}
+	agent := p.agent
+	p.mu.Unlock()
+	return engine.Caller{Session: p.session(sessionID), Agent: agent}
 }
 
 // callerOr is caller, for a message whose session could not be read: the
@@ -546,25 +564,49 @@ func encode(v any) []byte {
 	return b.Bytes()
 }
 
-// withMCP adds sightline's MCP server to a session/new or session/load
-// request; nil when it is there already, the request cannot be read, or
-// the workspace is not known (the server's root would be a guess). file is
-// where the session's name goes once the agent answers session/new.
-func (p *Proxy) withMCP(line []byte, method string, rawParams jsontext.Value) (changed []byte, file string) {
+// sessionParams adds what the proxy gives a session to a session/new or
+// session/load request: sightline's MCP server (withMCP), and for an agent
+// built on Claude Code, sightline's hooks (withHooks). nil when nothing is
+// added or the request cannot be read. file is where the session's name
+// goes once the agent answers session/new.
+func (p *Proxy) sessionParams(line []byte, method string, rawParams jsontext.Value) (changed []byte, file string) {
 	var top, params map[string]json.RawMessage
 	if json.Unmarshal(line, &top) != nil || json.Unmarshal(rawParams, &params) != nil || params == nil {
 		return nil, ""
 	}
+	added := false
+	if p.o.MCP != nil {
+		file, added = p.withMCP(params, method, rawParams)
+	}
+	if p.o.ClaudeHooks != nil && p.claudeBased() && p.withHooks(params) {
+		added = true
+	}
+	if !added {
+		return nil, ""
+	}
+	if top["params"] = encode(params); top["params"] == nil {
+		return nil, ""
+	}
+	if changed = encode(top); changed == nil {
+		return nil, ""
+	}
+	return changed, file
+}
+
+// withMCP adds sightline's MCP server to a session's params; false when it
+// is there already, they cannot be read, or the workspace is not known
+// (the server's root would be a guess).
+func (p *Proxy) withMCP(params map[string]json.RawMessage, method string, rawParams jsontext.Value) (file string, added bool) {
 	var servers []json.RawMessage
 	if s, ok := params["mcpServers"]; ok && string(s) != "null" && json.Unmarshal(s, &servers) != nil {
-		return nil, ""
+		return "", false
 	}
 	for _, s := range servers {
 		var named struct {
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(s, &named) == nil && named.Name == p.o.MCP.Name {
-			return nil, ""
+			return "", false
 		}
 	}
 	session := ""
@@ -573,28 +615,69 @@ func (p *Proxy) withMCP(line []byte, method string, rawParams jsontext.Value) (c
 			SessionID string `json:"sessionId"`
 		}
 		if result.DecodeJudged(rawParams, &lr) != nil || lr.SessionID == "" {
-			return nil, ""
+			return "", false
 		}
-		session = Session(lr.SessionID)
+		session = p.session(lr.SessionID)
 	} else {
 		var token [12]byte
 		if _, err := rand.Read(token[:]); err != nil {
-			return nil, ""
+			return "", false
 		}
 		file = filepath.Join(p.o.MCP.SessionDir, hex.EncodeToString(token[:]))
 	}
 	args := p.o.MCP.Args(session, file)
 	if args == nil {
 		p.warnOnce("mcp", "sightline's MCP server is not added: the workspace is not known (the session names no absolute cwd)")
-		return nil, ""
+		return "", false
 	}
 	ours, _ := json.Marshal(map[string]any{"name": p.o.MCP.Name, "command": p.o.MCP.Command, "args": args, "env": []any{}})
 	params["mcpServers"], _ = json.Marshal(append(servers, ours))
-	if top["params"] = encode(params); top["params"] == nil {
-		return nil, ""
+	return file, true
+}
+
+// withHooks adds sightline's Claude Code hooks to the settings a session
+// gives Claude Code (_meta.claudeCode.options.settings, an object), after
+// the groups the editor gave there; false when the editor gave settings
+// as a file's path (nothing to add to without reading the editor's file)
+// or a part of the path is not an object.
+func (p *Proxy) withHooks(params map[string]json.RawMessage) bool {
+	type obj = map[string]json.RawMessage
+	at := func(m obj, key string) (obj, bool) {
+		v, ok := m[key]
+		if !ok || string(v) == "null" {
+			return obj{}, true
+		}
+		var o obj
+		return o, json.Unmarshal(v, &o) == nil && o != nil
 	}
-	if changed = encode(top); changed == nil {
-		return nil, ""
+	meta, ok1 := at(params, "_meta")
+	claude, ok2 := at(meta, "claudeCode")
+	options, ok3 := at(claude, "options")
+	settings, ok4 := at(options, "settings")
+	hooks, ok5 := at(settings, "hooks")
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
+		p.warnOnce("hooks", "sightline's Claude Code hooks are not added to the session: its _meta.claudeCode.options.settings is not an object (a settings file's path?); add `sightline hook install claude` to the project instead")
+		return false
 	}
-	return changed, file
+	for event, groups := range p.o.ClaudeHooks {
+		var have []json.RawMessage
+		if v, ok := hooks[event]; ok && string(v) != "null" && json.Unmarshal(v, &have) != nil {
+			p.warnOnce("hooks", "sightline's Claude Code hooks are not added to the session: its settings' hooks."+event+" is not a list")
+			return false
+		}
+		for _, g := range groups {
+			b, err := json.Marshal(g)
+			if err != nil {
+				return false
+			}
+			have = append(have, b)
+		}
+		hooks[event], _ = json.Marshal(have)
+	}
+	settings["hooks"], _ = json.Marshal(hooks)
+	options["settings"], _ = json.Marshal(settings)
+	claude["options"], _ = json.Marshal(options)
+	meta["claudeCode"], _ = json.Marshal(claude)
+	params["_meta"], _ = json.Marshal(meta)
+	return true
 }

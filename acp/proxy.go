@@ -67,6 +67,16 @@ type Options struct {
 	// request goes on (and before MCP's arguments are asked for): the
 	// trusted side's word on the workspace.
 	OnSession func(cwd string)
+	// ClaudeHooks, when set, are Claude Code hooks (the settings' "hooks"
+	// object: event -> matcher groups) the proxy gives an agent built on
+	// Claude Code (claude-agent-acp) with each session it creates or loads,
+	// through the settings the adapter passes to Claude Code
+	// (_meta.claudeCode.options.settings): Claude Code's own tools are then
+	// judged by the hook door in every permission mode, auto included,
+	// without a file of the user's changed. The conversation's ledger
+	// session is then the hook door's (claude-<sessionId>: the adapter
+	// gives Claude Code the ACP session's id), so both doors record to one.
+	ClaudeHooks map[string][]any
 }
 
 // MaxLine is the default bound of a line read whole: a write of the

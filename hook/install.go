@@ -32,6 +32,17 @@ var CodexHooks = []struct{ Event, Matcher, Why string }{
 	{"SessionStart", "compact|clear", "expire reads after a compaction or clear"},
 }
 
+// Groups are hooks as the "hooks" object of an agent's settings holds them
+// (event -> matcher groups), each running command: what Install adds to a
+// settings file, for settings given another way (an ACP adapter's).
+func Groups(command string, hooks []struct{ Event, Matcher, Why string }) map[string][]any {
+	out := map[string][]any{}
+	for _, h := range hooks {
+		out[h.Event] = append(out[h.Event], matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{{Type: "command", Command: command, Timeout: 30}}})
+	}
+	return out
+}
+
 // Install adds sightline's hooks (hooks: event, matcher) running command to
 // an agent's settings (JSON; empty: none yet). The settings' bytes are kept
 // as they were but for what is added or updated, which follows the file's

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/acp"
+	"github.com/sightline-lsp/sightline/hook"
 	"github.com/sightline-lsp/sightline/internal/procgroup"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/route"
@@ -42,6 +43,7 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git or .sightline.json above the cwd of the first session the editor creates or loads)")
 	noMCP := fs.Bool("no-mcp", false, "do not add sightline's MCP server to the agent's sessions")
 	mcpName := fs.String("mcp-name", "sightline", "the name of sightline's MCP server in the sessions")
+	noHooks := fs.Bool("no-hooks", false, "do not give an agent built on Claude Code sightline's hooks with its sessions")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
 		fmt.Fprintln(stderr, acpUsage)
 		return exitUsage
@@ -62,12 +64,17 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 	}()
 	opt := acp.Options{Log: stderr, Router: ws, OnSession: ws.session}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline acp: where is this program? %v\n", err)
+		return exitUsage
+	}
+	// An agent built on Claude Code gets the hook door's hooks with its
+	// sessions: its own tools are judged in every permission mode.
+	if !*noHooks {
+		opt.ClaudeHooks = hook.Groups(shellQuote(exe)+" hook claude", hook.ClaudeHooks)
+	}
 	if !*noMCP {
-		exe, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(stderr, "sightline acp: where is this program? %v\n", err)
-			return exitUsage
-		}
 		names, err := os.MkdirTemp("", "sightline-acp-")
 		if err != nil {
 			fmt.Fprintf(stderr, "sightline acp: a folder for the sessions' names: %v\n", err)

@@ -54,7 +54,9 @@ func TestClaudeACPRefusalReachesTheModel(t *testing.T) {
 			env = append(env, e)
 		}
 	}
-	cmd.Env = append(env, "HOME="+t.TempDir(), "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir, "CLAUDE_ACP="+adapter,
+	// --no-hooks: the ACP door's own judging of the permission request
+	// (with the hooks, the PreToolUse hook refuses first).
+	cmd.Env = append(env, "HOME="+t.TempDir(), "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir, "CLAUDE_ACP="+adapter, "ACP_FLAGS=--no-hooks",
 		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "ANTHROPIC_MODEL=claude-sonnet-4-5")
 	out, err := cmd.CombinedOutput()
@@ -77,5 +79,77 @@ func TestClaudeACPRefusalReachesTheModel(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(f); string(got) != strings.Replace(agentFiles["f.txt"], "four", "FOUR", 1) {
 		t.Fatalf("f.txt: %q, want the retry's change", got)
+	}
+}
+
+// TestClaudeACPAutoModeIsGuardedByItsHooks: claude-agent-acp starts its
+// sessions in auto mode, where it asks no permission and writes files
+// itself, so the ACP door sees its edits only once made. sightline gives
+// the sessions it creates the hook door's hooks through the settings the
+// adapter passes to Claude Code: the Edit of line 4, never shown, is
+// denied with the reason its model gets, the retry after a Read lands,
+// and the conversation has one ledger session, the hooks' and the ACP
+// door's alike (claude-<sessionId>).
+func TestClaudeACPAutoModeIsGuardedByItsHooks(t *testing.T) {
+	t.Parallel() // mostly waiting on the agent
+	adapter := os.Getenv("CLAUDE_ACP")
+	if adapter == "" {
+		adapter, _ = filepath.Abs("../../testdata/agents/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js")
+	}
+	if _, err := os.Stat(adapter); err != nil {
+		requireOrSkip(t, "claude-agent-acp (npm ci in testdata/agents, or CLAUDE_ACP)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		requireOrSkip(t, "node")
+	}
+	c := newCLI(t, agentFiles)
+	f := filepath.Join(c.dir, "f.txt")
+	edit := map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}}
+	model := &playedModel{calls: []map[string]any{
+		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 1, "limit": 2}},
+		edit,
+		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 4, "limit": 1}},
+		edit,
+	}}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	script, _ := filepath.Abs("../../testdata/agents/acp-claude.mjs")
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Dir = c.dir
+	var env []string
+	for _, e := range c.env {
+		if !strings.HasPrefix(e, "IS_SANDBOX=") {
+			env = append(env, e)
+		}
+	}
+	cmd.Env = append(env, "HOME="+t.TempDir(), "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir, "CLAUDE_ACP="+adapter, "ACP_MODE=auto",
+		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "ANTHROPIC_MODEL=claude-sonnet-4-5")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	model.mu.Lock()
+	results := model.results
+	model.mu.Unlock()
+	t.Logf("editor:\n%s\nresults: %q", out, results)
+	if err != nil {
+		t.Fatalf("the scripted editor: %v", err)
+	}
+	if len(results) != 4 {
+		t.Fatalf("tool results %d, want 4", len(results))
+	}
+	if !strings.Contains(results[1], "Line 4 was never shown to you") || !strings.Contains(results[1], "error=true") {
+		t.Fatalf("the unread edit was not denied with its reason: %s", results[1])
+	}
+	if got, _ := os.ReadFile(f); string(got) != strings.Replace(agentFiles["f.txt"], "four", "FOUR", 1) {
+		t.Fatalf("f.txt: %q, want the retry's change", got)
+	}
+	list, errOut, code := c.run("", "session", "list", "--json")
+	if code != 0 {
+		t.Fatalf("session list: %d %s", code, errOut)
+	}
+	if strings.Contains(list, `"acp-`) || !strings.Contains(list, `"claude-`) {
+		t.Fatalf("the conversation's ledger sessions: %s, want one, claude-<sessionId>", list)
 	}
 }
