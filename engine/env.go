@@ -38,13 +38,11 @@ type Env struct {
 
 	db       *statedb.Sync // the ledger's database; nil when it lives in memory only
 	exits    bool          // the process exits at Close: the database is left to it
-	editor   Editor        // the editor connection; nil in the CLI
 	settings *settings
 	reload   func() config.Config // reads the configuration again (Refresh); nil: never
 	syms     *symbols
 	audits   *auditLog
 	locks    docLocks
-	paths    *pathlock.Locks // cross-process write locks, one per file
 	health   *health
 
 	approver  Approver        // asks the user about sensitive paths; nil: nobody to ask
@@ -54,6 +52,7 @@ type Env struct {
 	trees     treeCache // the registry's walks, while the editor watches files
 	follow    *follower // applies the workspace's changes to the ledger
 	notices   []string  // warnings every answer carries (Options.Notices)
+	tx        *txn      // carries the writes out
 }
 
 // settings is the effective configuration, replaced whole, with its
@@ -100,17 +99,18 @@ func newEnv(ws *workspace.Workspace, l *ledger.Ledger, db *statedb.Sync, ed Edit
 	// a time, and two workers would wait for each other's lock in sleeps.
 	dbw := &behind{}
 	e := &Env{
-		WS: ws, Ledger: l, Log: log, db: db, editor: ed,
+		WS: ws, Ledger: l, Log: log, db: db,
 		settings:  &settings{cfg: cfg, pol: compiledPolicy(cfg, log), warnings: configWarnings(cfg), log: log},
 		syms:      newSymbols(cfg.Extract, log),
 		audits:    &auditLog{behind: dbw, db: db, log: log},
-		paths:     pathlock.New(lockDir),
 		health:    &health{},
 		approvals: &approvalMemory{},
 		history:   &historyLog{behind: dbw, db: db, log: log},
 		follow:    &follower{ws: ws, l: l, db: db, notify: func(workspace.Key) {}},
 	}
 	e.audits.retain, e.history.retain = e.retain, e.retain
+	e.tx = &txn{WS: ws, Ledger: l, Log: log, db: db, editor: ed, paths: pathlock.New(lockDir), history: e.history,
+		follow: e.follow, trees: &e.trees, config: e.Config}
 	ws.SetGate(e.gate)
 	ws.SetEncodings(cfg.Charsets())
 	return e

@@ -21,12 +21,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sightline-lsp/sightline/charset"
+	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/confine"
 	"github.com/sightline-lsp/sightline/hashline"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/lines"
 	"github.com/sightline-lsp/sightline/pathlock"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/statedb"
 	"github.com/sightline-lsp/sightline/store"
 	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
@@ -348,6 +350,25 @@ func (c *comparer) Write(p []byte) (int, error) {
 //     on, so a crash anywhere is finished (committed) or undone (staged) by
 //     the next process that opens the database (recoverWrites).
 
+// txn carries writes out: steps 1 (the files' cross-process locks) to 5
+// above, the editor's part, and the workspace, ledger and history brought
+// up to what was written; recovery of what a dead process left. It holds
+// the parts of the Env a write touches and nothing of the features: what
+// to write, and whether the caller may, is decided before it is called
+// (Env.writeLocked).
+type txn struct {
+	WS      *workspace.Workspace
+	Ledger  *ledger.Ledger
+	Log     *zap.Logger
+	db      *statedb.Sync
+	editor  Editor
+	paths   *pathlock.Locks
+	history *historyLog
+	follow  *follower
+	trees   *treeCache
+	config  func() config.Config
+}
+
 type fileOp int
 
 const (
@@ -429,10 +450,10 @@ func (f *stagedFile) letGo() {
 
 // release closes the old file behind the answer, after the history's and
 // the audit's writes queued before it.
-func (e *Env) release(f *stagedFile) {
+func (t *txn) release(f *stagedFile) {
 	if held := f.held; held != nil {
 		f.held = nil
-		e.history.enqueue(func() { held.Close() })
+		t.history.enqueue(func() { held.Close() })
 	}
 }
 
@@ -460,7 +481,6 @@ func (e *Env) commitWrites(ctx context.Context, c Caller, ws []fileWrite) (warni
 // writeLocked is commitWrites for a caller that holds the document locks of
 // every file.
 func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnings []string, err error) {
-	session := c.SessionOr()
 	via := e.Config().ApplyVia
 	var open, disk []*fileWrite
 	for i := range ws {
@@ -483,7 +503,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 				return nil, result.Errorf(result.Denied, "%s is open in the editor: close it before it is deleted or renamed; nothing was written.", w.rel)
 			}
 			w.before = d
-			if d.Open && e.editor != nil && via != "disk" {
+			if d.Open && e.tx.editor != nil && via != "disk" {
 				open = append(open, w)
 				continue
 			}
@@ -498,7 +518,15 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 		}
 		disk = append(disk, w)
 	}
-	files, release, err := e.lockFiles(ctx, disk)
+	return e.tx.run(ctx, c, open, disk)
+}
+
+// run writes the files: the disk part (disk) and the editor's (open),
+// all or none, the documents' locks held by the caller and each document
+// admitted and checked.
+func (t *txn) run(ctx context.Context, c Caller, open, disk []*fileWrite) (warnings []string, err error) {
+	session := c.SessionOr()
+	files, release, err := t.lockFiles(ctx, disk)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +547,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 		}
 	}()
 	for _, f := range files {
-		if err := e.checkStaged(ctx, f); err != nil {
+		if err := t.checkStaged(ctx, f); err != nil {
 			return nil, err
 		}
 	}
@@ -539,29 +567,29 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 	var id string
 	var ops []journalOp
 	if journaled {
-		id, ops = e.journalOps(files)
-		releaseTxn, err := e.lockJournal(ctx, id)
+		id, ops = t.journalOps(files)
+		releaseTxn, err := t.lockJournal(ctx, id)
 		if err != nil {
 			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
 		}
 		defer releaseTxn()
-		if err := e.putJournal(ctx, id, store.JournalStaged, ops); err != nil {
+		if err := t.putJournal(ctx, id, store.JournalStaged, ops); err != nil {
 			return nil, err
 		}
 	}
 	for _, f := range files {
-		if err := e.stage(f, journaled); err != nil {
+		if err := t.stage(f, journaled); err != nil {
 			discard()
-			e.dropJournal(ctx, id, journaled)
+			t.dropJournal(ctx, id, journaled)
 			return nil, err
 		}
 	}
 	undo := func() {
 		discard()
-		e.dropJournal(ctx, id, journaled)
+		t.dropJournal(ctx, id, journaled)
 	}
 	if len(open) > 0 {
-		warn, err := e.editWrites(ctx, session, open)
+		warn, err := t.editWrites(ctx, session, open)
 		if err != nil {
 			undo()
 			return nil, err
@@ -571,7 +599,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 	// The last check before the point of no return: every old file is still
 	// the one checked, every new name still free.
 	for _, f := range files {
-		if err := e.recheck(f); err != nil {
+		if err := t.recheck(f); err != nil {
 			undo()
 			if len(open) > 0 {
 				err = result.Errorf(result.KindOf(err), "%s But the editor had applied the edit of the open documents already: undo it there if it should not stay.", result.Message(err))
@@ -585,7 +613,7 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 		}
 	}
 	if journaled {
-		if err := e.putJournal(ctx, id, store.JournalCommitted, ops); err != nil {
+		if err := t.putJournal(ctx, id, store.JournalCommitted, ops); err != nil {
 			undo()
 			return warnings, err
 		}
@@ -609,13 +637,13 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 		// Left to the next start's recovery, which retries what it can.
 		return warnings, result.Errorf(result.IOError, "The write was decided but these files could not be moved into place: %s. The other files are written; sightline retries the rest when it next starts. Read the files before writing again.", strings.Join(failed, "; "))
 	}
-	e.dropJournal(ctx, id, journaled)
+	t.dropJournal(ctx, id, journaled)
 	for _, f := range files {
-		e.release(f)
-		e.afterDisk(ctx, c, f)
+		t.release(f)
+		t.afterDisk(ctx, c, f)
 	}
 	for _, w := range open {
-		e.afterEditor(ctx, c, w)
+		t.afterEditor(ctx, c, w)
 	}
 	return warnings, nil
 }
@@ -625,45 +653,45 @@ const lockWait = 10 * time.Second
 
 // lockFiles resolves every file of the disk part and takes their
 // cross-process locks, in the order of their real paths.
-func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, func(), error) {
+func (t *txn) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, func(), error) {
 	var files []*stagedFile
 	var reals []string
 	for _, w := range disk {
-		root, rel, err := e.WS.Locate(w.key)
+		root, rel, err := t.WS.Locate(w.key)
 		if err != nil {
 			return nil, nil, err
 		}
 		f := &stagedFile{w: w, root: root}
-		t, err := root.Resolve(rel, confine.Write)
+		target, err := root.Resolve(rel, confine.Write)
 		if err != nil {
 			return nil, nil, err
 		}
-		t.Name = w.rel
+		target.Name = w.rel
 		switch w.op {
 		case opCreate:
-			f.to = t
+			f.to = target
 		case opModify:
-			f.from, f.to = t, t
+			f.from, f.to = target, target
 		case opDelete:
-			f.from = t
+			f.from = target
 		case opRename:
-			f.from = t
-			_, trel, err := e.WS.Locate(w.to)
+			f.from = target
+			_, trel, err := t.WS.Locate(w.to)
 			if err != nil {
 				return nil, nil, err
 			}
-			troot, _, _ := e.WS.Locate(w.to)
+			troot, _, _ := t.WS.Locate(w.to)
 			if troot != root {
-				return nil, nil, result.Errorf(result.Denied, "%s and %s are in different workspace folders; sightline renames within one. Nothing was written.", w.rel, e.WS.Rel(w.to))
+				return nil, nil, result.Errorf(result.Denied, "%s and %s are in different workspace folders; sightline renames within one. Nothing was written.", w.rel, t.WS.Rel(w.to))
 			}
 			if f.to, err = root.Resolve(trel, confine.Write); err != nil {
 				return nil, nil, err
 			}
-			f.to.Name = e.WS.Rel(w.to)
+			f.to.Name = t.WS.Rel(w.to)
 		}
-		for _, t := range []confine.Target{f.from, f.to} {
-			if t.Real != "" {
-				reals = append(reals, t.Real)
+		for _, target := range []confine.Target{f.from, f.to} {
+			if target.Real != "" {
+				reals = append(reals, target.Real)
 			}
 		}
 		files = append(files, f)
@@ -677,13 +705,13 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 		}
 	}
 	for _, real := range reals {
-		unlock, err := e.paths.Lock(ctx, real, lockWait)
+		unlock, err := t.paths.Lock(ctx, real, lockWait)
 		switch {
 		case err == nil:
 			releases = append(releases, unlock)
 			continue
 		case errors.Is(err, pathlock.ErrTimeout):
-			err = result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", real, lockWait, e.paths.File(real)))
+			err = result.Wrap(result.Timeout, err, fmt.Sprintf("Another sightline process has been writing %s for %v; nothing was written. Retry in a moment (lock file %s).", real, lockWait, t.paths.File(real)))
 		case ctx.Err() == nil:
 			err = result.Wrap(result.IOError, err, fmt.Sprintf("%s cannot be locked for writing: %v; nothing was written.", real, err))
 		}
@@ -698,7 +726,7 @@ func (e *Env) lockFiles(ctx context.Context, disk []*fileWrite) ([]*stagedFile, 
 // file that goes (delete) has its bytes compared here; one that gets a new
 // text has them compared while the text is staged. It names the temp file
 // and the folders staging will make.
-func (e *Env) checkStaged(ctx context.Context, f *stagedFile) error {
+func (t *txn) checkStaged(ctx context.Context, f *stagedFile) error {
 	w := f.w
 	if w.op != opCreate {
 		held, fi, err := f.root.Open(f.from.Rel)
@@ -710,7 +738,7 @@ func (e *Env) checkStaged(ctx context.Context, f *stagedFile) error {
 			return result.Errorf(result.Denied, "%s is not a regular file (%v); nothing was written.", w.rel, fi.Mode().Type())
 		}
 		f.held, f.old, f.like = held, confine.IDOf(fi), fi
-		f.known = e.knownBytes(ctx, w, fi)
+		f.known = t.knownBytes(ctx, w, fi)
 	}
 	if w.op == opDelete && !f.known {
 		return f.sameBytes()
@@ -743,16 +771,16 @@ func (e *Env) checkStaged(ctx context.Context, f *stagedFile) error {
 // keeps only stats older than the file system's clock resolution, so a
 // change since would show in it), and that hash is the planned text's. A
 // read trusts the same row for the file's hash and line hashes.
-func (e *Env) knownBytes(ctx context.Context, w *fileWrite, fi fs.FileInfo) bool {
+func (t *txn) knownBytes(ctx context.Context, w *fileWrite, fi fs.FileInfo) bool {
 	want := w.before.FileHashIfKnown()
-	if e.db == nil || want == "" {
+	if t.db == nil || want == "" {
 		return false
 	}
 	st, ok := fileStat(string(w.key), fi)
 	if !ok {
 		return false
 	}
-	cached, hit, err := e.db.FileStat(ctx, w.key)
+	cached, hit, err := t.db.FileStat(ctx, w.key)
 	return err == nil && hit && cached.Same(st) && cached.FileHash == want
 }
 
@@ -799,7 +827,7 @@ func (f *stagedFile) sameBytes() error {
 // file's bytes meanwhile, and computes the new text's file hash (for the
 // answer) on another goroutine: on a second core neither costs wall time.
 // journaled: the temp file has the name the journal gave it.
-func (e *Env) stage(f *stagedFile, journaled bool) error {
+func (t *txn) stage(f *stagedFile, journaled bool) error {
 	w := f.w
 	if w.op == opDelete {
 		return nil
@@ -848,7 +876,7 @@ func snapWriter(s io.WriterTo) func(io.Writer) error {
 // recheck is the check just before the point of no return: an old file is
 // still the one checked (its bytes read once more if its times are too
 // recent to show a change since), a new name is still free.
-func (e *Env) recheck(f *stagedFile) error {
+func (t *txn) recheck(f *stagedFile) error {
 	if f.w.op != opCreate {
 		if now, err := f.root.ID(f.from.Rel); err != nil || now != f.old {
 			return changedOnDisk(f.w.rel)
@@ -886,7 +914,7 @@ func (f *stagedFile) run() error {
 }
 
 // journalOps lists the steps of run for the journal, with a new id.
-func (e *Env) journalOps(files []*stagedFile) (string, []journalOp) {
+func (t *txn) journalOps(files []*stagedFile) (string, []journalOp) {
 	var b [8]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
@@ -914,26 +942,26 @@ func (e *Env) journalOps(files []*stagedFile) (string, []journalOp) {
 	return id, ops
 }
 
-func (e *Env) putJournal(ctx context.Context, id, state string, ops []journalOp) error {
-	if e.db == nil {
+func (t *txn) putJournal(ctx context.Context, id, state string, ops []journalOp) error {
+	if t.db == nil {
 		return nil // no database: the write is still all or none, but a crash is not recovered
 	}
 	data, err := json.Marshal(ops)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	if err := e.db.DB().PutJournal(context.WithoutCancel(ctx), store.Journal{ID: id, State: state, Ops: data, Created: time.Now()}); err != nil {
+	if err := t.db.DB().PutJournal(context.WithoutCancel(ctx), store.Journal{ID: id, State: state, Ops: data, Created: time.Now()}); err != nil {
 		return result.Wrap(result.IOError, err, fmt.Sprintf("The write's journal cannot be saved (%v); nothing was written.", err))
 	}
 	return nil
 }
 
-func (e *Env) dropJournal(ctx context.Context, id string, kept bool) {
-	if e.db == nil || !kept {
+func (t *txn) dropJournal(ctx context.Context, id string, kept bool) {
+	if t.db == nil || !kept {
 		return
 	}
-	if err := e.db.DB().DropJournal(context.WithoutCancel(ctx), id); err != nil {
-		e.Log.Warn("dropping a finished write's journal", zap.String("id", id), zap.Error(err))
+	if err := t.db.DB().DropJournal(context.WithoutCancel(ctx), id); err != nil {
+		t.Log.Warn("dropping a finished write's journal", zap.String("id", id), zap.Error(err))
 	}
 }
 
@@ -942,8 +970,8 @@ func (e *Env) dropJournal(ctx context.Context, id string, kept bool) {
 // `timeout` (the expectation stays: an edit the editor applies late is
 // still the session's), a refusal `version_conflict`. An edit the editor
 // said it applied but has not reported back is applied, with a warning.
-func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite) ([]string, error) {
-	limit := time.Duration(e.Config().ApplyTimeoutMs) * time.Millisecond
+func (t *txn) editWrites(ctx context.Context, session string, open []*fileWrite) ([]string, error) {
+	limit := time.Duration(t.config().ApplyTimeoutMs) * time.Millisecond
 	deadline := time.Now().Add(limit)
 	edits := make([]DocEdit, len(open))
 	names := make([]string, len(open))
@@ -957,8 +985,8 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 		for j, r := range regions {
 			spans[j] = [2]int{r.Start - 1, r.End}
 		}
-		e.WS.ExpectEdit(w.before.Key, w.before.Version, w.next, spans, session)
-		edits[i] = DocEdit{URI: w.before.URI, Version: w.before.Version, Changes: w.plan.Changes(w.before.Snap, e.editor.Encoding())}
+		t.WS.ExpectEdit(w.before.Key, w.before.Version, w.next, spans, session)
+		edits[i] = DocEdit{URI: w.before.URI, Version: w.before.Version, Changes: w.plan.Changes(w.before.Snap, t.editor.Encoding())}
 		names[i] = w.rel
 	}
 	what := strings.Join(names, ", ")
@@ -967,9 +995,9 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 	var reason string
 	var err error
 	if len(edits) == 1 {
-		applied, reason, err = e.editor.ApplyEdit(cctx, edits[0].URI, edits[0].Version, edits[0].Changes, "sightline: agent edit")
+		applied, reason, err = t.editor.ApplyEdit(cctx, edits[0].URI, edits[0].Version, edits[0].Changes, "sightline: agent edit")
 	} else {
-		applied, reason, err = e.editor.ApplyEdits(cctx, edits)
+		applied, reason, err = t.editor.ApplyEdits(cctx, edits)
 	}
 	cancel()
 	if err != nil && time.Now().After(deadline) && ctx.Err() == nil {
@@ -978,7 +1006,7 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 	}
 	if err != nil || !applied {
 		for _, w := range open {
-			e.WS.CancelExpect(w.before.Key)
+			t.WS.CancelExpect(w.before.Key)
 		}
 		if err != nil {
 			return nil, result.Wrap(result.VersionConflict, err, fmt.Sprintf("The editor did not apply the edit of %s (%v); nothing changed. Read them again and retry.", what, err))
@@ -991,7 +1019,7 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 	var warnings []string
 	for _, w := range open {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(min(editSettle, time.Until(deadline)), 0))
-		after, err := e.WS.WaitVersion(wctx, w.before.Key, w.before.Version)
+		after, err := t.WS.WaitVersion(wctx, w.before.Key, w.before.Version)
 		cancel()
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
@@ -1001,7 +1029,7 @@ func (e *Env) editWrites(ctx context.Context, session string, open []*fileWrite)
 		}
 		w.after = after
 	}
-	e.follow.settle() // the editor's echo of the edit: the session's own lines
+	t.follow.settle() // the editor's echo of the edit: the session's own lines
 	return warnings, nil
 }
 
@@ -1018,21 +1046,21 @@ func wholePlan(before, next *textdoc.Snapshot) hashline.Plan {
 // afterDisk brings the workspace, the ledger and the history up to a file
 // the transaction wrote. The new file's state comes from the staged file's
 // descriptor: no name is looked up again.
-func (e *Env) afterDisk(ctx context.Context, c Caller, f *stagedFile) {
+func (t *txn) afterDisk(ctx context.Context, c Caller, f *stagedFile) {
 	w := f.w
 	session := c.SessionOr()
-	e.follow.settle() // the ledger at the revision written over
-	defer e.follow.settle()
+	t.follow.settle() // the ledger at the revision written over
+	defer t.follow.settle()
 	for _, k := range []workspace.Key{w.key, w.to} {
 		if p, ok := k.Path(); ok && k != "" {
-			e.trees.changed(p, w.op != opModify)
+			t.trees.changed(p, w.op != opModify)
 		}
 	}
 	var fi fs.FileInfo
 	if f.staged != nil {
 		var err error
 		if fi, err = f.staged.Info(); err != nil {
-			e.WS.Forget(w.key)
+			t.WS.Forget(w.key)
 			return
 		}
 	}
@@ -1049,34 +1077,34 @@ func (e *Env) afterDisk(ctx context.Context, c Caller, f *stagedFile) {
 				lcs = got
 			}
 		}
-		w.after = e.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
-		e.follow.settle()
+		w.after = t.WS.CommitDisk(w.key, w.before, w.next, lcs, session, fi)
+		t.follow.settle()
 		w.after.KnowFileHash(<-f.hashed)
-		e.record(ctx, c, w.before.Rel, written{before: w.before, after: w.after, plan: plan})
+		t.record(ctx, c, w.before.Rel, written{before: w.before, after: w.after, plan: plan})
 	case opCreate:
-		w.after = e.created(ctx, c, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
+		w.after = t.created(ctx, c, w.key, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	case opDelete:
-		e.WS.Forget(w.key)
-		e.Ledger.Forget(ledger.DocKey(w.key))
+		t.WS.Forget(w.key)
+		t.Ledger.Forget(ledger.DocKey(w.key))
 	case opRename:
-		e.WS.Forget(w.key)
-		e.Ledger.Forget(ledger.DocKey(w.key))
-		w.after = e.created(ctx, c, w.to, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
+		t.WS.Forget(w.key)
+		t.Ledger.Forget(ledger.DocKey(w.key))
+		w.after = t.created(ctx, c, w.to, w.next, w.before.Charset, fi, f.to.Rel, <-f.hashed)
 	}
 }
 
 // created records a file the session wrote new (fi: its state, real: its
 // name as resolved): its lines are its own.
-func (e *Env) created(ctx context.Context, c Caller, k workspace.Key, text *textdoc.Snapshot, cs charset.Charset, fi fs.FileInfo, real, hash string) workspace.Doc {
-	d := e.WS.Created(k, text, cs, fi, real)
-	e.follow.settle()
+func (t *txn) created(ctx context.Context, c Caller, k workspace.Key, text *textdoc.Snapshot, cs charset.Charset, fi fs.FileInfo, real, hash string) workspace.Doc {
+	d := t.WS.Created(k, text, cs, fi, real)
+	t.follow.settle()
 	d.KnowFileHash(hash)
-	e.record(ctx, c, d.Rel, written{after: d})
+	t.record(ctx, c, d.Rel, written{after: d})
 	doc := ledger.DocKey(k)
-	e.Ledger.MarkCreated(c.SessionOr(), doc)
+	t.Ledger.MarkCreated(c.SessionOr(), doc)
 	if n := d.Snap.LineCount(); n > 0 {
-		e.Ledger.RecordShown(ledger.KindAuthored, c.SessionOr(), c.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n}, sumOf(d.Snap))
-		e.WS.Pin(d.Key, d.Rev)
+		t.Ledger.RecordShown(ledger.KindAuthored, c.SessionOr(), c.Agent, doc, d.Rev, ledger.Range{Start: 1, End: n}, sumOf(d.Snap))
+		t.WS.Pin(d.Key, d.Rev)
 	}
 	return d
 }
@@ -1084,36 +1112,36 @@ func (e *Env) created(ctx context.Context, c Caller, k workspace.Key, text *text
 // afterEditor records an open document's write in the history: the text
 // as the editor reported it when it holds the plan's lines (its hash was
 // computed during the round trip), else the planned text.
-func (e *Env) afterEditor(ctx context.Context, c Caller, w *fileWrite) {
+func (t *txn) afterEditor(ctx context.Context, c Caller, w *fileWrite) {
 	now := w.after
 	if now.Snap == nil || !sameLines(now.Snap, w.next, *w.plan) {
 		now = workspace.Doc{Snap: w.next, Charset: w.before.Charset}
 	}
-	e.record(ctx, c, w.before.Rel, written{before: w.before, after: now, plan: w.plan})
+	t.record(ctx, c, w.before.Rel, written{before: w.before, after: now, plan: w.plan})
 }
 
 // recoverWrites finishes or undoes the multi-file writes a process left
 // behind when it died: a committed journal is run to its end (every step
 // checks the file it acts on), a staged one has its temp files removed. A
 // journal whose writer is alive (it holds the journal's lock) is left alone.
-func (e *Env) recoverWrites(ctx context.Context) {
-	if e.db == nil {
+func (t *txn) recoverWrites(ctx context.Context) {
+	if t.db == nil {
 		return
 	}
-	js, err := e.db.DB().Journals(ctx)
+	js, err := t.db.DB().Journals(ctx)
 	if err != nil {
-		e.Log.Warn("listing unfinished writes", zap.Error(err))
+		t.Log.Warn("listing unfinished writes", zap.Error(err))
 		return
 	}
 	for _, j := range js {
-		release, err := e.lockJournal(ctx, j.ID)
+		release, err := t.lockJournal(ctx, j.ID)
 		if err != nil {
 			continue // its writer is still at it
 		}
 		// Read again under the lock: a writer that finished meanwhile
 		// dropped its journal before it let the lock go.
-		if now, err := e.db.DB().Journals(ctx); err == nil && slices.ContainsFunc(now, func(x store.Journal) bool { return x.ID == j.ID && x.State == j.State }) {
-			e.recoverOne(ctx, j)
+		if now, err := t.db.DB().Journals(ctx); err == nil && slices.ContainsFunc(now, func(x store.Journal) bool { return x.ID == j.ID && x.State == j.State }) {
+			t.recoverOne(ctx, j)
 		}
 		release()
 	}
@@ -1122,23 +1150,23 @@ func (e *Env) recoverWrites(ctx context.Context) {
 // lockJournal takes the lock a journal's writer holds while it lives; the
 // lock file goes with the lock (each journal has its own: nobody waits on
 // it, a recovery only tries it once).
-func (e *Env) lockJournal(ctx context.Context, id string) (func(), error) {
+func (t *txn) lockJournal(ctx context.Context, id string) (func(), error) {
 	key := "journal:" + id
-	release, err := e.paths.Lock(ctx, key, 0)
+	release, err := t.paths.Lock(ctx, key, 0)
 	if err != nil {
 		return nil, err
 	}
 	return func() {
-		os.Remove(e.paths.File(key))
+		os.Remove(t.paths.File(key))
 		release()
 	}, nil
 }
 
-func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
+func (t *txn) recoverOne(ctx context.Context, j store.Journal) {
 	var ops []journalOp
 	if err := json.Unmarshal(j.Ops, &ops); err != nil {
-		e.Log.Error("an unfinished write's journal is unreadable; dropped", zap.String("id", j.ID), zap.Error(err))
-		e.dropJournal(ctx, j.ID, true)
+		t.Log.Error("an unfinished write's journal is unreadable; dropped", zap.String("id", j.ID), zap.Error(err))
+		t.dropJournal(ctx, j.ID, true)
 		return
 	}
 	// The files' own locks: no other sightline write runs on them meanwhile.
@@ -1150,25 +1178,25 @@ func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
 	}
 	var steps []step
 	for _, op := range ops {
-		k, err := e.WS.Resolve(op.Path)
+		k, err := t.WS.Resolve(op.Path)
 		if err != nil {
 			continue
 		}
-		root, rel, err := e.WS.Locate(k)
+		root, rel, err := t.WS.Locate(k)
 		if err != nil {
 			continue
 		}
-		if t, err := root.Resolve(rel, confine.Write); err == nil {
-			reals = append(reals, t.Real)
+		if target, err := root.Resolve(rel, confine.Write); err == nil {
+			reals = append(reals, target.Real)
 		}
 		steps = append(steps, step{op, root, rel})
 	}
 	slices.Sort(reals)
 	reals = slices.Compact(reals)
 	for _, real := range reals {
-		unlock, err := e.paths.Lock(ctx, real, lockWait)
+		unlock, err := t.paths.Lock(ctx, real, lockWait)
 		if err != nil {
-			e.Log.Warn("an unfinished write's file is locked; retried at the next start", zap.String("path", real), zap.Error(err))
+			t.Log.Warn("an unfinished write's file is locked; retried at the next start", zap.String("path", real), zap.Error(err))
 			return
 		}
 		defer unlock()
@@ -1185,7 +1213,7 @@ func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
 				s.root.RemoveDir(s.rel)
 			}
 		}
-		e.dropJournal(ctx, j.ID, true)
+		t.dropJournal(ctx, j.ID, true)
 		return
 	}
 	for _, s := range steps {
@@ -1203,16 +1231,16 @@ func (e *Env) recoverOne(ctx context.Context, j store.Journal) {
 			err = s.root.RemoveID(s.rel, s.op.Old)
 		}
 		if err != nil {
-			e.Log.Error("finishing an unfinished write", zap.String("path", s.op.Path), zap.Error(err))
+			t.Log.Error("finishing an unfinished write", zap.String("path", s.op.Path), zap.Error(err))
 			if temp != "" {
 				s.root.DiscardTemp(temp)
 			}
 		}
-		if k, err := e.WS.Resolve(s.op.Path); err == nil {
-			e.WS.Forget(k)
+		if k, err := t.WS.Resolve(s.op.Path); err == nil {
+			t.WS.Forget(k)
 		}
 	}
-	e.dropJournal(ctx, j.ID, true)
+	t.dropJournal(ctx, j.ID, true)
 }
 
 // changedOnDisk refuses a write whose file another process changed after

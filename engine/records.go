@@ -294,8 +294,8 @@ type written struct {
 // record keeps a write behind the call. It copies nothing: snapshots are
 // immutable, and a write with a plan is kept as its change (the history
 // stores the edit, not the file).
-func (e *Env) record(ctx context.Context, c Caller, rel string, w written) {
-	h := e.history
+func (t *txn) record(ctx context.Context, c Caller, rel string, w written) {
+	h := t.history
 	if h.db == nil {
 		return
 	}
@@ -305,8 +305,8 @@ func (e *Env) record(ctx context.Context, c Caller, rel string, w written) {
 			// The text as the snapshot holds it, not a copy: the store only
 			// reads it (compresses it).
 			return store.Text{Hash: d.FileHash(), Size: d.Snap.Len(), Bytes: func() []byte {
-				t := d.Snap.Text()
-				return unsafe.Slice(unsafe.StringData(t), len(t))
+				s := d.Snap.Text()
+				return unsafe.Slice(unsafe.StringData(s), len(s))
 			}}
 		}
 		rec := store.Write{Path: rel, After: text(w.after), Version: store.Version{Session: c.SessionOr(), Agent: c.Agent, Method: MethodOf(ctx)}}

@@ -59,7 +59,7 @@ func TestHistoryKeepsAWholeTextWithoutCopyingIt(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		env.record(ctx, Caller{Session: "s"}, "big.go", written{after: c.doc})
+		env.tx.record(ctx, Caller{Session: "s"}, "big.go", written{after: c.doc})
 		env.history.drain()
 		runtime.ReadMemStats(&after)
 		alloc := int(after.TotalAlloc - before.TotalAlloc)

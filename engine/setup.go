@@ -121,7 +121,7 @@ func Setup(ctx context.Context, o Options) *Env {
 	env.audits.onCall = o.OnSessionActive
 	// Before any call: a multi-file write a dead process left half done is
 	// finished or undone.
-	env.recoverWrites(ctx)
+	env.tx.recoverWrites(ctx)
 	return env
 }
 
