@@ -525,19 +525,11 @@ func (e *Env) writeLocked(ctx context.Context, c Caller, ws []fileWrite) (warnin
 // all or none, the documents' locks held by the caller and each document
 // admitted and checked.
 func (t *txn) run(ctx context.Context, c Caller, open, disk []*fileWrite) (warnings []string, err error) {
-	session := c.SessionOr()
 	files, release, err := t.lockFiles(ctx, disk)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	discard := func() {
-		for _, f := range files {
-			if f.staged != nil {
-				f.root.Discard(f.staged)
-			}
-		}
-	}
 	defer func() {
 		for _, f := range files {
 			if f.staged != nil {
@@ -551,47 +543,15 @@ func (t *txn) run(ctx context.Context, c Caller, open, disk []*fileWrite) (warni
 			return nil, err
 		}
 	}
-	// The journal names every temp file and folder before any is made: a
-	// crash while staging leaves nothing the next start does not remove.
-	// One file's step (a rename over the old file, a link of a new one, a
-	// removal) is atomic: it needs no journal, and its temp file is a
-	// locked one the cleaner removes if this process dies.
-	journaled := len(files) > 1 || len(files) == 1 && files[0].w.op == opRename
-	if len(files) > 1 {
-		// A write of many files holds one descriptor per file (its lock),
-		// not two.
-		for _, f := range files {
-			f.letGo()
-		}
+	st, err := t.stageAll(ctx, files)
+	if err != nil {
+		return nil, err
 	}
-	var id string
-	var ops []journalOp
-	if journaled {
-		id, ops = t.journalOps(files)
-		releaseTxn, err := t.lockJournal(ctx, id)
-		if err != nil {
-			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
-		}
-		defer releaseTxn()
-		if err := t.putJournal(ctx, id, store.JournalStaged, ops); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range files {
-		if err := t.stage(f, journaled); err != nil {
-			discard()
-			t.dropJournal(ctx, id, journaled)
-			return nil, err
-		}
-	}
-	undo := func() {
-		discard()
-		t.dropJournal(ctx, id, journaled)
-	}
+	defer st.unlock()
 	if len(open) > 0 {
-		warn, err := t.editWrites(ctx, session, open)
+		warn, err := t.editWrites(ctx, c.SessionOr(), open)
 		if err != nil {
-			undo()
+			st.undo(ctx)
 			return nil, err
 		}
 		warnings = append(warnings, warn...)
@@ -600,44 +560,16 @@ func (t *txn) run(ctx context.Context, c Caller, open, disk []*fileWrite) (warni
 	// the one checked, every new name still free.
 	for _, f := range files {
 		if err := t.recheck(f); err != nil {
-			undo()
+			st.undo(ctx)
 			if len(open) > 0 {
 				err = result.Errorf(result.KindOf(err), "%s But the editor had applied the edit of the open documents already: undo it there if it should not stay.", result.Message(err))
 			}
 			return nil, err
 		}
 	}
-	if !confine.ReplacesOpenFiles {
-		for _, f := range files {
-			f.letGo() // it could not be renamed over while open
-		}
+	if err := t.commit(ctx, st); err != nil {
+		return warnings, err
 	}
-	if journaled {
-		if err := t.putJournal(ctx, id, store.JournalCommitted, ops); err != nil {
-			undo()
-			return warnings, err
-		}
-	}
-	var failed []string
-	for _, f := range files {
-		err := f.run()
-		if err != nil && !journaled {
-			// The one step did not happen: nothing was written.
-			undo()
-			if errors.Is(err, confine.ErrChanged) {
-				return warnings, changedOnDisk(f.w.rel)
-			}
-			return warnings, result.Errorf(result.KindOf(err), "%s Nothing was written.", result.Message(err))
-		}
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("%s (%s)", f.w.rel, result.Message(err)))
-		}
-	}
-	if len(failed) > 0 {
-		// Left to the next start's recovery, which retries what it can.
-		return warnings, result.Errorf(result.IOError, "The write was decided but these files could not be moved into place: %s. The other files are written; sightline retries the rest when it next starts. Read the files before writing again.", strings.Join(failed, "; "))
-	}
-	t.dropJournal(ctx, id, journaled)
 	for _, f := range files {
 		t.release(f)
 		t.afterDisk(ctx, c, f)
@@ -646,6 +578,104 @@ func (t *txn) run(ctx context.Context, c Caller, open, disk []*fileWrite) (warni
 		t.afterEditor(ctx, c, w)
 	}
 	return warnings, nil
+}
+
+// staging is the disk part of a write once staged: its files' new texts
+// in temp files, and the journal that names them when more than one step
+// must happen.
+type staging struct {
+	t         *txn
+	files     []*stagedFile
+	id        string
+	ops       []journalOp
+	journaled bool
+	unlock    func() // the journal's lock
+}
+
+// undo discards the staged texts and the journal: nothing was written.
+func (s *staging) undo(ctx context.Context) {
+	for _, f := range s.files {
+		if f.staged != nil {
+			f.root.Discard(f.staged)
+		}
+	}
+	s.t.dropJournal(ctx, s.id, s.journaled)
+}
+
+// stageAll journals the steps when there are several, then stages every
+// new text. The journal names every temp file and folder before any is
+// made: a crash while staging leaves nothing the next start does not
+// remove. One file's step (a rename over the old file, a link of a new
+// one, a removal) is atomic: it needs no journal, and its temp file is a
+// locked one the cleaner removes if this process dies.
+func (t *txn) stageAll(ctx context.Context, files []*stagedFile) (*staging, error) {
+	st := &staging{t: t, files: files, unlock: func() {},
+		journaled: len(files) > 1 || len(files) == 1 && files[0].w.op == opRename}
+	if len(files) > 1 {
+		// A write of many files holds one descriptor per file (its lock),
+		// not two.
+		for _, f := range files {
+			f.letGo()
+		}
+	}
+	if st.journaled {
+		st.id, st.ops = t.journalOps(files)
+		unlock, err := t.lockJournal(ctx, st.id)
+		if err != nil {
+			return nil, result.Wrap(result.IOError, err, fmt.Sprintf("the write's journal cannot be locked (%v); nothing was written.", err))
+		}
+		st.unlock = unlock
+		if err := t.putJournal(ctx, st.id, store.JournalStaged, st.ops); err != nil {
+			unlock()
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		if err := t.stage(f, st.journaled); err != nil {
+			st.undo(ctx)
+			st.unlock()
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// commit passes the point of no return: the journal marked committed,
+// then every step run. A step that fails leaves the write to the next
+// start's recovery when it is journaled; the one step of a write that is
+// not did not happen, and nothing was written.
+func (t *txn) commit(ctx context.Context, st *staging) error {
+	if !confine.ReplacesOpenFiles {
+		for _, f := range st.files {
+			f.letGo() // it could not be renamed over while open
+		}
+	}
+	if st.journaled {
+		if err := t.putJournal(ctx, st.id, store.JournalCommitted, st.ops); err != nil {
+			st.undo(ctx)
+			return err
+		}
+	}
+	var failed []string
+	for _, f := range st.files {
+		err := f.run()
+		if err != nil && !st.journaled {
+			st.undo(ctx)
+			if errors.Is(err, confine.ErrChanged) {
+				return changedOnDisk(f.w.rel)
+			}
+			return result.Errorf(result.KindOf(err), "%s Nothing was written.", result.Message(err))
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s (%s)", f.w.rel, result.Message(err)))
+		}
+	}
+	if len(failed) > 0 {
+		// Left to the next start's recovery, which retries what it can.
+		return result.Errorf(result.IOError, "The write was decided but these files could not be moved into place: %s. The other files are written; sightline retries the rest when it next starts. Read the files before writing again.", strings.Join(failed, "; "))
+	}
+	t.dropJournal(ctx, st.id, st.journaled)
+	return nil
 }
 
 // lockWait bounds the wait for another process's write of the same file.
