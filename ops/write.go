@@ -53,7 +53,10 @@ Guarded like sightline_edit: the lines you replace must have been read. expected
 			return engine.WriteParams{Caller: as(caller, in.Session), TextDocument: doc,
 				Mode: in.Mode, Content: in.Content, OldText: in.OldText, ExpectedVersion: in.ExpectedVersion, DryRun: in.DryRun}, err
 		}, func(s *jsonschema.Schema) {
-			s.Properties["mode"].Enum = []any{"create", "edit", "append", "overwrite"}
+			s.Properties["mode"].Enum = nil
+			for _, m := range engine.WriteModes {
+				s.Properties["mode"].Enum = append(s.Properties["mode"].Enum, m)
+			}
 		}),
 })
 

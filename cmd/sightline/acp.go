@@ -42,6 +42,9 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	root := fs.String("root", "", "workspace root (default: the nearest folder holding .git or .sightline.json above the cwd of the first session the editor creates or loads)")
 	noMCP := fs.Bool("no-mcp", false, "do not add sightline's MCP server to the agent's sessions")
 	mcpName := fs.String("mcp-name", "sightline", "the name of sightline's MCP server in the sessions")
+	if captured(fs, stderr) {
+		return exitUsage
+	}
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
 		fmt.Fprintln(stderr, acpUsage)
 		return exitUsage

@@ -15,12 +15,12 @@ import (
 	"github.com/sightline-lsp/sightline/version"
 )
 
-func versionString() string { return version.Version }
+func versionString() string { return version.String() }
 
 func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("read", flag.ContinueOnError)
 	raw := fs.Bool("raw", false, "plain lines, without hashline annotation")
-	budget := fs.Int("budget", 0, "character budget (default: readBudget, 24000)")
+	budget := fs.Int("budget", 0, "character budget (default 24000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger records the read")

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// completionCases are command lines (the last word being completed) and
+// what a shell offers for them: subcommands, the words after them, a flag's
+// values (sessions from the session list), every flag, and paths only where
+// a path goes.
+var completionCases = []struct {
+	words []string
+	want  []string // exactly these, sorted
+	has   []string // at least these
+	not   []string // none of these
+}{
+	{words: []string{"sightline", "rea"}, want: []string{"read"}},
+	{words: []string{"sightline", "hook", ""}, want: []string{"claude", "codex", "install", "uninstall"}},
+	{words: []string{"sightline", "hook", "install", ""}, want: []string{"claude", "codex"}},
+	{words: []string{"sightline", "completion", ""}, want: []string{"bash", "fish", "zsh"}},
+	{words: []string{"sightline", "write", "a.txt", "--mode", ""}, want: []string{"append", "create", "edit", "overwrite"}},
+	{words: []string{"sightline", "read", "--session", ""}, want: []string{"alice"}},
+	{words: []string{"sightline", "read", "--"}, has: []string{"--yes", "--pretty", "--session", "--budget"}},
+	{words: []string{"sightline", "serve", "--st"}, want: []string{"--state-dir"}},
+	{words: []string{"sightline", "daemon", "--r"}, want: []string{"--root"}},
+	{words: []string{"sightline", "read", "a."}, want: []string{"a.txt"}},
+	{words: []string{"sightline", "daemon", "--root", "s"}, want: []string{"sub"}},
+	// No path goes there: no files (zsh offers the flags instead).
+	{words: []string{"sightline", "audit", ""}, not: []string{"a.txt", "sub"}},
+	{words: []string{"sightline", "hook", "claude", ""}, not: []string{"a.txt", "sub"}},
+}
+
+func completionWorkspace(t *testing.T) *cli {
+	c := newCLI(t, map[string]string{"a.txt": "a\n", "sub/b.txt": "b\n"})
+	if _, errOut, code := c.run("", "read", "a.txt", "--session", "alice"); code != 0 {
+		t.Fatalf("read: %d %s", code, errOut)
+	}
+	c.env = append(c.env, "PATH="+filepath.Dir(c.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return c
+}
+
+func checkCompletion(t *testing.T, shell string, words []string, got, want, has, not []string) {
+	t.Helper()
+	slices.Sort(got)
+	got = slices.Compact(got) // zsh adds a match once per tag that finds it
+	for _, n := range not {
+		if slices.Contains(got, n) {
+			t.Errorf("%s: %q offers %q, which it should not", shell, strings.Join(words, " "), got)
+		}
+	}
+	if not != nil {
+		return
+	}
+	if has != nil {
+		for _, h := range has {
+			if !slices.Contains(got, h) {
+				t.Errorf("%s: %q offers %q, not %s", shell, strings.Join(words, " "), got, h)
+			}
+		}
+		return
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: %q offers %q, want %q", shell, strings.Join(words, " "), got, want)
+	}
+}
+
+// Bash completes real command lines with the script sightline prints.
+func TestCompletionBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	c := completionWorkspace(t)
+	var script strings.Builder
+	script.WriteString("source <(sightline completion bash) || exit 1\n")
+	script.WriteString(`comp() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _sightline 2>/dev/null; printf '%s\t' "${COMPREPLY[@]}"; echo; }` + "\n")
+	for _, tc := range completionCases {
+		script.WriteString("comp")
+		for _, w := range tc.words {
+			script.WriteString(" " + shellQuote(w))
+			if w == "" {
+				script.WriteString("''")
+			}
+		}
+		script.WriteString("\n")
+	}
+	cmd := exec.Command("bash", "-c", script.String())
+	cmd.Dir, cmd.Env = c.dir, c.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(completionCases) {
+		t.Fatalf("bash printed %d lines for %d cases:\n%s", len(lines), len(completionCases), out)
+	}
+	for i, tc := range completionCases {
+		got := strings.Fields(strings.ReplaceAll(lines[i], "\t", " "))
+		checkCompletion(t, "bash", tc.words, got, tc.want, tc.has, tc.not)
+	}
+}
+
+// zshCapture types a command line and a tab into an interactive zsh (in a
+// pseudo-terminal, zsh/zpty) that loaded the completion from $1, and prints
+// every match the completion system adds.
+const zshCapture = `zmodload zsh/zpty || exit 1
+zpty z zsh -f -i
+zpty -w z "PROMPT=''; RPROMPT=''; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w z 'compadd () {
+  if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return $?; fi
+  typeset -a __hits
+  builtin compadd -A __hits "$@"
+  local ret=$?
+  (( $#__hits )) && print -r -l -- "<hit>"${^__hits}
+  return $ret
+}'
+zpty -w z 'bindkey "^I" complete-word'
+zpty -w z 'print -- "<ready>"'
+zpty -r z line '*<ready>*'
+zpty -n -w z "$2"$'\t'
+zpty -n -w z $'\C-u'
+zpty -w z 'print -- "<done>"'
+while zpty -r z line; do
+  [[ $line == *'<done>'* ]] && break
+  [[ $line == *'<hit>'* ]] && print -r -- ${${line##*<hit>}%%$'\r'*}
+done
+zpty -d z
+`
+
+// Zsh completes real command lines, typed into an interactive shell, with
+// the script installed as a user would (a folder of their own in fpath).
+func TestCompletionZsh(t *testing.T) {
+	if _, err := exec.LookPath("zsh"); err != nil {
+		if os.Getenv("SIGHTLINE_REQUIRE_REAL_CLIENTS") == "1" {
+			t.Fatal("zsh is required here (SIGHTLINE_REQUIRE_REAL_CLIENTS=1)")
+		}
+		t.Skip("no zsh")
+	}
+	c := completionWorkspace(t)
+	fdir := t.TempDir()
+	script, errOut, code := c.run("", "completion", "zsh")
+	if code != 0 {
+		t.Fatalf("completion zsh: %d %s", code, errOut)
+	}
+	if err := os.WriteFile(filepath.Join(fdir, "_sightline"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	capture := filepath.Join(fdir, "capture.zsh")
+	if err := os.WriteFile(capture, []byte(zshCapture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range completionCases {
+		cmd := exec.Command("zsh", "-f", capture, fdir, strings.Join(tc.words, " "))
+		cmd.Dir, cmd.Env = c.dir, c.env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("zsh %q: %v\n%s", tc.words, err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if l != "" {
+				got = append(got, strings.TrimSuffix(l, "/"))
+			}
+		}
+		checkCompletion(t, "zsh", tc.words, got, tc.want, tc.has, tc.not)
+	}
+}
