@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 // valueKind is what a flag's value is, for completion.
@@ -31,7 +31,7 @@ func flagValue(name string) (valueKind, []string) {
 	case "session":
 		return valueSession, nil
 	case "mode":
-		return valueWords, engine.WriteModes
+		return valueWords, ops.WriteModes
 	case "extract":
 		return valueWords, []string{"regex", "treesitter"}
 	case "log-level":
