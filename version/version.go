@@ -7,10 +7,15 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Version is the release stamp; "dev" when the build was not stamped.
 var Version = "dev"
+
+// Stamped is the release's source date (RFC 3339), stamped with Version:
+// -X github.com/sightline-lsp/sightline/version.Stamped={{ .CommitDate }}.
+var Stamped = ""
 
 // String is the version every door shows (--version, the language server's
 // serverInfo, the bridge's status, :checkhealth, VS Code's output): the
@@ -63,4 +68,29 @@ func fromBuild(stamp string, info *debug.BuildInfo) string {
 		b.WriteString(" (modified)")
 	}
 	return b.String()
+}
+
+// Date is the date of the build's source, YYYY-MM-DD (what the manual page
+// shows): the release's stamp, else the VCS revision's time; "" when the
+// build recorded neither.
+func Date() string { return date() }
+
+var date = sync.OnceValue(func() string {
+	info, _ := debug.ReadBuildInfo()
+	return dateFrom(Stamped, info)
+})
+
+func dateFrom(stamp string, info *debug.BuildInfo) string {
+	at := stamp
+	if at == "" && info != nil {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.time" {
+				at = s.Value
+			}
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, at); err == nil {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return ""
 }

@@ -24,3 +24,21 @@ func TestFromBuild(t *testing.T) {
 		}
 	}
 }
+
+func TestDateFrom(t *testing.T) {
+	vcs := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "2026-11-29T23:30:00-02:00"}}}
+	for _, c := range []struct {
+		stamp string
+		info  *debug.BuildInfo
+		want  string
+	}{
+		{"2026-01-02T03:04:05Z", vcs, "2026-01-02"},
+		{"", vcs, "2026-11-30"},
+		{"", &debug.BuildInfo{}, ""},
+		{"", nil, ""},
+	} {
+		if got := dateFrom(c.stamp, c.info); got != c.want {
+			t.Errorf("dateFrom(%q, %+v) = %q, want %q", c.stamp, c.info, got, c.want)
+		}
+	}
+}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/version"
 )
 
 // valueKind is what a flag's value is, for completion.
@@ -291,7 +294,7 @@ func runMan(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	esc := strings.NewReplacer(`\`, `\e`, "-", `\-`, "\n.", "\n\\&.", "\n'", "\n\\&'")
-	fmt.Fprintf(stdout, ".TH SIGHTLINE 1 \"\" \"sightline %s\" \"User Commands\"\n", esc.Replace(versionString()))
+	fmt.Fprintf(stdout, ".TH SIGHTLINE 1 \"%s\" \"sightline %s\" \"User Commands\"\n", manDate(), esc.Replace(versionString()))
 	fmt.Fprintln(stdout, ".SH NAME\nsightline \\- a language server that knows what a coding agent has seen")
 	fmt.Fprintln(stdout, ".SH SYNOPSIS\n.B sightline\n.I command\n[\\fIflags\\fR] [\\fIPATH\\fR]")
 	fmt.Fprintln(stdout, ".SH DESCRIPTION\nsightline keeps a per-session ledger of what an agent was shown, guards edits against unread or stale lines, and applies edits exactly or not at all.")
@@ -305,4 +308,22 @@ func runMan(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fmt.Fprintln(stdout, ".SH EXIT STATUS\n.TP\n0\nthe call did what it was asked\n.TP\n1\nit was refused\n.TP\n2\na usage or internal error")
 	fmt.Fprintln(stdout, ".SH SEE ALSO\nThe protocol: docs/protocol.md in the source, https://github.com/sightline\\-lsp/sightline")
 	return exitOK
+}
+
+// manDate is the manual page's date: the source's (version.Date), else
+// the day the binary was built (its file's time), so that the same build
+// prints the same page.
+func manDate() string {
+	if d := version.Date(); d != "" {
+		return d
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fi.ModTime().UTC().Format(time.DateOnly)
 }

@@ -19,7 +19,7 @@ func TestVersionStamped(t *testing.T) {
 		bin += ".exe"
 	}
 	build := exec.Command("go", "build", "-o", bin,
-		"-ldflags", "-X github.com/sightline-lsp/sightline/version.Version=1.2.3-test", ".")
+		"-ldflags", "-X github.com/sightline-lsp/sightline/version.Version=1.2.3-test -X github.com/sightline-lsp/sightline/version.Stamped=2026-01-02T03:04:05Z", ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -29,6 +29,12 @@ func TestVersionStamped(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(out)) != "sightline 1.2.3-test" {
 			t.Errorf("sightline %s = %q, %v; want sightline 1.2.3-test", arg, out, err)
 		}
+	}
+	// The manual page's date is the stamped source date: the same page
+	// from every build of the release.
+	out, err := exec.Command(bin, "man").Output()
+	if err != nil || !strings.HasPrefix(string(out), `.TH SIGHTLINE 1 "2026-01-02" "sightline 1.2.3\-test"`) {
+		t.Errorf("sightline man = %q, %v; want its .TH dated 2026-01-02", string(out)[:min(len(out), 80)], err)
 	}
 }
 
@@ -85,8 +91,13 @@ COMP_WORDS=(sightline read --bu); COMP_CWORD=2; _sightline; echo "${COMPREPLY[*]
 		}
 	}
 	man, errOut, code := c.run("", "man")
-	if code != 0 || !strings.HasPrefix(man, ".TH SIGHTLINE 1") {
+	if code != 0 || !strings.HasPrefix(man, ".TH SIGHTLINE 1 \"20") {
 		t.Fatalf("man = %d %q %q", code, man[:min(len(man), 80)], errOut)
+	}
+	for _, sec := range []string{".SH ENVIRONMENT", ".SH FILES", ".SH EXIT STATUS"} {
+		if !strings.Contains(man, "\n"+sec+"\n") {
+			t.Errorf("man lacks %s", sec)
+		}
 	}
 	if _, err := exec.LookPath("groff"); err == nil {
 		cmd := exec.Command("groff", "-man", "-Tutf8", "-ww", "-z")
