@@ -169,3 +169,34 @@ func TestCompletionZsh(t *testing.T) {
 		checkCompletion(t, "zsh", tc.words, got, tc.want, tc.has, tc.not)
 	}
 }
+
+// Fish completes the same command lines (complete -C: what a tab offers).
+func TestCompletionFish(t *testing.T) {
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("no fish")
+	}
+	c := completionWorkspace(t)
+	script, errOut, code := c.run("", "completion", "fish")
+	if code != 0 {
+		t.Fatalf("completion fish: %d %s", code, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "sightline.fish")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range completionCases {
+		cmd := exec.Command("fish", "--no-config", "-c", "source $argv[1]; complete -C $argv[2]", file, strings.Join(tc.words, " "))
+		cmd.Dir, cmd.Env = c.dir, c.env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("fish %q: %v\n%s", tc.words, err, out)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if w, _, _ := strings.Cut(l, "\t"); w != "" {
+				got = append(got, strings.TrimSuffix(w, "/"))
+			}
+		}
+		checkCompletion(t, "fish", tc.words, got, tc.want, tc.has, tc.not)
+	}
+}

@@ -14,7 +14,7 @@ import (
 // docsWithLinks are the documents a user reads from the README on: every
 // link in them to a file of the repository names one that exists, and every
 // #anchor one of its headings, as GitHub spells them.
-var docsWithLinks = []string{"README.md", "docs/development.md", "editors/vscode/README.md", "ARCHITECTURE.md", "LLM_FILE_ACCESS.md"}
+var docsWithLinks = []string{"README.md", "docs/development.md", "docs/protocol.md", "docs/performance.md", "editors/vscode/README.md", "ARCHITECTURE.md", "LLM_FILE_ACCESS.md"}
 
 func TestDocLinksResolve(t *testing.T) {
 	root, err := filepath.Abs("../..")
