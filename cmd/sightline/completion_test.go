@@ -104,9 +104,10 @@ func TestCompletionBash(t *testing.T) {
 	}
 }
 
-// zshCapture types a command line and a tab into an interactive zsh (in a
-// pseudo-terminal, zsh/zpty) that loaded the completion from $1, and prints
-// every match the completion system adds.
+// zshCapture types command lines ($2, $3, …), each followed by a tab,
+// into one interactive zsh (in a pseudo-terminal, zsh/zpty) that loaded the
+// completion from the folder $1 in fpath, and prints "<case>" then every
+// match the completion system adds, for each line.
 const zshCapture = `zmodload zsh/zpty || exit 1
 zpty z zsh -f -i
 zpty -w z "PROMPT=''; RPROMPT=''; fpath=($1 \$fpath); autoload -U compinit; compinit -u -D"
@@ -118,18 +119,50 @@ zpty -w z 'compadd () {
   (( $#__hits )) && print -r -l -- "<hit>"${^__hits}
   return $ret
 }'
-zpty -w z 'bindkey "^I" complete-word'
-zpty -w z 'print -- "<ready>"'
+# Tab completes, then says so: what it printed is then all there.
+zpty -w z 'cw() { zle complete-word; print -r -- "<comp""done>" }; zle -N cw; bindkey "^I" cw'
+zpty -w z 'print -- "<rea""dy>"'
 zpty -r z line '*<ready>*'
-zpty -n -w z "$2"$'\t'
-zpty -n -w z $'\C-u'
-zpty -w z 'print -- "<done>"'
-while zpty -r z line; do
-  [[ $line == *'<done>'* ]] && break
-  [[ $line == *'<hit>'* ]] && print -r -- ${${line##*<hit>}%%$'\r'*}
+for cl in "${@[2,-1]}"; do
+  print -- "<case>"
+  zpty -n -w z "$cl"$'\t'
+  zpty -r z out '*<compdone>*'
+  for line in "${(@f)out}"; do
+    [[ $line == *'<hit>'* ]] && print -r -- ${${line##*<hit>}%%$'\r'*}
+  done
+  zpty -n -w z $'\C-u'
 done
 zpty -d z
 `
+
+// zshComplete is what zsh offers for each command line, with the
+// completion in the folder fdir.
+func zshComplete(t *testing.T, c *cli, fdir string, lines []string) [][]string {
+	t.Helper()
+	capture := filepath.Join(t.TempDir(), "capture.zsh")
+	if err := os.WriteFile(capture, []byte(zshCapture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("zsh", append([]string{"-f", capture, fdir}, lines...)...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zsh: %v\n%s", err, out)
+	}
+	cases := strings.Split(string(out), "<case>\n")[1:]
+	if len(cases) != len(lines) {
+		t.Fatalf("zsh answered %d of %d lines:\n%s", len(cases), len(lines), out)
+	}
+	got := make([][]string, len(cases))
+	for i, cs := range cases {
+		for _, l := range strings.Split(cs, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				got[i] = append(got[i], strings.TrimSuffix(l, "/"))
+			}
+		}
+	}
+	return got
+}
 
 // Zsh completes real command lines, typed into an interactive shell, with
 // the script installed as a user would (a folder of their own in fpath).
@@ -149,23 +182,12 @@ func TestCompletionZsh(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fdir, "_sightline"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	capture := filepath.Join(fdir, "capture.zsh")
-	if err := os.WriteFile(capture, []byte(zshCapture), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	var lines []string
 	for _, tc := range completionCases {
-		cmd := exec.Command("zsh", "-f", capture, fdir, strings.Join(tc.words, " "))
-		cmd.Dir, cmd.Env = c.dir, c.env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("zsh %q: %v\n%s", tc.words, err, out)
-		}
-		var got []string
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if l != "" {
-				got = append(got, strings.TrimSuffix(l, "/"))
-			}
-		}
+		lines = append(lines, strings.Join(tc.words, " "))
+	}
+	for i, got := range zshComplete(t, c, fdir, lines) {
+		tc := completionCases[i]
 		checkCompletion(t, "zsh", tc.words, got, tc.want, tc.has, tc.not)
 	}
 }

@@ -147,12 +147,8 @@ func TestReadmeCompletionLines(t *testing.T) {
 		t.Errorf("ran %d README lines, want 3 (bash, zsh, fish)", ran)
 	}
 	if _, err := exec.LookPath("zsh"); err == nil {
-		capture := filepath.Join(t.TempDir(), "capture.zsh")
-		os.WriteFile(capture, []byte(zshCapture), 0o644)
-		cmd := exec.Command("zsh", "-f", capture, filepath.Join(home, ".zfunc"), "sightline completion ")
-		cmd.Dir, cmd.Env = c.dir, c.env
-		if out, err := cmd.Output(); err != nil || !slices.Contains(strings.Fields(string(out)), "bash") {
-			t.Errorf("zsh with ~/.zfunc in fpath: %q %v", out, err)
+		if got := zshComplete(t, c, filepath.Join(home, ".zfunc"), []string{"sightline completion "}); !slices.Contains(got[0], "bash") {
+			t.Errorf("zsh with ~/.zfunc in fpath offers %q for sightline completion", got[0])
 		}
 	}
 }
