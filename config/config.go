@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/sightline-lsp/sightline/charset"
+	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/policy"
 )
 
@@ -156,6 +157,9 @@ func (c Config) Validate() error {
 	}
 	switch c.Extract {
 	case "regex", "treesitter":
+		if err := extract.Available(c.Extract); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("extract must be regex or treesitter, not %q", c.Extract)
 	}

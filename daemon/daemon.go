@@ -111,13 +111,13 @@ type Options struct {
 func Build() string {
 	exe, err := os.Executable()
 	if err != nil {
-		return version.Version
+		return version.String()
 	}
 	fi, err := os.Stat(exe)
 	if err != nil {
-		return version.Version + " " + exe
+		return version.String() + " " + exe
 	}
-	return fmt.Sprintf("%s %s %d %d", version.Version, exe, fi.Size(), fi.ModTime().UnixNano())
+	return fmt.Sprintf("%s %s %d %d", version.String(), exe, fi.Size(), fi.ModTime().UnixNano())
 }
 
 // Run serves the workspace until the daemon has a reason to exit (see the

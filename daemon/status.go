@@ -12,7 +12,7 @@ import (
 // and `sightline daemon list` show of a daemon.
 func (d *daemon) status() bridge.Status {
 	return bridge.Status{
-		PID: os.Getpid(), Version: version.Version, Roots: []string{d.root}, Open: []string{}, Daemon: true,
+		PID: os.Getpid(), Version: version.String(), Roots: []string{d.root}, Open: []string{}, Daemon: true,
 		Build: d.build, Started: d.started.UTC().Format(time.RFC3339), Memory: residentMemory(),
 		StateDir: d.state, Log: d.logFile,
 	}

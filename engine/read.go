@@ -207,7 +207,7 @@ func (e *Env) notice(d workspace.Doc, cut ledger.Range, budget int) string {
 	if first+16 > budget {
 		what += fmt.Sprintf("; line %d alone is %d characters, over the %d-character budget: read it with a larger budget", cut.Start, first, budget)
 	} else {
-		what += fmt.Sprintf("; read them with range {\"start\": %d, \"end\": %d}", cut.Start, cut.End)
+		what += "; " + cut.NextHint()
 	}
 	return "[" + what + "]"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sightline-lsp/sightline/confine"
@@ -17,6 +18,9 @@ import (
 
 // MaxWriteSize bounds what a write may produce.
 const MaxWriteSize = 16 << 20
+
+// WriteModes are sightline/write's modes.
+var WriteModes = []string{"create", "edit", "append", "overwrite"}
 
 // WriteParams are the params of sightline/write (PROTOCOL section 6).
 type WriteParams struct {
@@ -66,9 +70,9 @@ func (e *Env) Write(ctx context.Context, p WriteParams) (res WriteResult, err er
 		return res, result.Errorf(result.InvalidParams, "content is required (use \"\" for an empty file)")
 	}
 	content := *p.Content
-	switch p.Mode {
-	case "create", "edit", "append", "overwrite":
-	case "":
+	switch {
+	case slices.Contains(WriteModes, p.Mode):
+	case p.Mode == "":
 		return res, result.Errorf(result.InvalidParams, "mode is required: create, edit, append or overwrite")
 	default:
 		return res, result.Errorf(result.InvalidParams, "mode %q is not one of create, edit, append, overwrite", p.Mode)

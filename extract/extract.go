@@ -62,6 +62,20 @@ func New(engine string) (Extractor, error) {
 	return nil, fmt.Errorf("unknown extract engine %q (want regex or treesitter)", engine)
 }
 
+// Available says why an engine name cannot be had in this binary (unknown,
+// or tree-sitter in a build without it); nil when New would give it. A
+// setting or a flag naming it is refused with this rather than served by
+// another engine without a word.
+func Available(engine string) error {
+	switch engine {
+	case "", "regex":
+		return nil
+	case "treesitter", "tree-sitter":
+		return treeSitterAvailable()
+	}
+	return fmt.Errorf("unknown extract engine %q (want regex or treesitter)", engine)
+}
+
 // Language maps a file name and an LSP languageId to the language names the
 // extractors know ("go", "typescript", "javascript", "python", "rust", "java",
 // "c", "cpp", "ruby"), or "" when unknown.

@@ -50,6 +50,8 @@ func NewTreeSitter() *TreeSitter {
 
 func newTreeSitter() (Extractor, error) { return NewTreeSitter(), nil }
 
+func treeSitterAvailable() error { return nil }
+
 // tsWalk holds one extraction's source and results.
 type tsWalk struct {
 	src   []byte

@@ -12,6 +12,12 @@ type Range struct {
 	End   int `json:"end"`
 }
 
+// NextHint is how a truncated read names the lines it cut, to read next:
+// in sightline/read's params (the CLI says it as a command line).
+func (r Range) NextHint() string {
+	return `read them with range {"start": ` + strconv.Itoa(r.Start) + `, "end": ` + strconv.Itoa(r.End) + `}`
+}
+
 // Word renders r as answers do: "Line 7" or "Lines 101-120".
 func (r Range) Word() string {
 	if r.Start == r.End {

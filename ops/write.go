@@ -53,9 +53,16 @@ Guarded like sightline_edit: the lines you replace must have been read. expected
 			return engine.WriteParams{Caller: as(caller, in.Session), TextDocument: doc,
 				Mode: in.Mode, Content: in.Content, OldText: in.OldText, ExpectedVersion: in.ExpectedVersion, DryRun: in.DryRun}, err
 		}, func(s *jsonschema.Schema) {
-			s.Properties["mode"].Enum = []any{"create", "edit", "append", "overwrite"}
+			s.Properties["mode"].Enum = nil
+			for _, m := range WriteModes {
+				s.Properties["mode"].Enum = append(s.Properties["mode"].Enum, m)
+			}
 		}),
 })
+
+// WriteModes are sightline/write's modes, for the doors (the CLI's
+// completions).
+var WriteModes = engine.WriteModes
 
 type writeIn struct {
 	Path            string  `json:"path" jsonschema:"File path relative to the workspace root (an absolute path inside the workspace also works)."`

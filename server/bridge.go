@@ -120,7 +120,7 @@ func (s *Server) bridgeHandler() (jsonrpc2.Handler, func()) {
 }
 
 func (s *Server) bridgeStatus() bridge.Status {
-	st := bridge.Status{PID: os.Getpid(), Version: version.Version, Roots: s.ws.Roots(), Open: []string{}}
+	st := bridge.Status{PID: os.Getpid(), Version: version.String(), Roots: s.ws.Roots(), Open: []string{}}
 	for _, d := range s.ws.OpenDocs() {
 		st.Open = append(st.Open, string(d.Key))
 	}

@@ -102,7 +102,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
 			},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "sightline", Version: protocol.NewOptional(version.Version)},
+		ServerInfo: protocol.ServerInfo{Name: "sightline", Version: protocol.NewOptional(version.String())},
 	}
 	if caps.pullDiagnostics {
 		id := "sightline"

@@ -57,6 +57,8 @@ func check(root string) error {
 	const stamp = "-X github.com/sightline-lsp/sightline/version.Version={{ .Version }}"
 	ldflags := strings.Join(b.BuildDetails.Ldflags, " ")
 	want(strings.Contains(ldflags, stamp), "build: ldflags %q do not stamp the version (%s)", ldflags, stamp)
+	const dateStamp = "-X github.com/sightline-lsp/sightline/version.Stamped={{ .CommitDate }}"
+	want(strings.Contains(ldflags, dateStamp), "build: ldflags %q do not stamp the source date the manual page shows (%s)", ldflags, dateStamp)
 	want(a.NameTemplate == "{{ .ProjectName }}_{{ .Os }}_{{ .Arch }}" && p.ProjectName == "sightline",
 		"archive: name %q (project %q): the install lines fetch sightline_<os>_<arch>", a.NameTemplate, p.ProjectName)
 	want(slices.Equal(a.Formats, []string{"tar.gz"}), "archive: formats %v, want [tar.gz]", a.Formats)
@@ -79,7 +81,9 @@ func check(root string) error {
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "sightline")
 	args := append([]string{"build", "-o", bin}, b.BuildDetails.Flags...)
-	args = append(args, "-ldflags="+strings.ReplaceAll(ldflags, "{{ .Version }}", version), b.Main)
+	const commitDate = "2026-01-02T03:04:05Z"
+	stamped := strings.NewReplacer("{{ .Version }}", version, "{{ .CommitDate }}", commitDate).Replace(ldflags)
+	args = append(args, "-ldflags="+stamped, b.Main)
 	build := exec.Command("go", args...)
 	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
 	build.Env = append(os.Environ(), append(b.Env, "GOOS=linux", "GOARCH=amd64")...)
@@ -89,6 +93,10 @@ func check(root string) error {
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), version) {
 		return fmt.Errorf("sightline --version of a build stamped %s: %q %v", version, out, err)
+	}
+	man, err := exec.Command(bin, "man").Output()
+	if err != nil || !strings.HasPrefix(string(man), `.TH SIGHTLINE 1 "2026-01-02"`) {
+		return fmt.Errorf("sightline man of a build stamped %s: %.60q %v", commitDate, man, err)
 	}
 	fmt.Printf(".goreleaser.yaml: read by GoReleaser %s's loader; six targets, archives, checksums and the version stamp (%s) as the install lines expect\n", goreleaserVersion(), strings.TrimSpace(string(out)))
 	return nil

@@ -22,7 +22,7 @@ import (
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
-const acpUsage = "usage: sightline acp [--root DIR] [--no-mcp] [--mcp-name NAME] -- AGENT [ARGS...]"
+const acpUsage = "usage: sightline acp [--root DIR] [--no-mcp] [--mcp-name NAME] [--no-hooks] -- AGENT [ARGS...]"
 
 // acpExitWait bounds the wait for the agent to exit once the connection
 // has ended, before its process group is stopped (SIGTERM), then killed
@@ -44,6 +44,9 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	noMCP := fs.Bool("no-mcp", false, "do not add sightline's MCP server to the agent's sessions")
 	mcpName := fs.String("mcp-name", "sightline", "the name of sightline's MCP server in the sessions")
 	noHooks := fs.Bool("no-hooks", false, "do not give an agent built on Claude Code sightline's hooks with its sessions")
+	if captured(fs, stderr) {
+		return exitUsage
+	}
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
 		fmt.Fprintln(stderr, acpUsage)
 		return exitUsage

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/sightline-lsp/sightline/engine"
 )
 
@@ -49,14 +51,11 @@ func newApprover(yes *bool, stdin io.Reader, stderr io.Writer) engine.Approver {
 
 func openTTY() (io.ReadCloser, error) { return os.Open("/dev/tty") }
 
-// isTTY reports whether r is a character device (a terminal).
+// isTTY reports whether r is a terminal: not any character device
+// (/dev/null is one, and nobody answers there).
 func isTTY(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 func (a cliApprover) Approve(ctx context.Context, req engine.Approval) (engine.Decision, error) {
@@ -65,7 +64,7 @@ func (a cliApprover) Approve(ctx context.Context, req engine.Approval) (engine.D
 	}
 	tty, err := a.tty()
 	if err != nil {
-		return engine.Deny, fmt.Errorf("no terminal to ask on: %w", err)
+		return engine.Deny, fmt.Errorf("there is no terminal to ask on (%v); pass --yes to approve this one call", err)
 	}
 	defer tty.Close()
 	if req.Op == "merge" {

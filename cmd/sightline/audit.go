@@ -88,15 +88,19 @@ func runApprovals(ctx context.Context, args []string, stdin io.Reader, stdout, s
 
 func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "reset" && args[0] != "list") {
-		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json]")
+		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json | --names]")
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("session "+args[0], flag.ContinueOnError)
 	session := fs.String("session", "default", "the session to reset")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	var names *bool
+	if args[0] == "list" {
+		names = fs.Bool("names", false, "only the sessions' names, one a line (for scripts and completion)")
+	}
 	pos, ok := parseFlags(fs, args[1:], stderr)
-	if !ok || len(pos) > 0 {
-		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json]")
+	if !ok || len(pos) > 0 || names != nil && *names && *asJSON {
+		fmt.Fprintln(stderr, "usage: sightline session reset [--session S] | sightline session list [--json | --names]")
 		return exitUsage
 	}
 	rt, ok := databaseCommand(ctx, "session", stderr)
@@ -107,6 +111,17 @@ func runSession(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	out := output{"session", stdout, stderr, *asJSON, false}
 	if args[0] == "reset" {
 		return out.call(ctx, rt, ops.Reset, engine.ResetParams{Caller: engine.Caller{Session: *session}})
+	}
+	if names != nil && *names {
+		res, err := route.Do(ctx, rt.Router, ops.Sessions, engine.SessionsParams{})
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline session list: %v\n", result.Message(err))
+			return exitUsage
+		}
+		for _, s := range res.Sessions {
+			fmt.Fprintln(stdout, s.Session)
+		}
+		return exitOK
 	}
 	return out.call(ctx, rt, ops.Sessions, engine.SessionsParams{})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -170,10 +171,6 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	agent := args[0]
-	hooks := hook.ClaudeHooks
-	if agent == "codex" {
-		hooks = hook.CodexHooks
-	}
 	fs := flag.NewFlagSet("hook "+verb, flag.ContinueOnError)
 	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json), for every project (the default)")
 	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json in the workspace root)")
@@ -187,6 +184,70 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
 	}
+	if verb == "uninstall" {
+		code := changeSettings(path, verb, agent, "", *dryRun, stdout, stderr)
+		if local := localSettings(agent, path); *project && local != "" && code == exitOK {
+			if _, err := os.Stat(local); err == nil {
+				code = changeSettings(local, verb, agent, "", *dryRun, stdout, stderr)
+			}
+		}
+		return code
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "sightline: where is this program? %v\n", err)
+		return exitUsage
+	}
+	command := shellQuote(exe) + " hook " + agent
+	if *project {
+		// A project's settings are shared: the command by name works for
+		// every teammate with sightline on their PATH; a path of this
+		// machine's does not, and goes where only this machine looks.
+		if onPath(exe) {
+			command = "sightline hook " + agent
+		} else if local := localSettings(agent, path); local != "" {
+			fmt.Fprintf(stdout, "sightline on PATH is not %s: the hooks run it by its path, which is this machine's, so they go in %s (not shared), not %s.\n", exe, filepath.Base(local), filepath.Base(path))
+			path = local
+		} else {
+			fmt.Fprintf(stdout, "sightline on PATH is not %s: the hooks run it by its path, which is this machine's; put sightline on PATH and install again before sharing %s.\n", exe, path)
+		}
+	}
+	code := changeSettings(path, verb, agent, command, *dryRun, stdout, stderr)
+	if code == exitOK && agent == "codex" {
+		// Codex keeps a trust record per hook, which only the user gives: an
+		// installer that wrote it would approve itself.
+		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
+	}
+	return code
+}
+
+// localSettings is the project settings file an agent reads beside path
+// and that is not shared (Claude Code's settings.local.json, which it keeps
+// out of git); "" when the agent has none.
+func localSettings(agent, path string) string {
+	if agent != "claude" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(path), "settings.local.json")
+}
+
+// onPath reports whether `sightline` on PATH is the program exe.
+func onPath(exe string) bool {
+	p, err := exec.LookPath("sightline")
+	if err != nil {
+		return false
+	}
+	a, err := os.Stat(p)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(exe)
+	return err == nil && os.SameFile(a, b)
+}
+
+// changeSettings installs (command) or uninstalls sightline's hooks in the
+// settings file at path, and says what changed.
+func changeSettings(path, verb, agent, command string, dryRun bool, stdout, stderr io.Writer) int {
 	file, err := hook.ReadSettings(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
@@ -195,15 +256,14 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	if file.Target != path {
 		path = file.Target + " (linked from " + path + ")"
 	}
+	hooks := hook.ClaudeHooks
+	if agent == "codex" {
+		hooks = hook.CodexHooks
+	}
 	var out []byte
 	var changed []string
 	if verb == "install" {
-		exe, xerr := os.Executable()
-		if xerr != nil {
-			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", xerr)
-			return exitUsage
-		}
-		out, changed, err = hook.Install(file.Data, agent, shellQuote(exe)+" hook "+agent, hooks)
+		out, changed, err = hook.Install(file.Data, agent, command, hooks)
 	} else {
 		out, changed, err = hook.Uninstall(file.Data, agent)
 	}
@@ -219,7 +279,7 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: sightline's %s hooks are %s; nothing changed.\n", path, agent, what)
 		return exitOK
 	}
-	if *dryRun {
+	if dryRun {
 		fmt.Fprintf(stdout, "%s would change (dry run, nothing written):\n", path)
 	} else {
 		if err := file.Write(out); err != nil {
@@ -231,13 +291,8 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	for _, c := range changed {
 		fmt.Fprintf(stdout, "  %s\n", c)
 	}
-	if *dryRun {
+	if dryRun {
 		stdout.Write(out)
-	}
-	if agent == "codex" && verb == "install" {
-		// Codex keeps a trust record per hook, which only the user gives: an
-		// installer that wrote it would approve itself.
-		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
 	}
 	return exitOK
 }

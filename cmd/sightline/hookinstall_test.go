@@ -52,3 +52,40 @@ func TestHookInstallThroughALinkAndReadOnly(t *testing.T) {
 		t.Fatalf("the link was replaced: %v", err)
 	}
 }
+
+// A project's settings are shared: `hook install claude --project` writes
+// the command by name when `sightline` on PATH is this binary; else the
+// machine's path goes in settings.local.json, which is not shared, and the
+// command says so.
+func TestHookInstallProjectPortable(t *testing.T) {
+	c := newCLI(t, nil)
+	settings := filepath.Join(c.dir, ".claude", "settings.json")
+	local := filepath.Join(c.dir, ".claude", "settings.local.json")
+	env := c.env
+	c.env = append(env, "PATH="+filepath.Dir(c.bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, errOut, code := c.run("", "hook", "install", "claude", "--project")
+	b, _ := os.ReadFile(settings)
+	if code != 0 || !strings.Contains(string(b), `"command": "sightline hook claude"`) || strings.Contains(string(b), c.bin) {
+		t.Fatalf("on PATH: %d %q %q\n%s", code, out, errOut, b)
+	}
+	if _, err := os.Stat(local); err == nil {
+		t.Fatal("on PATH, settings.local.json was written")
+	}
+	if _, _, code := c.run("", "hook", "uninstall", "claude", "--project"); code != 0 {
+		t.Fatal("uninstall")
+	}
+
+	c.env = append(env, "PATH="+t.TempDir())
+	out, errOut, code = c.run("", "hook", "install", "claude", "--project")
+	b, _ = os.ReadFile(local)
+	if code != 0 || !strings.Contains(string(b), c.bin+" hook claude") || !strings.Contains(out, "settings.local.json") {
+		t.Fatalf("not on PATH: %d %q %q\n%s", code, out, errOut, b)
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), c.bin) {
+		t.Fatalf("not on PATH, the shared settings name this machine's path:\n%s", b)
+	}
+	out, _, code = c.run("", "hook", "uninstall", "claude", "--project")
+	if b, _ := os.ReadFile(local); code != 0 || strings.Contains(string(b), "hook claude") {
+		t.Fatalf("uninstall left settings.local.json's hooks: %d %q\n%s", code, out, b)
+	}
+}

@@ -15,12 +15,12 @@ import (
 	"github.com/sightline-lsp/sightline/version"
 )
 
-func versionString() string { return version.Version }
+func versionString() string { return version.String() }
 
 func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("read", flag.ContinueOnError)
 	raw := fs.Bool("raw", false, "plain lines, without hashline annotation")
-	budget := fs.Int("budget", 0, "character budget (default: readBudget, 24000)")
+	budget := fs.Int("budget", 0, "character budget (default 24000)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	pretty := prettyFlag(fs)
 	session := fs.String("session", defaultSession(), "session whose ledger records the read")
@@ -63,7 +63,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	return out.answer(res, res.Outcome, err, nil, func(w io.Writer) {
 		io.WriteString(w, res.Content)
 		if res.Notice != "" {
-			fmt.Fprintln(w, ops.Outside(res.Notice))
+			fmt.Fprintln(w, ops.Outside(cliNotice(res, path, rng)))
 		}
 	})
 }
@@ -93,4 +93,19 @@ func parsePathRange(arg string) (string, *ledger.Range, error) {
 		return "", nil, fmt.Errorf("invalid line range %q: lines are 1-based and START <= END", spec)
 	}
 	return arg[:i], &ledger.Range{Start: start, End: end}, nil
+}
+
+// cliNotice is a truncated read's notice as the CLI says it: the lines to
+// read next as the command that reads them (sightline read PATH:20-167,
+// PATH as the user wrote it), not as the params of sightline/read.
+func cliNotice(res engine.ReadResult, path string, asked *ledger.Range) string {
+	cut := ledger.Range{Start: 1, End: res.TotalLines}
+	if asked != nil {
+		cut.Start, cut.End = asked.Start, min(asked.End, res.TotalLines)
+	}
+	if res.Range != nil {
+		cut.Start = res.Range.End + 1
+	}
+	next := fmt.Sprintf("read them with `sightline read %s`", shellQuote(fmt.Sprintf("%s:%d-%d", path, cut.Start, cut.End)))
+	return strings.Replace(res.Notice, cut.NextHint(), next, 1)
 }

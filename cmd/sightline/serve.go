@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/sightline-lsp/sightline/extract"
 	"github.com/sightline-lsp/sightline/server"
 )
 
@@ -26,6 +27,13 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	_ = fs.Bool("stdio", true, "use stdio (the only transport; accepted for clients that pass it)")
 	if _, ok := parseFlags(fs, args, stderr); !ok {
 		return exitUsage
+	}
+	if *engine != "" {
+		// Refused, not served by the regex engine without a word.
+		if err := extract.Available(*engine); err != nil {
+			fmt.Fprintf(stderr, "sightline serve: --extract: %v\n", err)
+			return exitUsage
+		}
 	}
 	log, closeLog, err := newLogger(*logFile, *level, stderr)
 	if err != nil {

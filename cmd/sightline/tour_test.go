@@ -18,7 +18,7 @@ import (
 // test follows; change the binary's behaviour and the test fails until the
 // README is updated.
 //
-// The tour is the ```sh blocks of the "A short tour" section. A line starting
+// The tour is the ```sh blocks of the "A five-minute tour" section. A line starting
 // with "$ " is a command (a trailing backslash continues it); the lines up to
 // the next command are its output, stdout and stderr together as a terminal
 // shows them. A line that is just "..." stands for lines left out. A
@@ -29,9 +29,9 @@ func TestReadmeTour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := tourSteps(t, string(readme), "A short tour")
+	steps := tourSteps(t, string(readme), "A five-minute tour")
 	if len(steps) == 0 {
-		t.Fatal("README.md: no tour commands found in the section \"A short tour\"")
+		t.Fatal("README.md: no tour commands found in the section \"A five-minute tour\"")
 	}
 	realworld, err := filepath.Abs("../../testdata/realworld")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,48 @@ func TestNeovimHealthAndLspConfig(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "ok  exit code 0") {
 		t.Fatal("neovim health test did not finish its checks")
+	}
+}
+
+// The Mason package's names resolve: its lspconfig name is a configuration
+// of lsp/ (the plugin's, on the runtimepath), its assets are the archives
+// the release makes (.goreleaser.yaml: sightline_<os>_<arch>) and each
+// holds the binary it names.
+func TestMasonPackageNamesResolve(t *testing.T) {
+	b, err := os.ReadFile("../mason/packages/sightline/package.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := string(b)
+	m := regexp.MustCompile(`(?m)^neovim:\n  lspconfig: (\S+)$`).FindStringSubmatch(pkg)
+	if m == nil {
+		t.Fatal("package.yaml names no neovim.lspconfig")
+	}
+	if _, err := os.Stat(filepath.Join("lsp", m[1]+".lua")); err != nil {
+		t.Errorf("neovim.lspconfig %q names no lsp/%s.lua: %v", m[1], m[1], err)
+	}
+	rel, err := os.ReadFile("../../.goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rel), `name_template: "{{ .ProjectName }}_{{ .Os }}_{{ .Arch }}"`) {
+		t.Fatal(".goreleaser.yaml's archive names changed: update this test and package.yaml")
+	}
+	assets := regexp.MustCompile(`(?m)^    - target: (\S+)\n      file: (\S+)\n      bin: (\S+)$`).FindAllStringSubmatch(pkg, -1)
+	if len(assets) != 6 {
+		t.Fatalf("package.yaml has %d assets, want the release's 6", len(assets))
+	}
+	osOf := map[string]string{"linux": "linux", "darwin": "darwin", "win": "windows"}
+	archOf := map[string]string{"x64": "amd64", "arm64": "arm64"}
+	for _, a := range assets {
+		plat, arch, _ := strings.Cut(a[1], "_")
+		goos, goarch := osOf[plat], archOf[arch]
+		ext, exe := ".tar.gz", "sightline"
+		if goos == "windows" {
+			ext, exe = ".zip", "sightline.exe"
+		}
+		if want := "sightline_" + goos + "_" + goarch + ext; a[2] != want || a[3] != exe {
+			t.Errorf("asset %s: file %s bin %s, want %s holding %s", a[1], a[2], a[3], want, exe)
+		}
 	}
 }

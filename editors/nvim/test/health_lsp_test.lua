@@ -29,10 +29,32 @@ local function health_text()
 end
 
 local ok_run, err_run = xpcall(function()
+  -- lsp/sightline.lua stands alone, as nvim-lspconfig's configurations do:
+  -- a plain table that requires nothing.
+  local files = api.nvim_get_runtime_file('lsp/sightline.lua', false)
+  check(#files == 1, 'lsp/sightline.lua is on the runtimepath')
+  local cfg = dofile(files[1])
+  check(package.loaded['sightline'] == nil, 'lsp/sightline.lua requires not the plugin')
+  check(type(cfg) == 'table' and cfg.cmd[1] == 'sightline' and cfg.cmd[2] == 'serve', 'its cmd runs sightline serve')
+  check(vim.tbl_contains(cfg.root_markers, '.git') and vim.tbl_contains(cfg.root_markers, '.sightline.json'), 'its root markers are the server\'s')
+  check(type(cfg.root_dir) == 'function', 'its root_dir is a function')
+
   local sl = require('sightline')
 
-  -- Health with a binary that is not there: an error saying how to fix it.
+  -- A binary that is not there: said once when a file opens, not silent.
+  local told = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level) table.insert(told, { msg = msg, level = level }) end
   sl.setup({ cmd = { 'sightline-not-installed-here', 'serve' } })
+  vim.cmd('edit ' .. ws .. '/demo.py')
+  vim.cmd('edit ' .. ws .. '/.git/HEAD')
+  vim.cmd('bwipeout! ' .. ws .. '/demo.py')
+  vim.cmd('bwipeout!')
+  vim.notify = notify
+  check(#told == 1 and told[1].msg:find('sightline%-not%-installed%-here is not executable') and told[1].level == vim.log.levels.WARN,
+    'a missing binary is told once: ' .. vim.inspect(told))
+
+  -- Health with a binary that is not there: an error saying how to fix it.
   local text = health_text()
   check(text:find('sightline%-not%-installed%-here is not executable') ~= nil, 'checkhealth: a missing binary is an error')
   check(text:find('go install github.com/sightline%-lsp/sightline') ~= nil, 'checkhealth: says how to install it')
@@ -40,10 +62,6 @@ local ok_run, err_run = xpcall(function()
   -- lsp/sightline.lua: the configuration vim.lsp.enable('sightline') reads.
   -- Its root_dir is tried while the binary is still missing, so that the
   -- buffers opened for it start no server of the plugin's own.
-  local files = api.nvim_get_runtime_file('lsp/sightline.lua', false)
-  check(#files == 1, 'lsp/sightline.lua is on the runtimepath')
-  local cfg = dofile(files[1])
-  check(type(cfg.root_dir) == 'function', 'its root_dir is a function')
   vim.cmd('edit ' .. ws .. '/demo.py')
   local b = api.nvim_get_current_buf()
   vim.cmd('edit ' .. ws .. '/.git/HEAD')
@@ -57,14 +75,17 @@ local ok_run, err_run = xpcall(function()
   check(got == nil, 'root_dir gives a file inside .git none')
 
   sl.setup({ cmd = { bin, 'serve', '--state-dir', os.getenv('STATE_DIR') } })
-  cfg = dofile(files[1])
-  check(cfg.cmd[1] == bin, 'its cmd is setup\'s')
   local id
   if vim.lsp.enable then
+    -- setup lays the plugin's configuration (its cmd) over the file's.
+    check(vim.lsp.config.sightline.cmd[1] == bin, 'its cmd is setup\'s')
     vim.lsp.enable('sightline')
     vim.cmd('edit')
   else
-    local c = vim.deepcopy(cfg)
+    -- What vim.lsp.config does on 0.11: the plugin's configuration laid
+    -- over the file's.
+    local c = vim.tbl_deep_extend('force', vim.deepcopy(cfg), sl.lsp_config())
+    check(c.cmd[1] == bin, 'its cmd is setup\'s')
     c.root_dir = ws
     id = vim.lsp.start_client(c)
     vim.lsp.buf_attach_client(b, id)

@@ -1,20 +1,30 @@
 // npm run package: builds the server binary for one target into bin/, bundles
 // the extension and writes a platform .vsix.
-//   npm run package                              -> linux-x64 (the default)
-//   VSCE_TARGET=darwin-arm64 npm run package     (GOOS/GOARCH derived from the target)
-//   npm run package:universal                    -> no binary: uses `sightline` on PATH
-//   npm run package:all                          -> the six platform packages and the universal one
+//   npm run package                                -> this machine's platform (linux-x64, darwin-arm64, ...)
+//   npm run package -- --target darwin-arm64       (or VSCE_TARGET=darwin-arm64; GOOS/GOARCH derived from it)
+//   npm run package:universal                      -> no binary: uses `sightline` on PATH
+//   npm run package:all                            -> the six platform packages and the universal one
 // The version stamped into the binaries is SIGHTLINE_VERSION, else the
-// extension's version.
+// extension's version. Node 20.18.1 or later (the packaging tools' own need).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { all, nodeTooOld, targetOf } from './target.mjs';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repo = join(here, '..', '..');
-const all = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64'];
-const wanted = process.env.VSCE_TARGET || 'linux-x64';
+if (nodeTooOld(process.version)) {
+  console.error(`npm run package: Node ${process.version} is too old for the packaging tools: use Node 20.18.1 or later (22 or later to publish with ovsx)`);
+  process.exit(1);
+}
+let wanted;
+try {
+  wanted = targetOf(process.argv.slice(2), process.env, process.platform, process.arch);
+} catch (e) {
+  console.error(`npm run package: ${e.message}`);
+  process.exit(2);
+}
 const targets = wanted === 'all' ? [...all, 'universal'] : [wanted];
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: 'inherit', ...opts });
 const { version } = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));

@@ -224,6 +224,10 @@ export class ServerManager implements vscode.Disposable {
     if (gen !== this.generation) return;
     this.startedAt = Date.now();
     this.setState('running', found.path);
+    // The server's version as the binary reports it (its build information),
+    // for bug reports: the one `sightline --version` prints.
+    const info = client.initializeResult?.serverInfo;
+    this.output.appendLine(`${info?.name ?? 'sightline'} ${info?.version ?? '(version unknown)'}: ${found.path}`);
     if (this.announced) {
       this.output.appendLine('server restarted');
     }

@@ -479,7 +479,13 @@ function M.start(root)
   local cmd = config.cmd
   if type(cmd) == 'string' then cmd = { cmd } end
   if vim.fn.executable(cmd[1]) ~= 1 then
-    return nil, string.format('sightline: %s is not executable (set cmd in setup)', cmd[1])
+    local msg = string.format('sightline: %s is not executable: install it (go install github.com/sightline-lsp/sightline/cmd/sightline@latest) or set cmd in setup; :checkhealth sightline', cmd[1])
+    if not state.missing_told then
+      -- Once: every buffer opened would ask again.
+      state.missing_told = true
+      vim.notify(msg, vim.log.levels.WARN)
+    end
+    return nil, msg
   end
   local new_id
   local client_config = M.lsp_config()
@@ -843,6 +849,12 @@ function M.setup(opts)
   if opts and opts.settings then config.settings = opts.settings end
   define_highlights()
   lsp.commands['sightline.showLedger'] = show_ledger_command
+  if vim.lsp.config then
+    -- Over lsp/sightline.lua (the plain configuration): the plugin's.
+    local own = M.lsp_config()
+    own.root_dir = M.lsp_root_dir
+    vim.lsp.config('sightline', own)
+  end
   if state.setup_done then return M end
   state.setup_done = true
   commands()
