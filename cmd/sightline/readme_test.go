@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,5 +151,51 @@ func TestReadmeCompletionLines(t *testing.T) {
 		if got := zshComplete(t, c, filepath.Join(home, ".zfunc"), []string{"sightline completion "}); !slices.Contains(got[0], "bash") {
 			t.Errorf("zsh with ~/.zfunc in fpath offers %q for sightline completion", got[0])
 		}
+	}
+}
+
+// TestNoArchitectureSpecificFiles: no Go file of sightline's is built for
+// one processor architecture only (a file name's _amd64, a build
+// constraint naming one), so CI vets and packages one architecture per
+// operating system and leaves the others to the release's own builds.
+func TestNoArchitectureSpecificFiles(t *testing.T) {
+	archs := []string{"386", "amd64", "arm", "arm64", "loong64", "mips", "mips64", "mips64le", "mipsle", "ppc64", "ppc64le", "riscv64", "s390x", "wasm"}
+	constraint := regexp.MustCompile(`^//go:build (.*)$`)
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".cache" || strings.HasPrefix(d.Name(), ".") && path != "../..") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		base := strings.TrimSuffix(strings.TrimSuffix(d.Name(), ".go"), "_test")
+		for _, a := range archs {
+			if strings.HasSuffix(base, "_"+a) {
+				t.Errorf("%s is built for %s only", path, a)
+			}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if m := constraint.FindStringSubmatch(line); m != nil {
+				for _, w := range regexp.MustCompile(`[A-Za-z0-9_]+`).FindAllString(m[1], -1) {
+					if slices.Contains(archs, w) {
+						t.Errorf("%s: its build constraint names the architecture %s", path, w)
+					}
+				}
+			}
+			if strings.HasPrefix(line, "package ") {
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,13 +7,18 @@ import { createRequire } from 'node:module';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { all } from './target.mjs';
 
 const here = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(here, 'package.json'));
 const { readVSIXPackage, readZip } = require('ovsx/lib/zip');
 const { isLicenseOk } = require('ovsx/lib/check-license');
 
-const want = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64', 'universal'];
+// VSCE_TARGET names the packages built (a comma-separated list), as for
+// npm run package; else (or "all") the six platform packages and the
+// universal one.
+const asked = process.env.VSCE_TARGET;
+const want = asked && asked !== 'all' ? asked.split(',') : [...all, 'universal'];
 const { version } = require('./package.json');
 const problems = [];
 const fail = (msg) => problems.push(msg);

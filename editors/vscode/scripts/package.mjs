@@ -4,6 +4,7 @@
 //   npm run package -- --target darwin-arm64       (or VSCE_TARGET=darwin-arm64; GOOS/GOARCH derived from it)
 //   npm run package:universal                      -> no binary: uses `sightline` on PATH
 //   npm run package:all                            -> the six platform packages and the universal one
+//   VSCE_TARGET=linux-x64,universal npm run package -> the packages named
 // The version stamped into the binaries is SIGHTLINE_VERSION, else the
 // extension's version. Node 20.18.1 or later (the packaging tools' own need).
 import { execFileSync } from 'node:child_process';
@@ -25,7 +26,7 @@ try {
   console.error(`npm run package: ${e.message}`);
   process.exit(2);
 }
-const targets = wanted === 'all' ? [...all, 'universal'] : [wanted];
+const targets = wanted === 'all' ? [...all, 'universal'] : wanted.split(',');
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: 'inherit', ...opts });
 const { version } = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
 const stamp = process.env.SIGHTLINE_VERSION || version;
