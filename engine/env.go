@@ -307,6 +307,24 @@ type Rendering struct {
 // Rendered reports whether the caller asked for the answer's text.
 func (r Rendering) Rendered() bool { return r.Render }
 
+// Who is the caller, for params that embed it.
+func (c Caller) Who() Caller { return c }
+
+// RefusalBy is Refusal for a call refused before any engine ran it (a
+// server gone mid-call, one that does not answer a write): the outcome
+// holds its audit rows, one per document (paths as answers name them), or
+// one about none, so the envelope (Finish) audits it as any refusal.
+func RefusalBy(err error, c Caller, paths ...string) Outcome {
+	o := Refusal(err)
+	if len(paths) == 0 {
+		paths = []string{""}
+	}
+	for _, p := range paths {
+		o.audit(auditRow{caller: c, path: p})
+	}
+	return o
+}
+
 // SessionOr returns the caller's session, or the default.
 func (c Caller) SessionOr() string {
 	if c.Session == "" {

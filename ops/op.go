@@ -94,6 +94,10 @@ type Op interface {
 	// Refused is the answer of a call refused before it ran (a server gone
 	// mid-call): its outcome is the refusal, the rest empty.
 	Refused(err error) any
+	// Refuse is Refused through the envelope of c's engine: audited under
+	// the call's session and documents, with the warnings and the text
+	// every answer has.
+	Refuse(ctx context.Context, c *Call, p any, err error) any
 	// Result decodes a result's JSON (a server's answer) into its type,
 	// with the text that came apart from it ("" when none did: ServeApart).
 	Result(b []byte, text string) (any, error)
@@ -263,6 +267,27 @@ func (d *Def[P, R]) Docs(p any, resolve func(string) (workspace.Key, error)) []s
 func (d *Def[P, R]) Refused(err error) any {
 	var r R
 	*envelope(&r) = engine.Refusal(err)
+	return r
+}
+
+// Refuse is Op.Refuse.
+func (d *Def[P, R]) Refuse(ctx context.Context, c *Call, p any, err error) any {
+	ctx = engine.WithMethod(c.context(ctx), d.spec.method)
+	var who engine.Caller
+	if w, ok := p.(interface{ Who() engine.Caller }); ok {
+		who = w.Who()
+	}
+	var paths []string
+	for _, u := range d.Docs(p, c.Env.WS.Resolve) {
+		paths = append(paths, c.Env.WS.Rel(workspace.Key(u)))
+	}
+	var r R
+	o := envelope(&r)
+	*o = engine.RefusalBy(err, who, paths...)
+	c.Env.Finish(ctx, o, 0)
+	if rendered(p) {
+		o.Text = d.Text(r)
+	}
 	return r
 }
 

@@ -27,6 +27,10 @@ func (b *Router) Call(ctx context.Context, op ops.Op, p any) (any, error) {
 		func(e *engine.Env) (any, error) { return op.Run(ctx, &ops.Call{Env: e, Disk: true}, p) })
 	if err != nil {
 		if k := result.KindOf(err); k != "" && k != result.InvalidParams {
+			// Audited, as every refusal is, by this process's engine.
+			if env, lerr := b.Local(ctx); lerr == nil {
+				return op.Refuse(ctx, &ops.Call{Env: env, Disk: true}, p, err), nil
+			}
 			return op.Refused(err), nil
 		}
 		return nil, err

@@ -530,6 +530,13 @@ func TestStoppedDaemon(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(c.dir, "f.txt")); string(b) != "a\nb\n" {
 		t.Fatalf("the file was written: %q", b)
 	}
+	// The refusal is audited, as every refusal is, though no server ran
+	// the call.
+	d.Process.Signal(syscall.SIGCONT)
+	out, errOut, code = c.run("", "audit", "--json")
+	if code != 0 || !strings.Contains(out, `"method":"sightline/edit","path":"f.txt","outcome":"refused","error":"timeout"`) {
+		t.Fatalf("the audit after the refused edit: %d %s %s", code, out, errOut)
+	}
 }
 
 // TestDaemonExitsWhenItsWorkspaceIsRemoved: a daemon whose workspace root
