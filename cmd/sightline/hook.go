@@ -13,9 +13,24 @@ import (
 	"github.com/sightline-lsp/sightline/hook"
 	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/route"
+	"github.com/sightline-lsp/sightline/store"
 )
 
-const hookUsage = "usage: sightline hook claude|codex [--keep-reads] [--root DIR] < EVENT | sightline hook install|uninstall claude|codex [--user|--project] [--dry-run]"
+const hookUsage = "usage: sightline hook AGENT [--keep-reads] [--root DIR] < EVENT | sightline hook install|uninstall AGENT [--user|--project] [--dry-run]\n  AGENT: claude, codex, gemini, copilot, cursor, cline, opencode"
+
+// doors are the agents whose hooks go through hook.Door, by the hook
+// command's word; rootEnv names the variable an agent gives its hooks the
+// project's folder in.
+var doors = map[string]struct {
+	door    *hook.Door
+	rootEnv string
+}{
+	"gemini":   {hook.Gemini, "GEMINI_PROJECT_DIR"},
+	"copilot":  {hook.Copilot, ""},
+	"cursor":   {hook.Cursor, ""},
+	"cline":    {hook.Cline, ""},
+	"opencode": {hook.Opencode, ""},
+}
 
 // hookTimeout bounds one hook call: the agent waits for it before its tool
 // runs.
@@ -39,6 +54,19 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			opt.Root = claudeRoot(os.Getenv("CLAUDE_PROJECT_DIR"), *root)
 		}
 		return runAgentHook(ctx, args[0], stdin, stdout, stderr, opt)
+	case "gemini", "copilot", "cursor", "cline", "opencode":
+		fs := flag.NewFlagSet("hook "+args[0], flag.ContinueOnError)
+		keep := fs.Bool("keep-reads", false, "keep what was read across a context compaction or clear")
+		root := fs.String("root", "", "the project's root when the agent's event gives none")
+		if _, ok := parseFlags(fs, args[1:], stderr); !ok {
+			return exitUsage
+		}
+		d := doors[args[0]]
+		env := ""
+		if d.rootEnv != "" {
+			env = os.Getenv(d.rootEnv)
+		}
+		return runDoorHook(ctx, d.door, stdin, stdout, stderr, hook.Options{KeepReads: *keep}, env, *root)
 	case "install", "uninstall":
 		return runHookInstall(args[0], args[1:], stdout, stderr)
 	}
@@ -113,6 +141,83 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 		a = hook.Codex(ctx, b, ev, opt)
 	default:
 		a = hook.Claude(ctx, b, ev, opt)
+	}
+	for _, r := range append([]*route.Router{b}, mapValues(others)...) {
+		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
+		}
+		for _, n := range r.Notices() {
+			fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
+		}
+	}
+	stdout.Write(a.Stdout)
+	io.WriteString(stderr, a.Stderr)
+	return exitOK
+}
+
+// runDoorHook answers one hook event of an agent with a hook.Door. It exits
+// 0 whatever happens: a change it cannot judge is denied in the agent's
+// answer, and audited; what it could not do otherwise is said on standard
+// error. The workspace is the repository of the project the agent says it
+// runs in (envRoot, the variable the agent gives its hooks; else the
+// event's own, set by the agent, never by the model; else flagRoot).
+func runDoorHook(ctx context.Context, d *hook.Door, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options, envRoot, flagRoot string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "sightline: the hook failed (%v)\n", r)
+			stdout.Write(d.Deny(fmt.Sprintf("sightline refused this change because it failed judging it (%v). Nothing was changed; tell the user.", r)))
+			code = exitOK
+		}
+	}()
+	raw, rerr := io.ReadAll(io.LimitReader(stdin, hook.MaxEvent+1))
+	var why string
+	var ev hook.Event
+	if rerr != nil || len(raw) > hook.MaxEvent {
+		why = fmt.Sprintf("the hook event could not be read whole (%v, %d bytes)", rerr, len(raw))
+	} else if ev, rerr = d.Parse(raw); rerr != nil {
+		why = rerr.Error()
+	}
+	for _, r := range []string{envRoot, ev.Root, flagRoot} {
+		if filepath.IsAbs(r) {
+			opt.Root = workspaceRoot(filepath.Clean(r))
+			break
+		}
+	}
+	root := opt.Root
+	if root == "" {
+		// Only to audit the refusals: nothing is judged without a root.
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline: no project root and no working directory (%v)\n", err)
+			stdout.Write(d.Deny("sightline refused this change: the project's root is unknown. Nothing was changed; tell the user."))
+			return exitOK
+		}
+		root = workspaceRoot(wd)
+	}
+	if dir, err := store.DirOf(root); err == nil {
+		opt.Epochs = hook.FileEpochs(filepath.Join(dir, "hook-epochs"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	b := newRouter(root, stderr, 0, nil, false, exits(ctx))
+	others := map[string]*route.Router{}
+	opt.Elsewhere = func(path string) judge.Router {
+		r, ok := gitRoot(filepath.Dir(path))
+		if !ok {
+			return nil
+		}
+		if o := others[r]; o != nil {
+			return o
+		}
+		o := newRouter(r, stderr, 0, nil, false, exits(ctx))
+		others[r] = o
+		return o
+	}
+	var a hook.Answer
+	if why != "" {
+		a = d.Unreadable(ctx, b, ev, why)
+	} else {
+		a = d.Judge(ctx, b, ev, opt)
 	}
 	for _, r := range append([]*route.Router{b}, mapValues(others)...) {
 		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
