@@ -199,7 +199,9 @@ func copilotDenied(t *testing.T, a hook.Answer) string {
 func TestCopilotContract(t *testing.T) {
 	w := newWorkspace(t, fiveLines)
 	const s = "copilot-c1"
-	ok := func(text string) map[string]any { return map[string]any{"resultType": "success", "textResultForLlm": text} }
+	ok := func(text string) map[string]any {
+		return map[string]any{"resultType": "success", "textResultForLlm": text}
+	}
 	view := map[string]any{"path": w.path("f.txt"), "view_range": []int{2, 3}}
 	w.door(hook.Copilot, copilot(w, "view", view, nil))
 	w.door(hook.Copilot, copilot(w, "view", view, ok("two\nthree")))
