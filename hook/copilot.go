@@ -30,7 +30,9 @@ type copilotEvent struct {
 func parseCopilot(raw []byte) (Event, error) {
 	var e copilotEvent
 	err := decodeJudged(raw, &e)
-	ev := Event{Cwd: e.Cwd, Args: e.ToolArgs, Output: e.ToolResult}
+	// Copilot CLI works in the folder it was started in (its hooks load
+	// from there), which every event gives as cwd.
+	ev := Event{Cwd: e.Cwd, Root: e.Cwd, Args: e.ToolArgs, Output: e.ToolResult}
 	if e.SessionID != nil {
 		ev.Session = *e.SessionID
 	}

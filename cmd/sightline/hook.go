@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -270,47 +272,182 @@ func gitRoot(dir string) (string, bool) {
 // runHookInstall adds sightline's hooks to an agent's settings, or removes
 // them, and says what changed.
 func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "claude" && args[0] != "codex" {
+	if len(args) == 0 || !slices.Contains([]string{"claude", "codex", "gemini", "copilot", "cursor", "cline", "opencode"}, args[0]) {
 		fmt.Fprintln(stderr, hookUsage)
 		return exitUsage
 	}
 	agent := args[0]
-	hooks := hook.ClaudeHooks
-	if agent == "codex" {
-		hooks = hook.CodexHooks
-	}
 	fs := flag.NewFlagSet("hook "+verb, flag.ContinueOnError)
-	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json), for every project (the default)")
-	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json in the workspace root)")
+	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, …), for every project (the default)")
+	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, … in the workspace root)")
 	dryRun := fs.Bool("dry-run", false, "print the new settings; change nothing")
 	if _, ok := parseFlags(fs, args[1:], stderr); !ok || *user && *project {
 		fmt.Fprintln(stderr, hookUsage)
 		return exitUsage
 	}
-	path, err := agentSettings(agent, *project)
+	var command []string
+	if verb == "install" {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", err)
+			return exitUsage
+		}
+		command = []string{exe, "hook", agent}
+	}
+	files, err := agentHookFiles(agent, *project, command)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
 	}
-	file, err := hook.ReadSettings(path)
+	for _, f := range files {
+		if code := installHookFile(verb, agent, f, *dryRun, stdout, stderr); code != exitOK {
+			return code
+		}
+	}
+	if agent == "codex" && verb == "install" {
+		// Codex keeps a trust record per hook, which only the user gives: an
+		// installer that wrote it would approve itself.
+		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
+	}
+	if agent == "gemini" && verb == "install" && *project {
+		fmt.Fprintln(stdout, "Gemini CLI runs a project's hooks only in a folder you trust.")
+	}
+	return exitOK
+}
+
+// hookFile is one file an agent's hooks live in, and how sightline's go
+// there: merged into settings (merge: the new settings, what changed),
+// or a file of sightline's own (own: its whole text).
+type hookFile struct {
+	path   string
+	merge  func(settings []byte) ([]byte, []string, error)
+	remove func(settings []byte) ([]byte, []string, error)
+	own    string
+	exec   bool
+}
+
+// agentHookFiles are the files an agent reads its hooks from, the user's or
+// the project's (in the workspace root), with what sightline puts there to
+// run command (nil: to remove them).
+func agentHookFiles(agent string, project bool, command []string) ([]hookFile, error) {
+	base, err := configBase(agent, project)
+	if err != nil {
+		return nil, err
+	}
+	cmd := ""
+	if command != nil {
+		cmd = shellQuote(command[0]) + " " + strings.Join(command[1:], " ")
+	}
+	groups := func(hooks []struct{ Event, Matcher, Why string }, timeout int) func([]byte) ([]byte, []string, error) {
+		return func(b []byte) ([]byte, []string, error) { return hook.InstallTimeout(b, agent, cmd, hooks, timeout) }
+	}
+	removeGroups := func(b []byte) ([]byte, []string, error) { return hook.Uninstall(b, agent) }
+	switch agent {
+	case "claude":
+		return []hookFile{{path: filepath.Join(base, "settings.json"), merge: groups(hook.ClaudeHooks, 30), remove: removeGroups}}, nil
+	case "codex":
+		return []hookFile{{path: filepath.Join(base, "hooks.json"), merge: groups(hook.CodexHooks, 30), remove: removeGroups}}, nil
+	case "gemini":
+		// Gemini CLI's timeouts are in milliseconds.
+		return []hookFile{{path: filepath.Join(base, "settings.json"), merge: groups(hook.GeminiHooks, 30000), remove: removeGroups}}, nil
+	case "cursor":
+		return []hookFile{{path: filepath.Join(base, "hooks.json"),
+			merge:  func(b []byte) ([]byte, []string, error) { return hook.InstallFlat(b, agent, cmd, hook.CursorHooks) },
+			remove: func(b []byte) ([]byte, []string, error) { return hook.UninstallFlat(b, agent) }}}, nil
+	case "copilot":
+		return []hookFile{{path: filepath.Join(base, "sightline.json"), own: copilotHooks(command)}}, nil
+	case "cline":
+		var fs []hookFile
+		for _, ev := range []string{"PreToolUse", "PostToolUse", "PreCompact"} {
+			script := ""
+			if command != nil {
+				script = "#!/bin/sh\n# sightline's hook for cline: written by `sightline hook install cline`.\nexec " + cmd + "\n"
+			}
+			fs = append(fs, hookFile{path: filepath.Join(base, ev), own: script, exec: true})
+		}
+		return fs, nil
+	case "opencode":
+		plugin := ""
+		if command != nil {
+			plugin = hook.OpencodePlugin(command)
+		}
+		return []hookFile{{path: filepath.Join(base, "sightline.js"), own: plugin}}, nil
+	}
+	return nil, fmt.Errorf("no hooks for %s", agent)
+}
+
+// configBase is the folder an agent reads its hooks from: the project's
+// (in the workspace root) or the user's.
+func configBase(agent string, project bool) (string, error) {
+	projectDir := map[string]string{"claude": ".claude", "codex": ".codex", "gemini": ".gemini", "cursor": ".cursor",
+		"copilot": filepath.Join(".github", "hooks"), "cline": filepath.Join(".clinerules", "hooks"), "opencode": filepath.Join(".opencode", "plugins")}[agent]
+	if project {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		return filepath.Join(workspaceRoot(wd), projectDir), nil
+	}
+	switch {
+	case agent == "codex" && os.Getenv("CODEX_HOME") != "":
+		return os.Getenv("CODEX_HOME"), nil
+	case agent == "copilot" && os.Getenv("COPILOT_HOME") != "":
+		return filepath.Join(os.Getenv("COPILOT_HOME"), "hooks"), nil
+	case agent == "opencode" && filepath.IsAbs(os.Getenv("XDG_CONFIG_HOME")):
+		return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "opencode", "plugins"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder for the user's settings (%w); use --project", err)
+	}
+	userDir := map[string]string{"claude": ".claude", "codex": ".codex", "gemini": ".gemini", "cursor": ".cursor",
+		"copilot": filepath.Join(".copilot", "hooks"), "cline": filepath.Join("Documents", "Cline", "Rules", "Hooks"),
+		"opencode": filepath.Join(".config", "opencode", "plugins")}[agent]
+	return filepath.Join(home, userDir), nil
+}
+
+// copilotHooks is sightline's hooks file for Copilot CLI (its version 1
+// format: a command for bash and one for PowerShell per event).
+func copilotHooks(command []string) string {
+	if command == nil {
+		return ""
+	}
+	bash := shellQuote(command[0]) + " " + strings.Join(command[1:], " ")
+	ps := "& '" + strings.ReplaceAll(command[0], "'", "''") + "' " + strings.Join(command[1:], " ")
+	entry := []map[string]any{{"type": "command", "bash": bash, "powershell": ps, "timeoutSec": 30}}
+	b, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": map[string]any{
+		"preToolUse": entry, "postToolUse": entry, "preCompact": entry}}, "", "  ")
+	return string(b) + "\n"
+}
+
+// installHookFile installs or uninstalls sightline's hooks in one file and
+// says what changed.
+func installHookFile(verb, agent string, f hookFile, dryRun bool, stdout, stderr io.Writer) int {
+	file, err := hook.ReadSettings(f.path)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
 	}
+	path := f.path
 	if file.Target != path {
 		path = file.Target + " (linked from " + path + ")"
 	}
 	var out []byte
 	var changed []string
-	if verb == "install" {
-		exe, xerr := os.Executable()
-		if xerr != nil {
-			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", xerr)
-			return exitUsage
+	gone := false
+	switch {
+	case f.merge != nil && verb == "install":
+		out, changed, err = f.merge(file.Data)
+	case f.merge != nil:
+		out, changed, err = f.remove(file.Data)
+	case file.Data != nil && !hook.OwnedBy(file.Data, agent):
+		if verb == "install" {
+			err = fmt.Errorf("it is not sightline's: add `sightline hook %s` to it yourself, or move it away and run again; nothing was changed", agent)
 		}
-		out, changed, err = hook.Install(file.Data, agent, shellQuote(exe)+" hook "+agent, hooks)
-	} else {
-		out, changed, err = hook.Uninstall(file.Data, agent)
+	case verb == "install" && string(file.Data) != f.own:
+		out, changed = []byte(f.own), []string{"wrote sightline's hook for " + agent}
+	case verb == "uninstall" && file.Data != nil:
+		gone, changed = true, []string{"removed sightline's hook for " + agent}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %s: %v\n", path, err)
@@ -324,9 +461,19 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: sightline's %s hooks are %s; nothing changed.\n", path, agent, what)
 		return exitOK
 	}
-	if *dryRun {
+	switch {
+	case dryRun:
 		fmt.Fprintf(stdout, "%s would change (dry run, nothing written):\n", path)
-	} else {
+	case gone:
+		if err := os.Remove(file.Target); err != nil {
+			fmt.Fprintf(stderr, "sightline: removing %s: %v\n", path, err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s removed:\n", path)
+	default:
+		if f.exec {
+			file.Executable()
+		}
 		if err := file.Write(out); err != nil {
 			fmt.Fprintf(stderr, "sightline: %v\n", err)
 			return exitUsage
@@ -336,40 +483,10 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	for _, c := range changed {
 		fmt.Fprintf(stdout, "  %s\n", c)
 	}
-	if *dryRun {
+	if dryRun {
 		stdout.Write(out)
 	}
-	if agent == "codex" && verb == "install" {
-		// Codex keeps a trust record per hook, which only the user gives: an
-		// installer that wrote it would approve itself.
-		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
-	}
 	return exitOK
-}
-
-// agentSettings is the file an agent reads its hooks from: Claude Code's
-// settings.json, Codex's hooks.json; the user's, or the project's (in the
-// workspace root).
-func agentSettings(agent string, project bool) (string, error) {
-	dir, file := ".claude", "settings.json"
-	if agent == "codex" {
-		dir, file = ".codex", "hooks.json"
-	}
-	if project {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("working directory: %w", err)
-		}
-		return filepath.Join(workspaceRoot(wd), dir, file), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home folder for the user's settings (%w); use --project", err)
-	}
-	if agent == "codex" && os.Getenv("CODEX_HOME") != "" {
-		return filepath.Join(os.Getenv("CODEX_HOME"), file), nil
-	}
-	return filepath.Join(home, dir, file), nil
 }
 
 // shellQuote quotes a path for the shell Claude Code runs hooks with.
