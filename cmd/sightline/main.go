@@ -116,7 +116,7 @@ func commands() []command {
 		{"audit", "audit [--limit N] [--session S] [--path P] [--json]", "every agent-facing call: time, session, method, path, outcome, file hashes", runAudit},
 		{"approvals", "approvals [--session S] [--revoke PATH] [--json]", "the sensitive paths sessions were allowed to use; revoke them", runApprovals},
 		{"session", "session reset [--session S] | session list [--json]", "forget what a session read, wrote and was allowed; list sessions", runSession},
-		{"hook", "hook claude|codex [--keep-reads] [--root DIR] < EVENT | hook install|uninstall claude|codex [--user|--project] [--dry-run]", "guard an agent's own tools (Claude Code, Codex) through its hooks; install the hooks", runHook},
+		{"hook", "hook AGENT [--keep-reads] [--root DIR] < EVENT | hook install|uninstall AGENT [--user|--project] [--dry-run] (AGENT: claude, codex, gemini, copilot, cursor, cline, opencode)", "guard an agent's own tools (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, opencode) through its hooks; install the hooks", runHook},
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats},
 		{"completion", "completion bash|zsh|fish", "print a shell completion script", runCompletion},
 		{"man", "man", "print the manual page, sightline(1), in roff (sightline man | man -l -)", runMan},
