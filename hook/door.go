@@ -207,6 +207,25 @@ func (d *Door) judge(ctx context.Context, r judge.Router, ev Event, opt Options)
 	return Answer{}
 }
 
+// Idle reports whether an event asks nothing of the workspace (an event
+// sightline does not judge, a tool it does not know, a compaction whose
+// epoch was started already): the hook answers it without opening the
+// workspace (ev.Reply, if any). Gemini CLI runs a hook before every model
+// call; most ask nothing.
+func (d *Door) Idle(ev Event, opt Options) bool {
+	switch ev.Phase {
+	case Before:
+		t, ok := d.Tools[ev.Tool]
+		return !ok || t.Op != OpReplace && t.Op != OpWrite
+	case After:
+		_, ok := d.Tools[ev.Tool]
+		return !ok
+	case Expire:
+		return opt.KeepReads || ev.Epoch != "" && opt.Epochs != nil && opt.Epochs.Seen(d.Session(ev), ev.Epoch)
+	}
+	return true
+}
+
 // Unreadable answers an event that could not be read (why): one that may be
 // a tool call about to run is denied, and audited; another records nothing.
 func (d *Door) Unreadable(ctx context.Context, r judge.Router, ev Event, why string) Answer {

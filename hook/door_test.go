@@ -121,6 +121,20 @@ func TestGeminiContract(t *testing.T) {
 	w.door(hook.Gemini, gemini(w, "AfterTool", map[string]any{"tool_name": "grep_search", "tool_input": map[string]any{"pattern": "gam", "context": 15},
 		"tool_response": map[string]any{"llmContent": "Found 1 match for pattern \"gam\" in path \".\":\n---\nFile: g.txt\nL1- alpha\nL3: gamma\n---"}}))
 	w.wantLedger(s, "g.txt", "fully_read")
+
+	// An empty old_string makes a new file: allowed where there is none,
+	// denied over a file not read whole.
+	create := func(name string) hook.Answer {
+		return w.door(hook.Gemini, gemini(w, "BeforeTool", map[string]any{"tool_name": "replace",
+			"tool_input": map[string]any{"file_path": name, "instruction": "x", "old_string": "", "new_string": "new\n"}}))
+	}
+	if a := create("new.txt"); len(a.Stdout) != 0 {
+		t.Fatalf("a new file was denied: %s", a.Stdout)
+	}
+	w.write("h.txt", "a\nb\n")
+	if why := geminiDenied(t, create("h.txt")); why == "" {
+		t.Fatal("an empty old_string over a file never read was not denied")
+	}
 }
 
 // TestGeminiCompression: PreCompress "auto" comes before every model call

@@ -127,7 +127,10 @@ const geminiContext = "\n\n--- Newly Discovered Project Context ---\n"
 func geminiFile(path, s string) []Shown {
 	start := 1
 	if m := geminiPart().FindStringSubmatch(s); m != nil {
-		start, _ = strconv.Atoi(m[1])
+		var err error
+		if start, err = strconv.Atoi(m[1]); err != nil || start < 1 {
+			return nil
+		}
 		s = s[len(m[0]):]
 	} else if strings.HasPrefix(s, "\nIMPORTANT:") {
 		return nil

@@ -199,6 +199,10 @@ func runDoorHook(ctx context.Context, d *hook.Door, stdin io.Reader, stdout, std
 	if dir, err := store.DirOf(root); err == nil {
 		opt.Epochs = hook.FileEpochs(filepath.Join(dir, "hook-epochs"))
 	}
+	if why == "" && d.Idle(ev, opt) {
+		stdout.Write(ev.Reply)
+		return exitOK
+	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	b := newRouter(root, stderr, 0, nil, false, exits(ctx))
