@@ -176,7 +176,9 @@ func TestGeminiCLIEndToEnd(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("node", append([]string{gemini, "--yolo", "-m", "gemini-2.5-flash"}, args...)...)
 		cmd.Dir = c.dir
-		cmd.Env = append(c.env, "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true", "NO_BROWSER=true")
+		// One process (Gemini CLI otherwise relaunches itself in a child),
+		// which starts sooner.
+		cmd.Env = append(c.env, "GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true", "NO_BROWSER=true", "GEMINI_CLI_NO_RELAUNCH=1")
 		if out, err := runGroup(t, cmd, 90*time.Second); err != nil {
 			t.Fatalf("gemini %v: %v\n%s", args, err, out)
 		}
