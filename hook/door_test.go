@@ -131,6 +131,11 @@ func TestGeminiContract(t *testing.T) {
 	if a := create("new.txt"); len(a.Stdout) != 0 {
 		t.Fatalf("a new file was denied: %s", a.Stdout)
 	}
+	w.write("new.txt", "new\n")
+	w.door(hook.Gemini, gemini(w, "AfterTool", map[string]any{"tool_name": "replace",
+		"tool_input":    map[string]any{"file_path": "new.txt", "instruction": "x", "old_string": "", "new_string": "new\n"},
+		"tool_response": map[string]any{"llmContent": "Created new file: " + w.path("new.txt") + " with provided content. Here is the updated code:\nnew\n"}}))
+	w.wantLedger(s, "new.txt", "authored 1")
 	w.write("h.txt", "a\nb\n")
 	if why := geminiDenied(t, create("h.txt")); why == "" {
 		t.Fatal("an empty old_string over a file never read was not denied")

@@ -209,8 +209,10 @@ var geminiTools = map[string]Tool{
 				All: in.AllowMultiple != nil && *in.AllowMultiple}}}, nil
 		},
 		Done: func(out json.RawMessage) (bool, bool) {
+			// An empty old_string makes a new file.
 			s, ok := geminiText(out)
-			return ok && strings.HasPrefix(s, "Successfully modified file: "), false
+			created := strings.HasPrefix(s, "Created new file: ")
+			return ok && (created || strings.HasPrefix(s, "Successfully modified file: ")), created
 		}},
 	"write_file": {Op: OpWrite,
 		Args: func(raw json.RawMessage) (Call, error) {
