@@ -361,3 +361,29 @@ func TestOpencodeContract(t *testing.T) {
 	w.door(hook.Opencode, map[string]any{"event": "session.compacted", "sessionID": "ses_1"})
 	w.wantLedger(s, "f.txt", "never_read")
 }
+
+// TestDoorsAnswerHostileEvents: whatever comes in, every door answers
+// without failing, and an event that may be a tool call about to run, or
+// cannot be told at all, is refused in the agent's own answer, never let
+// through.
+func TestDoorsAnswerHostileEvents(t *testing.T) {
+	w := newWorkspace(t, fiveLines)
+	refused := func(a hook.Answer) bool {
+		s := string(a.Stdout)
+		return strings.Contains(s, "sightline refused") && strings.Contains(s, "deny") || strings.Contains(s, `"cancel":true`)
+	}
+	for _, d := range []*hook.Door{hook.Gemini, hook.Copilot, hook.Cursor, hook.Cline, hook.Opencode} {
+		for _, raw := range []string{"", "null", "[]", "{", `"x"`, `{"x":1}`, "\xff\xfe", `{"session_id":1}`,
+			strings.Repeat("[", 10000), `{"sessionId":"s","toolName":"edit","toolArgs":{"path":"/f","path":"/g"}}`,
+			`{"hookName":"PreToolUse","taskId":"t","preToolUse":{"toolName":"write_to_file","parameters":"x"}}`,
+			`{"hook_event_name":"preToolUse","conversation_id":"c","tool_name":"Write","tool_input":[]}`,
+			`{"event":"tool.execute.before","sessionID":"s","tool":"write","args":{"filePath":"~/x","content":"y"},"worktree":"/"}`,
+		} {
+			a := w.doorRaw(d, []byte(raw))
+			ev, err := d.Parse([]byte(raw))
+			if err != nil && ev.Phase != hook.After && ev.Phase != hook.Expire && !refused(a) {
+				t.Errorf("%s %.40q: not refused: %q %q", d.Name, raw, a.Stdout, a.Stderr)
+			}
+		}
+	}
+}
