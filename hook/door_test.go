@@ -353,6 +353,10 @@ func TestOpencodeContract(t *testing.T) {
 	w.door(hook.Opencode, ev("tool.execute.after", "read", map[string]any{"filePath": w.path("f.txt"), "offset": 1, "limit": 2},
 		"<file>\n00002| two\n00003| three\n\n(File has more lines. Use 'offset' parameter to read beyond line 3)\n</file>"))
 	w.wantLedger(s, "f.txt", "read 2-3")
+	// As opencode 1.18.33 answers (observed).
+	w.door(hook.Opencode, ev("tool.execute.after", "read", map[string]any{"filePath": w.path("f.txt"), "offset": 5, "limit": 1},
+		"<path>"+w.path("f.txt")+"</path>\n<type>file</type>\n<content>\n5: five\n\n(End of file - total 5 lines)\n</content>"))
+	w.wantLedger(s, "f.txt", "read 2-3,5")
 	edit := map[string]any{"filePath": w.path("f.txt"), "oldString": "four", "newString": "FOUR"}
 	m := answer(t, w.door(hook.Opencode, ev("tool.execute.before", "edit", edit, nil)))
 	if deny, _ := m["deny"].(string); !strings.Contains(deny, "4\tfour") {
