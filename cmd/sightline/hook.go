@@ -15,7 +15,6 @@ import (
 	"github.com/sightline-lsp/sightline/hook"
 	"github.com/sightline-lsp/sightline/judge"
 	"github.com/sightline-lsp/sightline/route"
-	"github.com/sightline-lsp/sightline/store"
 )
 
 const hookUsage = "usage: sightline hook AGENT [--keep-reads] [--root DIR] < EVENT | sightline hook install|uninstall AGENT [--user|--project] [--dry-run]\n  AGENT: claude, codex, gemini, copilot, cursor, cline, opencode"
@@ -196,7 +195,7 @@ func runDoorHook(ctx context.Context, d *hook.Door, stdin io.Reader, stdout, std
 		}
 		root = workspaceRoot(wd)
 	}
-	if dir, err := store.DirOf(root); err == nil {
+	if dir, err := lookState(root); err == nil {
 		opt.Epochs = hook.FileEpochs(filepath.Join(dir, "hook-epochs"))
 	}
 	if why == "" && d.Idle(ev, opt) {
