@@ -133,10 +133,12 @@ func UninstallFlat(settings []byte, agent string) ([]byte, []string, error) {
 }
 
 // OwnedBy reports whether a file sightline writes whole for an agent (a
-// hook script, a plugin, a hooks file of its own) is still sightline's:
-// it runs sightline's hook for the agent. Another file of that name is the
-// user's, and left alone.
+// hook script, a plugin, a hooks file of its own) is still sightline's: it
+// says so (OwnMark), whatever the program's name. Another file of that
+// name is the user's, and left alone.
 func OwnedBy(data []byte, agent string) bool {
-	return bytes.Contains(data, []byte("sightline")) && bytes.Contains(data, []byte("hook "+agent)) ||
-		bytes.Contains(data, []byte(`"hook", "`+agent+`"`)) || bytes.Contains(data, []byte(`"hook","`+agent+`"`))
+	return bytes.Contains(data, []byte(OwnMark(agent)))
 }
+
+// OwnMark is what a file of sightline's own for an agent says.
+func OwnMark(agent string) string { return "sightline's hook for " + agent }

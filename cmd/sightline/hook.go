@@ -364,7 +364,7 @@ func agentHookFiles(agent string, project bool, command []string) ([]hookFile, e
 		for _, ev := range []string{"PreToolUse", "PostToolUse", "PreCompact"} {
 			script := ""
 			if command != nil {
-				script = "#!/bin/sh\n# sightline's hook for cline: written by `sightline hook install cline`.\nexec " + cmd + "\n"
+				script = "#!/bin/sh\n# " + hook.OwnMark(agent) + ": written by `sightline hook install cline`.\nexec " + cmd + "\n"
 			}
 			fs = append(fs, hookFile{path: filepath.Join(base, ev), own: script, exec: true})
 		}
@@ -417,7 +417,10 @@ func copilotHooks(command []string) string {
 	}
 	bash := shellQuote(command[0]) + " " + strings.Join(command[1:], " ")
 	ps := "& '" + strings.ReplaceAll(command[0], "'", "''") + "' " + strings.Join(command[1:], " ")
-	entry := []map[string]any{{"type": "command", "bash": bash, "powershell": ps, "timeoutSec": 30}}
+	// The variable only marks the file as sightline's (JSON has no
+	// comments): uninstall removes it, install replaces it.
+	entry := []map[string]any{{"type": "command", "bash": bash, "powershell": ps, "timeoutSec": 30,
+		"env": map[string]string{"SIGHTLINE_HOOK": hook.OwnMark("copilot")}}}
 	b, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": map[string]any{
 		"preToolUse": entry, "postToolUse": entry, "preCompact": entry}}, "", "  ")
 	return string(b) + "\n"

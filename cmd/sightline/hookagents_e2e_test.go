@@ -238,8 +238,8 @@ func agentSession(t *testing.T, c *cli, prefix string) string {
 // BYOK mode against the scripted Messages API model, with the hooks
 // `sightline hook install copilot --project` wrote: a view of lines 1-2
 // counts, an edit of line 4 is denied with the line and its retry lands,
-// a create over a file never read is denied, and the ledger session is
-// Copilot's own session id.
+// a create over a file never read is denied, the ledger session is
+// Copilot's own session id, and /compact expires what was read.
 func TestCopilotCLIEndToEnd(t *testing.T) {
 	copilot := agentBinary(t, "SIGHTLINE_COPILOT", "@github/copilot-linux-*/copilot", "GitHub Copilot CLI")
 	c := newCLI(t, agentFiles)
@@ -291,5 +291,15 @@ func TestCopilotCLIEndToEnd(t *testing.T) {
 	led, _, _ := c.run("", "ledger", "f.txt", "--session", session)
 	if !strings.Contains(led, "read 1-") || !strings.Contains(led, "authored 4") {
 		t.Fatalf("ledger: %s", led)
+	}
+	// /compact in the same session (preCompact) expires what was read;
+	// Copilot CLI may stay up after compacting: runGroup bounds it.
+	compact := exec.Command(copilot, "--resume="+strings.TrimPrefix(session, "copilot-"), "-p", "/compact")
+	compact.Dir, compact.Env = c.dir, cmd.Env
+	if out, err := runGroup(t, compact, 30*time.Second); err != nil && !strings.Contains(err.Error(), "still running") {
+		t.Fatalf("copilot /compact: %v\n%s", err, out)
+	}
+	if led, _, _ = c.run("", "ledger", "f.txt", "--session", session); !strings.Contains(led, "never_read") {
+		t.Fatalf("after /compact: %s", led)
 	}
 }

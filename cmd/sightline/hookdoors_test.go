@@ -91,6 +91,27 @@ func TestHookInstallEveryAgent(t *testing.T) {
 		t.Fatalf("after uninstall:\n%s", b)
 	}
 
+	// A file of sightline's own is known as such whatever the program's
+	// name.
+	sl := filepath.Join(t.TempDir(), "sl")
+	if runtime.GOOS == "windows" {
+		sl += ".exe"
+	}
+	if b, err := os.ReadFile(c.bin); err != nil || os.WriteFile(sl, b, 0o755) != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"copilot", "cline", "opencode"} {
+		for i := range 2 {
+			cmd := exec.Command(sl, "hook", "install", agent, "--project")
+			cmd.Dir, cmd.Env = c.dir, c.env
+			out, err := cmd.CombinedOutput()
+			if err != nil || i == 1 && !strings.Contains(string(out), "already installed") {
+				t.Fatalf("%s installed by %s, time %d: %v\n%s", agent, sl, i+1, err, out)
+			}
+		}
+		c.run("", "hook", "uninstall", agent, "--project")
+	}
+
 	// A Cline hook script of the user's is theirs.
 	script := filepath.Join(c.dir, ".clinerules", "hooks", "PreToolUse")
 	os.MkdirAll(filepath.Dir(script), 0o755)
