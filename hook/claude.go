@@ -278,21 +278,9 @@ func within(root, path string) bool {
 }
 
 // refuseUnjudged denies a change the hook could not read exactly as Claude
-// Code will carry it out, through sightline/check (unjudged) so that the
-// refusal is audited like the guard's.
+// Code will carry it out, audited (refuseWith).
 func refuseUnjudged(ctx context.Context, r judge.Router, c engine.Caller, tool, path, why string) Answer {
-	p := engine.CheckParams{Caller: c, Tool: tool, Unjudged: why}
-	shown := path
-	if path == "" {
-		shown = "a file"
-	} else {
-		p.TextDocument = engine.TextDocument{URI: string(r.Key(path))}
-	}
-	a := Answer{Stdout: denyClaude("sightline refused this change of " + shown + ": " + why + ".")}
-	if _, err := r.Call(ctx, ops.Check, p); err != nil {
-		a.Stderr = fmt.Sprintf("sightline: auditing the refusal of %s's change: %v\n", tool, err)
-	}
-	return a
+	return refuseWith(ctx, r, c, denyClaude, tool, path, why)
 }
 
 // Unreadable answers an event of an agent ("claude", "codex": the same wire
@@ -488,11 +476,21 @@ func claudeBashShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 	if out.Interrupted && len(ls) > 0 {
 		ls = ls[:len(ls)-1]
 	}
-	file, lines, positional, tool := shellRead(*in.Command, strings.Join(ls, "\n"))
+	return shellShown(ctx, r, c, opt, ev.Cwd, *in.Command, strings.Join(ls, "\n"))
+}
+
+// shellShown records what a shell command that only reads showed
+// (shellRead), run in cwd, from its output as the model was shown it
+// whole. An output numbered by its lines' places (cat, head, tail, sed)
+// counts only when its first line is the file's line there (an agent may
+// drop leading blank lines): asked alone first, the rest only if it
+// counted.
+func shellShown(ctx context.Context, r judge.Router, c engine.Caller, opt Options, cwd, command, out string) error {
+	file, lines, positional, tool := shellRead(command, out)
 	if len(lines) == 0 {
 		return nil
 	}
-	path, why := claudePath(ev.Cwd, &file)
+	path, why := claudePath(cwd, &file)
 	if why != "" {
 		return nil
 	}

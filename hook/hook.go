@@ -36,6 +36,10 @@ type Options struct {
 	// is judged there. nil, or a nil answer: the file is outside any
 	// workspace, and the agent's own rules decide.
 	Elsewhere func(path string) judge.Router
+	// Epochs remembers the compactions that started an epoch, for an
+	// agent that shows one in every later event (Gemini CLI); nil: each
+	// is started whenever it is seen.
+	Epochs Epochs
 }
 
 // Answer is what the hook prints: Stdout for the agent (nil: nothing, the

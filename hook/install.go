@@ -43,6 +43,14 @@ func Groups(command string, hooks []struct{ Event, Matcher, Why string }) map[st
 	return out
 }
 
+// GeminiHooks are the hooks sightline adds to Gemini CLI's settings.
+var GeminiHooks = []struct{ Event, Matcher, Why string }{
+	{"BeforeTool", "^(replace|write_file)$", "check an edit against what was read"},
+	{"AfterTool", "^(read_file|read_many_files|grep_search|search_file_content|run_shell_command|replace|write_file)$", "record what was read and written"},
+	{"BeforeModel", "", "expire reads once the context was compressed"},
+	{"PreCompress", "manual", "expire reads when /compress compresses the context"},
+}
+
 // Install adds sightline's hooks (hooks: event, matcher) running command to
 // an agent's settings (JSON; empty: none yet). The settings' bytes are kept
 // as they were but for what is added or updated, which follows the file's
@@ -51,6 +59,13 @@ func Groups(command string, hooks []struct{ Event, Matcher, Why string }) map[st
 // returns the new settings and what changed, one line each; nothing when
 // the hooks are there already.
 func Install(settings []byte, agent, command string, hooks []struct{ Event, Matcher, Why string }) ([]byte, []string, error) {
+	return InstallTimeout(settings, agent, command, hooks, 30)
+}
+
+// InstallTimeout is Install for an agent whose hooks' timeout is timeout in
+// its own unit (Claude Code's and Codex's seconds, Gemini CLI's
+// milliseconds).
+func InstallTimeout(settings []byte, agent, command string, hooks []struct{ Event, Matcher, Why string }, timeout int) ([]byte, []string, error) {
 	d, err := parseSettings(settings)
 	if err != nil {
 		return nil, nil, err
@@ -84,7 +99,7 @@ func Install(settings []byte, agent, command string, hooks []struct{ Event, Matc
 		if present {
 			continue
 		}
-		g := matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{{Type: "command", Command: command, Timeout: 30}}}
+		g := matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{{Type: "command", Command: command, Timeout: timeout}}}
 		if list != nil {
 			if groups[list] == nil {
 				lists = append(lists, list)
@@ -777,6 +792,10 @@ func ReadSettings(path string) (*SettingsFile, error) {
 	s.exists, s.mode = true, fi.Mode().Perm()
 	return s, nil
 }
+
+// Executable makes the file one its owner and others may run (a hook
+// script), keeping the rest of its mode.
+func (s *SettingsFile) Executable() { s.mode |= 0o111 }
 
 // name is the file as the user knows it, and where its link leads.
 func (s *SettingsFile) name() string {

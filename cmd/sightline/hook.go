@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +18,21 @@ import (
 	"github.com/sightline-lsp/sightline/route"
 )
 
-const hookUsage = "usage: sightline hook claude|codex [--keep-reads] [--root DIR] < EVENT | sightline hook install|uninstall claude|codex [--user|--project] [--dry-run]"
+const hookUsage = "usage: sightline hook AGENT [--keep-reads] [--root DIR] < EVENT | sightline hook install|uninstall AGENT [--user|--project] [--dry-run]\n  AGENT: claude, codex, gemini, copilot, cursor, cline, opencode"
+
+// doors are the agents whose hooks go through hook.Door, by the hook
+// command's word; rootEnv names the variable an agent gives its hooks the
+// project's folder in.
+var doors = map[string]struct {
+	door    *hook.Door
+	rootEnv string
+}{
+	"gemini":   {hook.Gemini, "GEMINI_PROJECT_DIR"},
+	"copilot":  {hook.Copilot, ""},
+	"cursor":   {hook.Cursor, ""},
+	"cline":    {hook.Cline, ""},
+	"opencode": {hook.Opencode, ""},
+}
 
 // hookTimeout bounds one hook call: the agent waits for it before its tool
 // runs.
@@ -40,6 +56,19 @@ func runHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			opt.Root = claudeRoot(os.Getenv("CLAUDE_PROJECT_DIR"), *root)
 		}
 		return runAgentHook(ctx, args[0], stdin, stdout, stderr, opt)
+	case "gemini", "copilot", "cursor", "cline", "opencode":
+		fs := flag.NewFlagSet("hook "+args[0], flag.ContinueOnError)
+		keep := fs.Bool("keep-reads", false, "keep what was read across a context compaction or clear")
+		root := fs.String("root", "", "the project's root when the agent's event gives none")
+		if _, ok := parseFlags(fs, args[1:], stderr); !ok {
+			return exitUsage
+		}
+		d := doors[args[0]]
+		env := ""
+		if d.rootEnv != "" {
+			env = os.Getenv(d.rootEnv)
+		}
+		return runDoorHook(ctx, d.door, stdin, stdout, stderr, hook.Options{KeepReads: *keep}, env, *root)
 	case "install", "uninstall":
 		return runHookInstall(args[0], args[1:], stdout, stderr)
 	}
@@ -128,6 +157,87 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	return exitOK
 }
 
+// runDoorHook answers one hook event of an agent with a hook.Door. It exits
+// 0 whatever happens: a change it cannot judge is denied in the agent's
+// answer, and audited; what it could not do otherwise is said on standard
+// error. The workspace is the repository of the project the agent says it
+// runs in (envRoot, the variable the agent gives its hooks; else the
+// event's own, set by the agent, never by the model; else flagRoot).
+func runDoorHook(ctx context.Context, d *hook.Door, stdin io.Reader, stdout, stderr io.Writer, opt hook.Options, envRoot, flagRoot string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "sightline: the hook failed (%v)\n", r)
+			stdout.Write(d.Deny(fmt.Sprintf("sightline refused this change because it failed judging it (%v). Nothing was changed; tell the user.", r)))
+			code = exitOK
+		}
+	}()
+	raw, rerr := io.ReadAll(io.LimitReader(stdin, hook.MaxEvent+1))
+	var why string
+	var ev hook.Event
+	if rerr != nil || len(raw) > hook.MaxEvent {
+		why = fmt.Sprintf("the hook event could not be read whole (%v, %d bytes)", rerr, len(raw))
+	} else if ev, rerr = d.Parse(raw); rerr != nil {
+		why = rerr.Error()
+	}
+	for _, r := range []string{envRoot, ev.Root, flagRoot} {
+		if filepath.IsAbs(r) {
+			opt.Root = workspaceRoot(filepath.Clean(r))
+			break
+		}
+	}
+	root := opt.Root
+	if root == "" {
+		// Only to audit the refusals: nothing is judged without a root.
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline: no project root and no working directory (%v)\n", err)
+			stdout.Write(d.Deny("sightline refused this change: the project's root is unknown. Nothing was changed; tell the user."))
+			return exitOK
+		}
+		root = workspaceRoot(wd)
+	}
+	if dir, err := lookState(root); err == nil {
+		opt.Epochs = hook.FileEpochs(filepath.Join(dir, "hook-epochs"))
+	}
+	if why == "" && d.Idle(ev, opt) {
+		stdout.Write(ev.Reply)
+		return exitOK
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	b := newRouter(root, stderr, 0, nil, false, exits(ctx))
+	others := map[string]*route.Router{}
+	opt.Elsewhere = func(path string) judge.Router {
+		r, ok := gitRoot(filepath.Dir(path))
+		if !ok {
+			return nil
+		}
+		if o := others[r]; o != nil {
+			return o
+		}
+		o := newRouter(r, stderr, 0, nil, false, exits(ctx))
+		others[r] = o
+		return o
+	}
+	var a hook.Answer
+	if why != "" {
+		a = d.Unreadable(ctx, b, ev, why)
+	} else {
+		a = d.Judge(ctx, b, ev, opt)
+	}
+	for _, r := range append([]*route.Router{b}, mapValues(others)...) {
+		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
+		}
+		for _, n := range r.Notices() {
+			fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
+		}
+	}
+	stdout.Write(a.Stdout)
+	io.WriteString(stderr, a.Stderr)
+	return exitOK
+}
+
 // claudeRoot is the workspace Claude Code's hook guards: the repository
 // holding the project Claude Code was started in (CLAUDE_PROJECT_DIR, which
 // it gives every hook), else the root the hook was installed with. The
@@ -166,69 +276,77 @@ func gitRoot(dir string) (string, bool) {
 // runHookInstall adds sightline's hooks to an agent's settings, or removes
 // them, and says what changed.
 func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "claude" && args[0] != "codex" {
+	if len(args) == 0 || !slices.Contains([]string{"claude", "codex", "gemini", "copilot", "cursor", "cline", "opencode"}, args[0]) {
 		fmt.Fprintln(stderr, hookUsage)
 		return exitUsage
 	}
 	agent := args[0]
 	fs := flag.NewFlagSet("hook "+verb, flag.ContinueOnError)
-	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json), for every project (the default)")
-	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json in the workspace root)")
+	user := fs.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json, …), for every project (the default)")
+	project := fs.Bool("project", false, "the project's settings (.claude/settings.json, .codex/hooks.json, .gemini/settings.json, … in the workspace root)")
 	dryRun := fs.Bool("dry-run", false, "print the new settings; change nothing")
 	if _, ok := parseFlags(fs, args[1:], stderr); !ok || *user && *project {
 		fmt.Fprintln(stderr, hookUsage)
 		return exitUsage
 	}
-	path, err := agentSettings(agent, *project)
+	var command []string
+	local := false // the hooks go where only this machine looks
+	if verb == "install" {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "sightline: where is this program? %v\n", err)
+			return exitUsage
+		}
+		command = []string{exe, "hook", agent}
+		if *project {
+			// A project's settings are shared: the command by name works for
+			// every teammate with sightline on their PATH; a path of this
+			// machine's does not, and goes where only this machine looks.
+			switch {
+			case onPath(exe):
+				command[0] = "sightline"
+			case agent == "claude":
+				local = true
+				fmt.Fprintf(stdout, "sightline on PATH is not %s: the hooks run it by its path, which is this machine's, so they go in settings.local.json (not shared), not settings.json.\n", exe)
+			default:
+				fmt.Fprintf(stdout, "sightline on PATH is not %s: the hooks run it by its path, which is this machine's; put sightline on PATH and install again before sharing them.\n", exe)
+			}
+		}
+	}
+	files, err := agentHookFiles(agent, *project, command)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
 	}
-	if verb == "uninstall" {
-		code := changeSettings(path, verb, agent, "", *dryRun, stdout, stderr)
-		if local := localSettings(agent, path); *project && local != "" && code == exitOK {
-			if _, err := os.Stat(local); err == nil {
-				code = changeSettings(local, verb, agent, "", *dryRun, stdout, stderr)
+	if agent == "claude" && *project {
+		// Claude Code's settings.local.json, beside settings.json and kept
+		// out of git: where a machine's own path goes, and what uninstall
+		// cleans too.
+		lf := files[0]
+		lf.path = filepath.Join(filepath.Dir(lf.path), "settings.local.json")
+		switch {
+		case local:
+			files = []hookFile{lf}
+		case verb == "uninstall":
+			if _, err := os.Stat(lf.path); err == nil {
+				files = append(files, lf)
 			}
 		}
-		return code
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "sightline: where is this program? %v\n", err)
-		return exitUsage
-	}
-	command := shellQuote(exe) + " hook " + agent
-	if *project {
-		// A project's settings are shared: the command by name works for
-		// every teammate with sightline on their PATH; a path of this
-		// machine's does not, and goes where only this machine looks.
-		if onPath(exe) {
-			command = "sightline hook " + agent
-		} else if local := localSettings(agent, path); local != "" {
-			fmt.Fprintf(stdout, "sightline on PATH is not %s: the hooks run it by its path, which is this machine's, so they go in %s (not shared), not %s.\n", exe, filepath.Base(local), filepath.Base(path))
-			path = local
-		} else {
-			fmt.Fprintf(stdout, "sightline on PATH is not %s: the hooks run it by its path, which is this machine's; put sightline on PATH and install again before sharing %s.\n", exe, path)
+	for _, f := range files {
+		if code := installHookFile(verb, agent, f, *dryRun, stdout, stderr); code != exitOK {
+			return code
 		}
 	}
-	code := changeSettings(path, verb, agent, command, *dryRun, stdout, stderr)
-	if code == exitOK && agent == "codex" {
+	if agent == "codex" && verb == "install" {
 		// Codex keeps a trust record per hook, which only the user gives: an
 		// installer that wrote it would approve itself.
 		fmt.Fprintln(stdout, "Codex runs new hooks only once you trust them: start codex and review them with /hooks.")
 	}
-	return code
-}
-
-// localSettings is the project settings file an agent reads beside path
-// and that is not shared (Claude Code's settings.local.json, which it keeps
-// out of git); "" when the agent has none.
-func localSettings(agent, path string) string {
-	if agent != "claude" {
-		return ""
+	if agent == "gemini" && verb == "install" && *project {
+		fmt.Fprintln(stdout, "Gemini CLI runs a project's hooks only in a folder you trust.")
 	}
-	return filepath.Join(filepath.Dir(path), "settings.local.json")
+	return exitOK
 }
 
 // onPath reports whether `sightline` on PATH is the program exe.
@@ -245,27 +363,142 @@ func onPath(exe string) bool {
 	return err == nil && os.SameFile(a, b)
 }
 
-// changeSettings installs (command) or uninstalls sightline's hooks in the
-// settings file at path, and says what changed.
-func changeSettings(path, verb, agent, command string, dryRun bool, stdout, stderr io.Writer) int {
-	file, err := hook.ReadSettings(path)
+// hookFile is one file an agent's hooks live in, and how sightline's go
+// there: merged into settings (merge: the new settings, what changed),
+// or a file of sightline's own (own: its whole text).
+type hookFile struct {
+	path   string
+	merge  func(settings []byte) ([]byte, []string, error)
+	remove func(settings []byte) ([]byte, []string, error)
+	own    string
+	exec   bool
+}
+
+// agentHookFiles are the files an agent reads its hooks from, the user's or
+// the project's (in the workspace root), with what sightline puts there to
+// run command (nil: to remove them).
+func agentHookFiles(agent string, project bool, command []string) ([]hookFile, error) {
+	base, err := configBase(agent, project)
+	if err != nil {
+		return nil, err
+	}
+	cmd := ""
+	if command != nil {
+		cmd = shellQuote(command[0]) + " " + strings.Join(command[1:], " ")
+	}
+	groups := func(hooks []struct{ Event, Matcher, Why string }, timeout int) func([]byte) ([]byte, []string, error) {
+		return func(b []byte) ([]byte, []string, error) { return hook.InstallTimeout(b, agent, cmd, hooks, timeout) }
+	}
+	removeGroups := func(b []byte) ([]byte, []string, error) { return hook.Uninstall(b, agent) }
+	switch agent {
+	case "claude":
+		return []hookFile{{path: filepath.Join(base, "settings.json"), merge: groups(hook.ClaudeHooks, 30), remove: removeGroups}}, nil
+	case "codex":
+		return []hookFile{{path: filepath.Join(base, "hooks.json"), merge: groups(hook.CodexHooks, 30), remove: removeGroups}}, nil
+	case "gemini":
+		// Gemini CLI's timeouts are in milliseconds.
+		return []hookFile{{path: filepath.Join(base, "settings.json"), merge: groups(hook.GeminiHooks, 30000), remove: removeGroups}}, nil
+	case "cursor":
+		return []hookFile{{path: filepath.Join(base, "hooks.json"),
+			merge:  func(b []byte) ([]byte, []string, error) { return hook.InstallFlat(b, agent, cmd, hook.CursorHooks) },
+			remove: func(b []byte) ([]byte, []string, error) { return hook.UninstallFlat(b, agent) }}}, nil
+	case "copilot":
+		return []hookFile{{path: filepath.Join(base, "sightline.json"), own: copilotHooks(command)}}, nil
+	case "cline":
+		var fs []hookFile
+		for _, ev := range []string{"PreToolUse", "PostToolUse", "PreCompact"} {
+			script := ""
+			if command != nil {
+				script = "#!/bin/sh\n# " + hook.OwnMark(agent) + ": written by `sightline hook install cline`.\nexec " + cmd + "\n"
+			}
+			fs = append(fs, hookFile{path: filepath.Join(base, ev), own: script, exec: true})
+		}
+		return fs, nil
+	case "opencode":
+		plugin := ""
+		if command != nil {
+			plugin = hook.OpencodePlugin(command)
+		}
+		return []hookFile{{path: filepath.Join(base, "sightline.js"), own: plugin}}, nil
+	}
+	return nil, fmt.Errorf("no hooks for %s", agent)
+}
+
+// configBase is the folder an agent reads its hooks from: the project's
+// (in the workspace root) or the user's.
+func configBase(agent string, project bool) (string, error) {
+	projectDir := map[string]string{"claude": ".claude", "codex": ".codex", "gemini": ".gemini", "cursor": ".cursor",
+		"copilot": filepath.Join(".github", "hooks"), "cline": filepath.Join(".clinerules", "hooks"), "opencode": filepath.Join(".opencode", "plugins")}[agent]
+	if project {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		return filepath.Join(workspaceRoot(wd), projectDir), nil
+	}
+	switch {
+	case agent == "codex" && os.Getenv("CODEX_HOME") != "":
+		return os.Getenv("CODEX_HOME"), nil
+	case agent == "copilot" && os.Getenv("COPILOT_HOME") != "":
+		return filepath.Join(os.Getenv("COPILOT_HOME"), "hooks"), nil
+	case agent == "opencode" && filepath.IsAbs(os.Getenv("XDG_CONFIG_HOME")):
+		return filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "opencode", "plugins"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home folder for the user's settings (%w); use --project", err)
+	}
+	userDir := map[string]string{"claude": ".claude", "codex": ".codex", "gemini": ".gemini", "cursor": ".cursor",
+		"copilot": filepath.Join(".copilot", "hooks"), "cline": filepath.Join("Documents", "Cline", "Rules", "Hooks"),
+		"opencode": filepath.Join(".config", "opencode", "plugins")}[agent]
+	return filepath.Join(home, userDir), nil
+}
+
+// copilotHooks is sightline's hooks file for Copilot CLI (its version 1
+// format: a command for bash and one for PowerShell per event).
+func copilotHooks(command []string) string {
+	if command == nil {
+		return ""
+	}
+	bash := shellQuote(command[0]) + " " + strings.Join(command[1:], " ")
+	ps := "& '" + strings.ReplaceAll(command[0], "'", "''") + "' " + strings.Join(command[1:], " ")
+	// The variable only marks the file as sightline's (JSON has no
+	// comments): uninstall removes it, install replaces it.
+	entry := []map[string]any{{"type": "command", "bash": bash, "powershell": ps, "timeoutSec": 30,
+		"env": map[string]string{"SIGHTLINE_HOOK": hook.OwnMark("copilot")}}}
+	b, _ := json.MarshalIndent(map[string]any{"version": 1, "hooks": map[string]any{
+		"preToolUse": entry, "postToolUse": entry, "preCompact": entry}}, "", "  ")
+	return string(b) + "\n"
+}
+
+// installHookFile installs or uninstalls sightline's hooks in one file and
+// says what changed.
+func installHookFile(verb, agent string, f hookFile, dryRun bool, stdout, stderr io.Writer) int {
+	file, err := hook.ReadSettings(f.path)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %v\n", err)
 		return exitUsage
 	}
+	path := f.path
 	if file.Target != path {
 		path = file.Target + " (linked from " + path + ")"
 	}
-	hooks := hook.ClaudeHooks
-	if agent == "codex" {
-		hooks = hook.CodexHooks
-	}
 	var out []byte
 	var changed []string
-	if verb == "install" {
-		out, changed, err = hook.Install(file.Data, agent, command, hooks)
-	} else {
-		out, changed, err = hook.Uninstall(file.Data, agent)
+	gone := false
+	switch {
+	case f.merge != nil && verb == "install":
+		out, changed, err = f.merge(file.Data)
+	case f.merge != nil:
+		out, changed, err = f.remove(file.Data)
+	case file.Data != nil && !hook.OwnedBy(file.Data, agent):
+		if verb == "install" {
+			err = fmt.Errorf("it is not sightline's: add `sightline hook %s` to it yourself, or move it away and run again; nothing was changed", agent)
+		}
+	case verb == "install" && string(file.Data) != f.own:
+		out, changed = []byte(f.own), []string{"wrote sightline's hook for " + agent}
+	case verb == "uninstall" && file.Data != nil:
+		gone, changed = true, []string{"removed sightline's hook for " + agent}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline: %s: %v\n", path, err)
@@ -279,9 +512,19 @@ func changeSettings(path, verb, agent, command string, dryRun bool, stdout, stde
 		fmt.Fprintf(stdout, "%s: sightline's %s hooks are %s; nothing changed.\n", path, agent, what)
 		return exitOK
 	}
-	if dryRun {
+	switch {
+	case dryRun:
 		fmt.Fprintf(stdout, "%s would change (dry run, nothing written):\n", path)
-	} else {
+	case gone:
+		if err := os.Remove(file.Target); err != nil {
+			fmt.Fprintf(stderr, "sightline: removing %s: %v\n", path, err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "%s removed:\n", path)
+	default:
+		if f.exec {
+			file.Executable()
+		}
 		if err := file.Write(out); err != nil {
 			fmt.Fprintf(stderr, "sightline: %v\n", err)
 			return exitUsage
@@ -295,31 +538,6 @@ func changeSettings(path, verb, agent, command string, dryRun bool, stdout, stde
 		stdout.Write(out)
 	}
 	return exitOK
-}
-
-// agentSettings is the file an agent reads its hooks from: Claude Code's
-// settings.json, Codex's hooks.json; the user's, or the project's (in the
-// workspace root).
-func agentSettings(agent string, project bool) (string, error) {
-	dir, file := ".claude", "settings.json"
-	if agent == "codex" {
-		dir, file = ".codex", "hooks.json"
-	}
-	if project {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("working directory: %w", err)
-		}
-		return filepath.Join(workspaceRoot(wd), dir, file), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home folder for the user's settings (%w); use --project", err)
-	}
-	if agent == "codex" && os.Getenv("CODEX_HOME") != "" {
-		return filepath.Join(os.Getenv("CODEX_HOME"), file), nil
-	}
-	return filepath.Join(home, dir, file), nil
 }
 
 // shellQuote quotes a path for the shell Claude Code runs hooks with.

@@ -129,13 +129,13 @@ func subsOf(words []string, names ...string) []sub {
 	return out
 }
 
-var agents = []string{"claude", "codex"}
+var agents = []string{"claude", "codex", "gemini", "copilot", "cursor", "cline", "opencode"}
 
 func commands() []command {
 	return []command{
 		{"serve", "serve [--log-file F] [--log-level L] [--no-bridge]", "language server on stdio (what editors launch); the CLI and sightline mcp\n      of the workspace hand their calls to it over a local socket", runServe, "sightline serve", argNone, nil},
 		{"mcp", "mcp [--session S | --session-file F] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP, "sightline mcp --session claude-1", argNone, nil},
-		{"acp", "acp [--root DIR] [--no-mcp] [--mcp-name NAME] -- AGENT [ARGS...]", "run an ACP agent (what Zed, JetBrains, Neovim and Emacs agent panels launch) behind\n      sightline: what it reads through the editor is recorded, its writes and edits guarded", runACP, "sightline acp -- npx @zed-industries/claude-code-acp", argNone, nil},
+		{"acp", "acp [--root DIR] [--no-mcp] [--mcp-name NAME] [--no-hooks] -- AGENT [ARGS...]", "run an ACP agent (what Zed, JetBrains, Neovim and Emacs agent panels launch) behind\n      sightline: what it reads through the editor is recorded, its writes and edits guarded", runACP, "sightline acp -- npx @agentclientprotocol/claude-agent-acp", argNone, nil},
 		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead, "sightline read main.go:20-60", argPath, nil},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit, "sightline edit main.go --edits edits.json --dry-run", argPath, nil},
 		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output: each checked as it completes, all\n      written together at the end, or none; a block's path is relative to the workspace root, as models write it", runApply, "sightline apply --dry-run < model-output.txt", argNone, nil},
@@ -151,7 +151,7 @@ func commands() []command {
 		{"audit", "audit [--limit N] [--session S] [--path P] [--json]", "every agent-facing call: time, session, method, path, outcome, file hashes", runAudit, "sightline audit --limit 20", argNone, nil},
 		{"approvals", "approvals [--session S] [--revoke PATH] [--json]", "the sensitive paths sessions were allowed to use; revoke them", runApprovals, "sightline approvals --revoke .env", argNone, nil},
 		{"session", "session reset [--session S] | session list [--json | --names]", "forget what a session read, wrote and was allowed; list sessions", runSession, "sightline session list", argNone, subsOf(nil, "list", "reset")},
-		{"hook", "hook claude|codex [--keep-reads] [--root DIR] < EVENT | hook install|uninstall claude|codex [--user|--project] [--dry-run]", "guard an agent's own tools (Claude Code, Codex) through its hooks; install the hooks", runHook, "sightline hook install claude --project", argNone, append(subsOf(nil, agents...), subsOf(agents, "install", "uninstall")...)},
+		{"hook", "hook AGENT [--keep-reads] [--root DIR] < EVENT | hook install|uninstall AGENT [--user|--project] [--dry-run] (AGENT: claude, codex, gemini, copilot, cursor, cline, opencode)", "guard an agent's own tools (Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor, Cline, opencode) through its hooks; install the hooks", runHook, "sightline hook install claude --project", argNone, append(subsOf(nil, agents...), subsOf(agents, "install", "uninstall")...)},
 		{"stats", "stats [--json] [--limit N]", "edit outcomes, latency, guard trip and auto-expand rates", runStats, "sightline stats", argNone, nil},
 		{"completion", "completion bash|zsh|fish", "print a shell completion script", runCompletion, "sightline completion bash > ~/.local/share/bash-completion/completions/sightline", argNone, subsOf(nil, "bash", "zsh", "fish")},
 		{"man", "man", "print the manual page, sightline(1), in roff (sightline man | man -l -)", runMan, "sightline man | man -l -", argNone, nil},
