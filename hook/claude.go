@@ -373,7 +373,7 @@ func claudeReadShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 			return nil // an image, a notebook, a PDF, or an answer not as documented: no lines
 		}
 		start := max(out.File.StartLine, 1)
-		return shown(ctx, r, c, path, judge.Numbered(start, judge.TextLines(*out.File.Content)), false, false, "Read")
+		return shownRun(ctx, r, c, path, start, *out.File.Content, false, false, "Read")
 	}
 	// No content to compare: the range the tool reads, trusted as shown,
 	// but only lines the tool did not cut.
@@ -534,7 +534,7 @@ func claudeWritten(ctx context.Context, r judge.Router, c engine.Caller, ev Clau
 		if in.Content == nil {
 			return nil
 		}
-		return shown(ctx, r, c, path, judge.Numbered(1, judge.TextLines(*in.Content)), true, out.Type == "create", "Write")
+		return shownRun(ctx, r, c, path, 1, *in.Content, true, out.Type == "create", "Write")
 	}
 	var lines []engine.ShownLine
 	for _, h := range out.StructuredPatch {
