@@ -127,7 +127,7 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 			case ok:
 				ent.FileHash = hash
 			case p.Hash:
-				todo = append(todo, toHash{len(res.Files), l.abs})
+				todo = append(todo, toHash{len(res.Files), l.abs, l.link})
 			}
 			res.Files = append(res.Files, ent)
 		}
@@ -202,8 +202,9 @@ func (e *Env) knownHash(abs string, fi os.FileInfo) (string, bool) {
 // toHash is a listed file whose hash is to be computed: its index in the
 // answer and its path.
 type toHash struct {
-	i   int
-	abs string
+	i    int
+	abs  string
+	link bool // listed as the file a link names
 }
 
 // progressEvery is how often a long call reports its progress.
@@ -228,7 +229,7 @@ func (e *Env) hashFiles(ctx context.Context, todo []toHash, files []FileEntry) e
 				if k >= len(todo) || ctx.Err() != nil {
 					return
 				}
-				files[todo[k].i].FileHash = e.computeHash(todo[k].abs, buf)
+				files[todo[k].i].FileHash = e.computeHash(todo[k].abs, todo[k].link, buf)
 				done.Add(1)
 			}
 		})
@@ -252,12 +253,13 @@ func (e *Env) hashFiles(ctx context.Context, todo []toHash, files []FileEntry) e
 	return ctx.Err()
 }
 
-// computeHash computes the hash of a file, reading it through buf, and
+// computeHash computes the hash of a file (link: listed as the file a link
+// names), reading it through buf, and
 // remembers it. A hash is remembered only when the file's stat held while
 // it was read and its last change is older than the clock's resolution
 // (racyAge): a change within the same tick would leave the stat as it was.
 // "" when the file cannot be read whole as one state.
-func (e *Env) computeHash(abs string, buf []byte) string {
+func (e *Env) computeHash(abs string, link bool, buf []byte) string {
 	// Through the confined root: a file swapped for a link to outside the
 	// workspace since the walk is not followed.
 	k := workspace.FromPath(abs)
@@ -265,9 +267,14 @@ func (e *Env) computeHash(abs string, buf []byte) string {
 	if err != nil {
 		return ""
 	}
-	t, err := root.Resolve(rel, confine.Read)
-	if err != nil {
-		return ""
+	// A file the walk found is opened as it was found, following no link
+	// (OpenRead refuses one that became a link since): resolving it name
+	// by name, as a path from outside is, cost more than hashing it.
+	t := confine.Target{Name: filepath.ToSlash(rel), Rel: rel, Exists: true}
+	if link {
+		if t, err = root.Resolve(rel, confine.Read); err != nil {
+			return ""
+		}
 	}
 	f, before, err := root.OpenRead(t)
 	if err != nil {
