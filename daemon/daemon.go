@@ -558,9 +558,9 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		if peer := bridge.Peer(ctx); peer != nil {
 			// A long call's progress goes to its caller, which shows it on
 			// its terminal (or ignores it).
-			ctx = engine.WithProgress(ctx, func(done, total int) {
+			c.Progress = func(done, total int) {
 				peer.Notify(ctx, bridge.MethodProgress, bridge.ProgressParams{Done: done, Total: total})
-			})
+			}
 		}
 		var b []byte
 		var text string

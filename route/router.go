@@ -423,6 +423,12 @@ func (b *Router) notServed(ctx context.Context, c *bridge.Client) {
 // ledger in milliseconds.
 const daemonExitWait = 5 * time.Second
 
+// WithProgress gives the calls made with ctx a progress report, told how
+// far a long call has come, whether it runs here or on a daemon.
+func WithProgress(ctx context.Context, p engine.Progress) context.Context {
+	return engine.WithProgress(ctx, p)
+}
+
 // serveDaemon answers a daemon's requests and notifications about a call
 // it runs for this caller: approvals, progress.
 func (b *Router) serveDaemon(ctx context.Context, req *jsonrpc2.Request) (any, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -34,7 +35,7 @@ func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// Hashing a large tree takes a while: a person at a terminal sees how
 	// far it has come; a program reading the output does not.
 	prog := newTerminalProgress(stderr, "hashed %d of %d files")
-	res, err := rt.Call(engine.WithProgress(ctx, prog.report), ops.Files, p)
+	res, err := rt.Call(route.WithProgress(ctx, prog.report), ops.Files, p)
 	prog.done()
 	var o engine.Outcome
 	if err == nil {
