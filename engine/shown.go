@@ -60,6 +60,10 @@ type ShownParams struct {
 	// shows a run of lines (a read) showed, carried and decoded as one
 	// string rather than an object per line.
 	Block *ShownBlock `json:"block,omitempty"`
+	// Anchored: the lines are placed by the first of them (a command's
+	// output, numbered by its place in the file): none counts unless the
+	// first is the document's line where it was placed.
+	Anchored bool `json:"anchored,omitempty"`
 	// Range is lines shown without their text (the tool's answer did not
 	// carry it): they count but for those longer than Cut characters, which
 	// the tool showed cut short.
@@ -123,12 +127,16 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 	if len(p.Hunks) > 0 {
 		p.Lines = append(p.Lines, added(d.Snap, p.Hunks)...)
 	}
+	matches := func(l ShownLine) bool {
+		return l.Line >= 1 && l.Line <= total && shownContent(d.Snap, l.Line, bom) == l.Text
+	}
+	misplaced := p.Anchored && len(p.Lines) > 0 && !matches(p.Lines[0])
 	for _, l := range p.Lines {
 		if l.Line < 1 {
 			continue
 		}
 		r := ledger.Range{Start: l.Line, End: l.Line}
-		if l.Line <= total && shownContent(d.Snap, l.Line, bom) == l.Text {
+		if !misplaced && matches(l) {
 			got.Add(r)
 		} else {
 			skipped.Add(r)

@@ -497,21 +497,19 @@ func claudeBashShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 		return nil
 	}
 	path, r = place(r, opt, path)
-	if positional {
-		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))}, Lines: lines[:1], Tool: tool}
-		res, err := r.Call(ctx, ops.Shown, p)
-		if err != nil {
-			return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
-		}
-		sr, ok := res.(engine.ShownResult)
-		if !ok || !sr.OK || len(sr.Recorded) == 0 || sr.Recorded[0].Start != lines[0].Line {
-			return nil // not where the command put it: which lines the rest are is not known
-		}
-		if lines = lines[1:]; len(lines) == 0 {
-			return nil
-		}
+	if !positional {
+		return shown(ctx, r, c, path, lines, false, false, tool)
 	}
-	return shown(ctx, r, c, path, lines, false, false, tool)
+	// Lines numbered by their place count only when the first is where
+	// the command put it: otherwise which lines the rest are is not known.
+	// One call; a refusal records nothing and is not the user's concern
+	// (a command's output is not a change).
+	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
+		Lines: lines[:min(len(lines), maxShownLines)], Anchored: true, Tool: tool}
+	if _, err := r.Call(ctx, ops.Shown, p); err != nil {
+		return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
+	}
+	return nil
 }
 
 // claudeWritten records the lines an Edit, MultiEdit or Write wrote as the
