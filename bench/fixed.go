@@ -149,7 +149,7 @@ func fixedCost(bin string, runs int) error {
 		return fmt.Errorf("sightline patch: %v", err)
 	}
 	fmt.Printf("the CLI's fixed cost, %d runs each, taking turns (%s)\n", runs, machine())
-	printFixed("in the CLI's process (SIGHTLINE_DAEMON=0)", names, st)
+	printFixed("in the CLI's process (SIGHTLINE_DAEMON=0)", names, st, fixedBound)
 
 	d := cli{bin: bin, ws: ws, env: append(c.env, "SIGHTLINE_DAEMON=1", "SIGHTLINE_DAEMON_IDLE=10m")}
 	defer d.run(nil, "daemon", "stop")
@@ -181,7 +181,7 @@ func fixedCost(bin string, runs int) error {
 	if err := lineIs(filepath.Join(ws, small), 3, fmt.Sprintf("var x = %d", patched)); err != nil {
 		return fmt.Errorf("sightline patch: %v", err)
 	}
-	printFixed("through the daemon, warm (SIGHTLINE_DAEMON=1; CPU is the CLI's, not the daemon's)", names, st)
+	printFixed("through the daemon, warm (SIGHTLINE_DAEMON=1; CPU is the CLI's, not the daemon's)", names, st, fixedBound)
 	fmt.Printf("%-40s %7.2f ms %7.2f ms (the daemon not running: the call runs in process, then starts it)\n", "first call: `read F:100-109`", first.p50, first.p99)
 	return nil
 }
@@ -192,13 +192,14 @@ func fixedCost(bin string, runs int) error {
 // 6 MB 15 ms), and a ratio carries them to another machine.
 var fixedBound = map[int]float64{1: 6.0 / 4, 2: 7.0 / 4, 3: 15.0 / 4}
 
-// printFixed prints a table of the fixed cost, against `version` (st[0]).
-func printFixed(title string, names []string, st []stats) {
+// printFixed prints a table of the fixed cost, against `version` (st[0]),
+// each command's p50 against its bound, a ratio to version, when it has one.
+func printFixed(title string, names []string, st []stats, bounds map[int]float64) {
 	fmt.Printf("\n%s\n%-40s %10s %10s %13s %9s %7s %13s %13s %9s\n", title, "command", "p50", "p99", "p50 - version", "× version", "bound", "CPU p50", "CPU - version", "peak RSS")
 	v, vc := st[0].p50, st[0].cpuP50
 	for i, s := range st {
 		bound := "—"
-		if b, ok := fixedBound[i]; ok {
+		if b, ok := bounds[i]; ok {
 			verdict := "met"
 			if s.p50/v > b {
 				verdict = "over"

@@ -49,7 +49,31 @@ func main() {
 	diag := flag.Int("diag", 0, "only this many alternating one-line reads of one document through `sightline serve`: server CPU and notification bytes per read as the session grows")
 	fixed := flag.Bool("fixed", false, "only the CLI's fixed cost: version, a range read, ledger, a one-line edit, a small patch, a whole read of 6.6 MB, each -runs times (default 20)")
 	disk := flag.String("disk", "", "only the floor of an atomic replace of a 6.6 MB file on the disk of this folder: write, fsync, rename, fsync of the folder, SHA-256, each -runs times (default 20)")
+	hashFiles := flag.Int("hash", 0, "only `sightline files --hash` over a tree of this many files of the standard library's source, against find | xargs -P sha256sum, each -runs times (default 5)")
+	hooks := flag.Bool("hooks", false, "only the hook events of Claude Code and Codex through the workspace's daemon, and a session's first, against `sightline version`, each -runs times (default 20)")
 	flag.Parse()
+	if *hooks {
+		n := *runs
+		if n == 0 {
+			n = 20
+		}
+		if err := hookEvents(*binary, n); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *hashFiles > 0 {
+		n := *runs
+		if n == 0 {
+			n = 5
+		}
+		if err := hashTree(*binary, *hashFiles, n); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *disk != "" {
 		n := *runs
 		if n == 0 {

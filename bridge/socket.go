@@ -47,6 +47,10 @@ const (
 	// fields): the caller's approver (--yes, its terminal) decides, as it
 	// would for the call run in its own process.
 	MethodApprove = "sightline/bridge/approve"
+	// MethodProgress is a daemon's notification to its caller while a long
+	// call runs (ProgressParams): how far it has come, for the caller to
+	// show on its terminal.
+	MethodProgress = "sightline/bridge/progress"
 	// methodFrames is a caller's first message, a notification: it reads
 	// messages framed with Content-Length headers, so the server may answer
 	// in them (a large answer is then read into one buffer of its length),
@@ -59,6 +63,13 @@ const (
 // build).
 type framesParams struct {
 	Attachments bool `json:"attachments,omitempty"`
+}
+
+// ProgressParams are MethodProgress' params: done of total units (files
+// hashed, of those to hash).
+type ProgressParams struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
 }
 
 // CodeNotServed is a daemon's refusal of a call on a connection whose hello

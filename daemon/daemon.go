@@ -555,6 +555,13 @@ func (d *daemon) handler() (jsonrpc2.Handler, func()) {
 		if approves.Load() {
 			c.Approver = callerApprover{bridge.Peer(ctx)}
 		}
+		if peer := bridge.Peer(ctx); peer != nil {
+			// A long call's progress goes to its caller, which shows it on
+			// its terminal (or ignores it).
+			c.Progress = func(done, total int) {
+				peer.Notify(ctx, bridge.MethodProgress, bridge.ProgressParams{Done: done, Total: total})
+			}
+		}
 		var b []byte
 		var text string
 		if method == ops.MethodBlockRun {

@@ -450,3 +450,29 @@ func TestRouterSaysHelloOnEachConnection(t *testing.T) {
 		t.Fatalf("the daemon, answering again, on a new connection: %v (notices %q)", err, r.Notices())
 	}
 }
+
+// TestProgressReachesTheCaller: a long call the daemon runs tells its
+// caller's progress how far it has come, through the connection, and ends
+// at the whole of the work.
+func TestProgressReachesTheCaller(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("f%d.txt", i)] = fmt.Sprintf("file %d\n", i)
+	}
+	d := startDaemon(t, files)
+	hello := d.hello()
+	r := route.New(route.Options{Root: d.root, StateDir: d.state, Daemon: &hello,
+		OpenLocal: func(context.Context) (*engine.Env, error) {
+			return nil, errors.New("not on disk: the daemon serves this test")
+		}})
+	var last [2]int
+	calls := 0
+	ctx := engine.WithProgress(context.Background(), func(done, total int) { last, calls = [2]int{done, total}, calls+1 })
+	res, err := route.Do(ctx, r, ops.Files, engine.FilesParams{Hash: true})
+	if err != nil || len(res.Files) != 30 || res.Files[0].FileHash == "" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if calls == 0 || last != [2]int{30, 30} {
+		t.Fatalf("progress told %d times, last %v; want it to end at 30 of 30", calls, last)
+	}
+}

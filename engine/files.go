@@ -10,9 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -97,6 +99,7 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 	session := p.SessionOr()
 	res = FilesResult{Outcome: Outcome{OK: true}, Files: []FileEntry{}}
 	unhashed := 0
+	var todo []toHash
 	for _, root := range e.WS.Roots() {
 		listed, cached := e.trees.get(root, pol)
 		if !cached {
@@ -118,13 +121,19 @@ func (e *Env) Files(ctx context.Context, p FilesParams) (res FilesResult, err er
 			ent := l.entry
 			ent.Tags = slices.Clone(l.entry.Tags)
 			ent.State = string(e.Ledger.Summarize(session, ledger.DocKey(l.key)).State)
-			if ent.Sensitive {
+			switch hash, ok := e.knownHash(l.abs, l.info); {
+			case ent.Sensitive:
 				unhashed++
-			} else {
-				ent.FileHash = e.fileHash(l.abs, l.info, p.Hash)
+			case ok:
+				ent.FileHash = hash
+			case p.Hash:
+				todo = append(todo, toHash{len(res.Files), l.abs, l.link})
 			}
 			res.Files = append(res.Files, ent)
 		}
+	}
+	if err := e.hashFiles(ctx, todo, res.Files); err != nil {
+		return res, err
 	}
 	if unhashed > 0 && p.Hash {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d sensitive file(s) are listed without their hash: a hash lets a short secret be guessed. Read one (with the user's approval) to see its hash.", unhashed))
@@ -177,22 +186,80 @@ func (e *Env) describe(root string, files []walked, pol *policy.Policy) []listed
 	return out
 }
 
-// fileHash returns the remembered hash of a file whose size, modification
-// and change times and inode are unchanged, or computes it when compute is
-// set. A hash is remembered only when the file's stat held while it was
-// read and its last change is older than the clock's resolution (racyAge):
-// a change within the same tick would leave the stat as it was.
-func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
+// knownHash returns the remembered hash of a file whose size, modification
+// and change times and inode are unchanged.
+func (e *Env) knownHash(abs string, fi os.FileInfo) (string, bool) {
 	c := hashKey(fi)
 	e.hashes.mu.Lock()
 	got, ok := e.hashes.m[abs]
 	e.hashes.mu.Unlock()
 	if ok && c.size >= 0 && got.size == c.size && got.mtime == c.mtime && got.ctime == c.ctime && got.ino == c.ino {
-		return got.hash
+		return got.hash, true
 	}
-	if !compute {
-		return ""
+	return "", false
+}
+
+// toHash is a listed file whose hash is to be computed: its index in the
+// answer and its path.
+type toHash struct {
+	i    int
+	abs  string
+	link bool // listed as the file a link names
+}
+
+// progressEvery is how often a long call reports its progress.
+const progressEvery = 100 * time.Millisecond
+
+// hashFiles computes the hashes of the files todo names into files, on as
+// many goroutines as there are cores (the disk and the cores, not one
+// file after another, bound a large tree), telling the call's progress.
+func (e *Env) hashFiles(ctx context.Context, todo []toHash, files []FileEntry) error {
+	if len(todo) == 0 {
+		return nil
 	}
+	report := ProgressOf(ctx)
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Go(func() {
+			buf := make([]byte, 256<<10)
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				files[todo[k].i].FileHash = e.computeHash(todo[k].abs, todo[k].link, buf)
+				done.Add(1)
+			}
+		})
+	}
+	if report != nil {
+		finished := make(chan struct{})
+		go func() { wg.Wait(); close(finished) }()
+		tick := time.NewTicker(progressEvery)
+		for waiting := true; waiting; {
+			select {
+			case <-finished:
+				waiting = false
+			case <-tick.C:
+				report(int(done.Load()), len(todo))
+			}
+		}
+		tick.Stop()
+		report(int(done.Load()), len(todo))
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// computeHash computes the hash of a file (link: listed as the file a link
+// names), reading it through buf, and
+// remembers it. A hash is remembered only when the file's stat held while
+// it was read and its last change is older than the clock's resolution
+// (racyAge): a change within the same tick would leave the stat as it was.
+// "" when the file cannot be read whole as one state.
+func (e *Env) computeHash(abs string, link bool, buf []byte) string {
 	// Through the confined root: a file swapped for a link to outside the
 	// workspace since the walk is not followed.
 	k := workspace.FromPath(abs)
@@ -200,9 +267,14 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	if err != nil {
 		return ""
 	}
-	t, err := root.Resolve(rel, confine.Read)
-	if err != nil {
-		return ""
+	// A file the walk found is opened as it was found, following no link
+	// (OpenRead refuses one that became a link since): resolving it name
+	// by name, as a path from outside is, cost more than hashing it.
+	t := confine.Target{Name: filepath.ToSlash(rel), Rel: rel, Exists: true}
+	if link {
+		if t, err = root.Resolve(rel, confine.Read); err != nil {
+			return ""
+		}
 	}
 	f, before, err := root.OpenRead(t)
 	if err != nil {
@@ -210,15 +282,24 @@ func (e *Env) fileHash(abs string, fi os.FileInfo, compute bool) string {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return ""
+	// Read by hand: io.Copy would take the file's WriteTo and a fresh
+	// buffer per file.
+	for {
+		n, err := f.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return ""
+		}
 	}
 	hash := hashline.FileHashOf(h.Sum(nil))
 	after, err := confine.Stat(f)
 	if err != nil {
 		return ""
 	}
-	c = hashKey(before)
+	c := hashKey(before)
 	if c.size < 0 {
 		// No change time or identity here (see statOf): the hash is given,
 		// not remembered, if size and modification time held.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,5 +212,45 @@ func TestFilesHashSeesAnInPlaceChange(t *testing.T) {
 			t.Errorf("racy age %v: after an in-place change the hash is %s (stale)", racy, h)
 		}
 		restore()
+	}
+}
+
+// TestFilesHashReportsProgress: a call that hashes tells the caller's
+// progress how far it has come, and ends at every file it hashed.
+func TestFilesHashReportsProgress(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%4, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	writeTree(t, root, files)
+	ws := workspace.New([]string{root}, workspace.Options{})
+	ReleaseRoots(t, ws)
+	env := NewEnv(ws, ledger.New(ledger.Options{}), config.Default(), nil)
+	var mu sync.Mutex
+	var seen [][2]int
+	ctx := WithProgress(context.Background(), func(done, total int) {
+		mu.Lock()
+		seen = append(seen, [2]int{done, total})
+		mu.Unlock()
+	})
+	res, err := env.Files(ctx, FilesParams{Hash: true})
+	if err != nil || len(res.Files) != 40 {
+		t.Fatal(len(res.Files), err)
+	}
+	for _, f := range res.Files {
+		if want := "sha256:" + sha(files[f.Path]); f.FileHash != want {
+			t.Errorf("%s: %s, want %s", f.Path, f.FileHash, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || seen[len(seen)-1] != [2]int{40, 40} {
+		t.Fatalf("progress %v, want it to end at 40 of 40", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i][0] < seen[i-1][0] {
+			t.Errorf("progress went back: %v", seen)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"iter"
 	"unicode/utf8"
 	"unsafe"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/sightline-lsp/sightline/internal/hugepage"
 	"github.com/sightline-lsp/sightline/ledger"
 	"github.com/sightline-lsp/sightline/result"
+	"github.com/sightline-lsp/sightline/textdoc"
 	"github.com/sightline-lsp/sightline/workspace"
 )
 
@@ -109,8 +111,8 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 		return res, nil
 	}
 
-	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, d.Snap.Len()+total*10)+64, e.health.ephemeral,
-		func(i int) string { return d.Snap.Line(i - 1).Content })
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget+64, renderSize(d.Snap, want, annotate)), e.health.ephemeral,
+		snapLines(d.Snap, want))
 	if err != nil {
 		return ReadResult{}, err
 	}
@@ -150,34 +152,39 @@ func (e *Env) readOptions(p ReadParams) (budget int, annotate bool, err error) {
 	return budget, p.Annotate == nil || *p.Annotate, nil
 }
 
-// fillRead renders lines want.Start..want.End (line(i) is the content of
-// 1-based line i) as a read shows them, within budget characters; last is
-// the last line rendered (want.Start-1 when none fit). Every read path
-// renders through it, so what is shown and recorded never differs by path.
-func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool, sizeHint int, huge bool, line func(i int) string) (buf []byte, last int, err error) {
+// fillRead renders lines want.Start..want.End, whose contents the sequence
+// yields in order, as a read shows them, within budget characters; last is
+// the last line rendered (want.Start-1 when none fit; short of want.End
+// also when the sequence ends early). sizeHint is the room the output is
+// likely to take. Every read path renders through it, so what is shown and
+// recorded never differs by path.
+func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool, sizeHint int, huge bool, contents iter.Seq[string]) (buf []byte, last int, err error) {
 	buf = hugepage.Bytes(sizeHint, huge)
+	w := hashline.NewLineWriter(want.Start)
 	// The budget counts characters. Bytes bound characters from above, so
 	// until the bytes reach the budget nothing needs counting; from then on
 	// characters are counted line by line.
 	used, last, counting := 0, want.Start-1, false
-	for i := want.Start; i <= want.End; i++ {
+	i := want.Start
+	for content := range contents {
+		if i > want.End {
+			break
+		}
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, 0, err
 			}
 		}
-		content := line(i)
 		if i == 1 {
 			// A byte order mark is not content: not shown, not hashed.
 			_, content = hashline.StripBOM(content)
 		}
 		mark := len(buf)
 		if annotate {
-			buf = hashline.AppendLine(buf, i, content)
+			buf = w.Append(buf, content)
 		} else {
-			buf = append(buf, content...)
+			buf = append(append(buf, content...), '\n')
 		}
-		buf = append(buf, '\n')
 		if !counting && len(buf) > budget {
 			counting, used = true, utf8.RuneCount(buf[:mark])
 		}
@@ -190,8 +197,32 @@ func fillRead(ctx context.Context, want ledger.Range, budget int, annotate bool,
 			used += n
 		}
 		last = i
+		i++
 	}
 	return buf, last, nil
+}
+
+// snapLines yields the contents of lines want.Start..want.End of s, which
+// holds them: one walk down the tree, not a lookup per line.
+func snapLines(s *textdoc.Snapshot, want ledger.Range) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, l := range s.Lines(want.Start-1, want.End) {
+			if !yield(l.Content) {
+				return
+			}
+		}
+	}
+}
+
+// renderSize is the room lines want.Start..want.End of s take rendered: at
+// most their bytes (a terminator becomes one '\n', the last line may gain
+// one), plus the annotations.
+func renderSize(s *textdoc.Snapshot, want ledger.Range, annotate bool) int {
+	n := s.LineStart(want.End) - s.LineStart(want.Start-1) + 1
+	if annotate {
+		n += hashline.Overhead(want.Start, want.End)
+	}
+	return n
 }
 
 // notice describes lines a read did not return: which, and what they contain.

@@ -150,24 +150,22 @@ func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, err
 		return no()
 	}
 	want.End = min(want.End, total)
-	missing := false
 	size := sc.bytes
 	if annotate {
 		size += hashline.Overhead(want.Start, want.Start+len(sc.ends)-1)
 	}
-	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, size)+64, e.health.ephemeral, func(i int) string {
-		j := i - want.Start
-		if j >= len(sc.ends) {
-			missing = true
-			return ""
+	buf, last, err := fillRead(ctx, want, budget, annotate, min(budget, size)+64, e.health.ephemeral, func(yield func(string) bool) {
+		for j := range sc.ends {
+			if !yield(sc.line(j)) {
+				return
+			}
 		}
-		return sc.line(j)
 	})
 	if err != nil {
 		return ReadResult{}, true, err
 	}
-	if missing || last < want.End {
-		return no() // cut by the budget: Read names what was cut, with hints
+	if last < want.End {
+		return no() // cut by the budget (Read names what was cut, with hints), or lines missing
 	}
 
 	session := p.SessionOr()

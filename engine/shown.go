@@ -25,12 +25,45 @@ type ShownLine struct {
 	Text string `json:"text"`
 }
 
+// ShownBlock is consecutive lines shown from line Start: Text holds them,
+// each ended by "\n" (the last may not be); a "\r" before a "\n" is the
+// line break's, not the line's. An empty Text is no line.
+type ShownBlock struct {
+	Start int    `json:"start"`
+	Text  string `json:"text"`
+}
+
+// lines are the block's lines, numbered.
+func (b ShownBlock) lines() []ShownLine {
+	if b.Text == "" {
+		return nil
+	}
+	text := strings.TrimSuffix(b.Text, "\n")
+	out := make([]ShownLine, 0, strings.Count(text, "\n")+1)
+	for i := b.Start; ; i++ {
+		l, rest, more := strings.Cut(text, "\n")
+		out = append(out, ShownLine{Line: i, Text: strings.TrimSuffix(l, "\r")})
+		if !more {
+			return out
+		}
+		text = rest
+	}
+}
+
 // ShownParams are the params of sightline/shown: lines the agent's own
 // tools (Claude Code's Read, a shell command's output) showed it, or wrote.
 type ShownParams struct {
 	Caller
 	TextDocument TextDocument `json:"textDocument"`
 	Lines        []ShownLine  `json:"lines,omitempty"`
+	// Block is consecutive lines shown, as one text: what a tool that
+	// shows a run of lines (a read) showed, carried and decoded as one
+	// string rather than an object per line.
+	Block *ShownBlock `json:"block,omitempty"`
+	// Anchored: the lines are placed by the first of them (a command's
+	// output, numbered by its place in the file): none counts unless the
+	// first is the document's line where it was placed.
+	Anchored bool `json:"anchored,omitempty"`
 	// Range is lines shown without their text (the tool's answer did not
 	// carry it): they count but for those longer than Cut characters, which
 	// the tool showed cut short.
@@ -88,15 +121,22 @@ func (e *Env) Shown(ctx context.Context, p ShownParams) (res ShownResult, err er
 	bom, _ := hashline.StripBOM(firstContent(d.Snap))
 	total := d.Snap.LineCount()
 	var got, skipped ledger.RangeSet
+	if p.Block != nil {
+		p.Lines = append(p.Lines, p.Block.lines()...)
+	}
 	if len(p.Hunks) > 0 {
 		p.Lines = append(p.Lines, added(d.Snap, p.Hunks)...)
 	}
+	matches := func(l ShownLine) bool {
+		return l.Line >= 1 && l.Line <= total && shownContent(d.Snap, l.Line, bom) == l.Text
+	}
+	misplaced := p.Anchored && len(p.Lines) > 0 && !matches(p.Lines[0])
 	for _, l := range p.Lines {
 		if l.Line < 1 {
 			continue
 		}
 		r := ledger.Range{Start: l.Line, End: l.Line}
-		if l.Line <= total && shownContent(d.Snap, l.Line, bom) == l.Text {
+		if !misplaced && matches(l) {
 			got.Add(r)
 		} else {
 			skipped.Add(r)

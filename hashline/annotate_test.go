@@ -68,7 +68,7 @@ func annotate(dst []byte, text string, firstLine int) []byte {
 		}
 		return dst
 	}
-	num := newCounter(firstLine)
+	w := NewLineWriter(firstLine)
 	if strings.IndexByte(text, '\r') < 0 {
 		// Without '\r' every line ends at a '\n': one scan per line instead
 		// of the two the LSP rule needs in general.
@@ -80,37 +80,15 @@ func annotate(dst []byte, text string, firstLine int) []byte {
 			} else {
 				text = ""
 			}
-			dst = appendAnnotated(dst, &num, c)
+			dst = w.Append(dst, c)
 		}
 		return dst
 	}
 	for text != "" {
 		var l lines.Line
 		l, text = lines.Next(text)
-		dst = appendAnnotated(dst, &num, l.Content)
+		dst = w.Append(dst, l.Content)
 	}
-	return dst
-}
-
-// appendAnnotated appends one annotated line and advances the counter. It
-// grows dst once for the whole line and fills it in place.
-func appendAnnotated(dst []byte, num *counter, c string) []byte {
-	d := num.digits()
-	n := len(dst)
-	need := len(d) + 1 + HashLen + 1 + len(c) + 1
-	if cap(dst)-n < need {
-		dst = slices.Grow(dst, need)
-	}
-	dst = dst[:n+need]
-	w := dst[n:]
-	k := copy(w, d)
-	w[k] = ':'
-	appendHash(w[k+1:k+1], c)
-	k += 1 + HashLen
-	w[k] = '|'
-	k += 1 + copy(w[k+1:], c)
-	w[k] = '\n'
-	num.inc()
 	return dst
 }
 
@@ -140,41 +118,6 @@ func countLines(s string) int {
 		return strings.Count(s, "\n")
 	}
 	return lines.Count(s)
-}
-
-// counter is a decimal line number incremented in place: consecutive lines
-// cost a digit update instead of a formatting each.
-type counter struct {
-	buf [20]byte // digits, right-aligned; 20 holds any int64
-	i   int      // index of the first digit
-}
-
-// newCounter starts at n, which must be >= 0.
-func newCounter(n int) counter {
-	var c counter
-	c.i = len(c.buf)
-	for {
-		c.i--
-		c.buf[c.i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			return c
-		}
-	}
-}
-
-func (c *counter) digits() []byte { return c.buf[c.i:] }
-
-func (c *counter) inc() {
-	for j := len(c.buf) - 1; j >= c.i; j-- {
-		if c.buf[j] != '9' {
-			c.buf[j]++
-			return
-		}
-		c.buf[j] = '0'
-	}
-	c.i--
-	c.buf[c.i] = '1'
 }
 
 // AnnotateRange appends lines [from, to] (1-based, inclusive, clamped to

@@ -12,6 +12,7 @@ package hashline
 import (
 	"encoding/hex"
 	"hash/crc32"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -88,6 +89,70 @@ func AppendLine(dst []byte, line int, content string) []byte {
 	dst = appendHash(dst, content)
 	dst = append(dst, '|')
 	return append(dst, content...)
+}
+
+// LineWriter appends consecutive annotated lines, each "{line}:{hash}|{content}\n",
+// as a read renders a run of lines: the line number is counted in place (a
+// digit update, not a formatting) and each line is written in place after
+// one capacity check.
+type LineWriter struct {
+	digits [20]byte // the line number, right-aligned; 20 holds any int64
+	i      int      // index of its first digit
+}
+
+// NewLineWriter starts at line first, which must be >= 0.
+func NewLineWriter(first int) LineWriter {
+	var w LineWriter
+	w.i = len(w.digits)
+	for {
+		w.i--
+		w.digits[w.i] = byte('0' + first%10)
+		first /= 10
+		if first == 0 {
+			return w
+		}
+	}
+}
+
+// Append appends the current line, content annotated and ended by '\n',
+// and moves on to the next line.
+func (w *LineWriter) Append(dst []byte, content string) []byte {
+	d := w.digits[w.i:]
+	n := len(dst)
+	need := len(d) + 1 + HashLen + 1 + len(content) + 1
+	if cap(dst)-n < need {
+		dst = slices.Grow(dst, need)
+	}
+	dst = dst[:n+need]
+	out := dst[n:]
+	k := copy(out, d)
+	h := (crc32.ChecksumIEEE(bytesOf(content)) & 0xFFFFFF) % hashMod
+	hi, lo := h/(62*62), h%(62*62)
+	hd := out[k : k+2+HashLen : k+2+HashLen]
+	hd[0] = ':'
+	hd[1] = alphabet[hi/62]
+	hd[2] = alphabet[hi%62]
+	hd[3] = alphabet[lo/62]
+	hd[4] = alphabet[lo%62]
+	hd[5] = '|'
+	k += 2 + HashLen
+	k += copy(out[k:], content)
+	out[k] = '\n'
+	w.next()
+	return dst
+}
+
+// next counts one line on.
+func (w *LineWriter) next() {
+	for j := len(w.digits) - 1; j >= w.i; j-- {
+		if w.digits[j] != '9' {
+			w.digits[j]++
+			return
+		}
+		w.digits[j] = '0'
+	}
+	w.i--
+	w.digits[w.i] = '1'
 }
 
 // Overhead is what AppendLine adds to the contents of lines start..end

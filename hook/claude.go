@@ -361,7 +361,7 @@ func claudeReadShown(ctx context.Context, r judge.Router, c engine.Caller, ev Cl
 			return nil // an image, a notebook, a PDF, or an answer not as documented: no lines
 		}
 		start := max(out.File.StartLine, 1)
-		return shown(ctx, r, c, path, judge.Numbered(start, judge.TextLines(*out.File.Content)), false, false, "Read")
+		return shownRun(ctx, r, c, path, start, *out.File.Content, false, false, "Read")
 	}
 	// No content to compare: the range the tool reads, trusted as shown,
 	// but only lines the tool did not cut.
@@ -495,21 +495,19 @@ func shellShown(ctx context.Context, r judge.Router, c engine.Caller, opt Option
 		return nil
 	}
 	path, r = place(r, opt, path)
-	if positional {
-		p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))}, Lines: lines[:1], Tool: tool}
-		res, err := r.Call(ctx, ops.Shown, p)
-		if err != nil {
-			return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
-		}
-		sr, ok := res.(engine.ShownResult)
-		if !ok || !sr.OK || len(sr.Recorded) == 0 || sr.Recorded[0].Start != lines[0].Line {
-			return nil // not where the command put it: which lines the rest are is not known
-		}
-		if lines = lines[1:]; len(lines) == 0 {
-			return nil
-		}
+	if !positional {
+		return shown(ctx, r, c, path, lines, false, false, tool)
 	}
-	return shown(ctx, r, c, path, lines, false, false, tool)
+	// Lines numbered by their place count only when the first is where
+	// the command put it: otherwise which lines the rest are is not known.
+	// One call; a refusal records nothing and is not the user's concern
+	// (a command's output is not a change).
+	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
+		Lines: lines[:min(len(lines), maxShownLines)], Anchored: true, Tool: tool}
+	if _, err := r.Call(ctx, ops.Shown, p); err != nil {
+		return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)
+	}
+	return nil
 }
 
 // claudeWritten records the lines an Edit, MultiEdit or Write wrote as the
@@ -532,7 +530,7 @@ func claudeWritten(ctx context.Context, r judge.Router, c engine.Caller, ev Clau
 		if in.Content == nil {
 			return nil
 		}
-		return shown(ctx, r, c, path, judge.Numbered(1, judge.TextLines(*in.Content)), true, out.Type == "create", "Write")
+		return shownRun(ctx, r, c, path, 1, *in.Content, true, out.Type == "create", "Write")
 	}
 	var lines []engine.ShownLine
 	for _, h := range out.StructuredPatch {

@@ -12,6 +12,7 @@ package hook
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/judge"
@@ -53,6 +54,22 @@ type Answer struct {
 // default; a search's output is cut by the agent long before this).
 const maxShownLines = 100_000
 
+// shownRun records consecutive lines from start, the lines of text, that an
+// agent's tool showed (or wrote) in a document: sent as one text, which the
+// server decodes as one string rather than an object a line.
+func shownRun(ctx context.Context, r judge.Router, c engine.Caller, path string, start int, text string, authored, created bool, tool string) error {
+	if n := strings.Count(text, "\n"); n > maxShownLines {
+		cut := 0
+		for range maxShownLines {
+			cut += strings.IndexByte(text[cut:], '\n') + 1
+		}
+		text = text[:cut]
+	}
+	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
+		Block: &engine.ShownBlock{Start: start, Text: text}, Authored: authored, Created: created, Tool: tool}
+	return recordShown(ctx, r, p, path, tool)
+}
+
 // shown records lines an agent's tool showed (or wrote) in a document.
 func shown(ctx context.Context, r judge.Router, c engine.Caller, path string, lines []engine.ShownLine, authored, created bool, tool string) error {
 	if len(lines) > maxShownLines {
@@ -60,6 +77,11 @@ func shown(ctx context.Context, r judge.Router, c engine.Caller, path string, li
 	}
 	p := engine.ShownParams{Caller: c, TextDocument: engine.TextDocument{URI: string(r.Key(path))},
 		Lines: lines, Authored: authored, Created: created, Tool: tool}
+	return recordShown(ctx, r, p, path, tool)
+}
+
+// recordShown makes the sightline/shown call of shown and shownRun.
+func recordShown(ctx context.Context, r judge.Router, p engine.ShownParams, path, tool string) error {
 	res, err := r.Call(ctx, ops.Shown, p)
 	if err != nil {
 		return fmt.Errorf("recording what %s showed of %s: %w", tool, path, err)

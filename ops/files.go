@@ -31,6 +31,9 @@ var Files = define(spec[engine.FilesParams, engine.FilesResult]{
 			if f.Sensitive {
 				b.WriteString("  sensitive")
 			}
+			if f.FileHash != "" {
+				printf(&b, "  %s", f.FileHash)
+			}
 			b.WriteString("\n")
 		}
 		return b.String()

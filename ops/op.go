@@ -54,12 +54,19 @@ type Call struct {
 	// as in that process.
 	Approver    engine.Approver
 	OwnApprover bool
+	// Progress, when set, is told how far a long call has come: a daemon
+	// forwards it to the process that made the call.
+	Progress engine.Progress
 }
 
-// context is the context a call runs in: its approver's, when its own.
+// context is the context a call runs in: its approver's, when its own,
+// and its progress report, when it has one.
 func (c *Call) context(ctx context.Context) context.Context {
 	if c.OwnApprover {
-		return engine.WithApprover(ctx, c.Approver)
+		ctx = engine.WithApprover(ctx, c.Approver)
+	}
+	if c.Progress != nil {
+		ctx = engine.WithProgress(ctx, c.Progress)
 	}
 	return ctx
 }

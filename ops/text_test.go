@@ -108,3 +108,18 @@ func fill(v reflect.Value, content map[string]bool, depth int) {
 		}
 	}
 }
+
+// TestFilesTextShowsHashes: a hash the listing carries (asked for with
+// --hash, or remembered) is in its text, not only in its JSON.
+func TestFilesTextShowsHashes(t *testing.T) {
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	text := Files.Text(engine.FilesResult{Outcome: engine.Outcome{OK: true}, Files: []engine.FileEntry{
+		{Path: "a.go", Size: 3, Tags: []string{"code"}, State: "never_read", FileHash: hash},
+		{Path: ".env", Size: 4, Tags: []string{"config"}, State: "never_read", Sensitive: true}}})
+	if want := "a.go  3 bytes  code  never_read  " + hash + "\n"; !strings.HasPrefix(text, want) {
+		t.Errorf("text:\n%s\nwant it to start with\n%s", text, want)
+	}
+	if !strings.Contains(text, ".env  4 bytes  config  never_read  sensitive\n") {
+		t.Errorf("text:\n%s\nwant the sensitive file as before", text)
+	}
+}

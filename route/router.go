@@ -93,6 +93,10 @@ type Router struct {
 	envErr  error
 	stop    context.CancelFunc // ends the flush loop
 	notices []string
+	// progress is the progress report of the call under way on a server
+	// (engine.WithProgress), told what the server sends; one at a time: a
+	// command makes its calls one after another.
+	progress engine.Progress
 }
 
 // New makes a Router; nothing is opened until the first call.
@@ -280,7 +284,7 @@ func (b *Router) servers(ctx context.Context, writes bool) (live []*bridge.Clien
 		}
 		if c == nil {
 			var err error
-			if c, err = bridge.DialWith(ctx, p, bridge.CallerOptions{Wait: b.o.Wait, Serve: b.approve, OneCall: b.o.FlushEvery == 0}); err != nil {
+			if c, err = bridge.DialWith(ctx, p, bridge.CallerOptions{Wait: b.o.Wait, Serve: b.serveDaemon, OneCall: b.o.FlushEvery == 0}); err != nil {
 				var na *bridge.NoAnswerError
 				if errors.As(err, &na) {
 					wedged = append(wedged, na)
@@ -418,6 +422,28 @@ func (b *Router) notServed(ctx context.Context, c *bridge.Client) {
 // daemonExitWait bounds the wait for a daemon asked to exit: it writes its
 // ledger in milliseconds.
 const daemonExitWait = 5 * time.Second
+
+// WithProgress gives the calls made with ctx a progress report, told how
+// far a long call has come, whether it runs here or on a daemon.
+func WithProgress(ctx context.Context, p engine.Progress) context.Context {
+	return engine.WithProgress(ctx, p)
+}
+
+// serveDaemon answers a daemon's requests and notifications about a call
+// it runs for this caller: approvals, progress.
+func (b *Router) serveDaemon(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() == bridge.MethodProgress {
+		var p bridge.ProgressParams
+		b.mu.Lock()
+		report := b.progress
+		b.mu.Unlock()
+		if report != nil && json.Unmarshal(req.Params(), &p) == nil {
+			report(p.Done, p.Total)
+		}
+		return nil, nil
+	}
+	return b.approve(ctx, req)
+}
 
 // approve answers a daemon's approval request with this caller's approver.
 func (b *Router) approve(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -580,7 +606,15 @@ func do[R any](ctx context.Context, b *Router, method string, params any, uris [
 		if bridge.IsDaemon(c.Path) && !writes {
 			call = c.CallUnprobed // a daemon has no editor: a read it gets late changes nothing
 		}
+		if report := engine.ProgressOf(ctx); report != nil {
+			b.mu.Lock()
+			b.progress = report
+			b.mu.Unlock()
+		}
 		a, err := call(ctx, method, params)
+		b.mu.Lock()
+		b.progress = nil
+		b.mu.Unlock()
 		if err == nil {
 			r, err := decode(a.Result, a.Attachment)
 			if err != nil {

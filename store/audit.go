@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
@@ -30,11 +31,14 @@ func (db *DB) AppendAudit(ctx context.Context, a AuditEntry) (int64, error) {
 	if a.Time.IsZero() {
 		a.Time = time.Now()
 	}
-	res, err := db.pool().ExecContext(ctx, `INSERT INTO audit
+	st, err := db.poolStmt(ctx, `INSERT INTO audit
 		(time, session, agent, method, path, outcome, error, before_hash, after_hash, args_digest, duration_us, guard)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest,
-		a.Duration.Microseconds(), a.Guard)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	var res sql.Result
+	if err == nil {
+		res, err = st.ExecContext(ctx, millis(a.Time), a.Session, a.Agent, a.Method, a.Path, a.Outcome, a.Error, a.BeforeHash, a.AfterHash, a.ArgsDigest,
+			a.Duration.Microseconds(), a.Guard)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("store: append audit %s %s: %w", a.Method, a.Path, err)
 	}

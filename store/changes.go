@@ -42,6 +42,36 @@ func (db *DB) watcher(ctx context.Context) (*sql.Conn, uint64, error) {
 	return c, gen, nil
 }
 
+// watchStmt is query prepared on the watching connection c, once while c
+// is the watcher. The caller holds watchMu.
+func (db *DB) watchStmt(ctx context.Context, c *sql.Conn, query string) (*sql.Stmt, error) {
+	if db.watchConn != c {
+		for _, st := range db.watchStmts {
+			st.Close() // of a connection left: its error says nothing
+		}
+		db.watchStmts, db.watchConn = map[string]*sql.Stmt{}, c
+	}
+	if st := db.watchStmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := c.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	db.watchStmts[query] = st
+	return st, nil
+}
+
+// watchQueryRow is QueryRowContext of query on the watching connection c,
+// through its prepared statement.
+func (db *DB) watchQueryRow(ctx context.Context, c *sql.Conn, query string, args ...any) *sql.Row {
+	st, err := db.watchStmt(ctx, c, query)
+	if err != nil {
+		return c.QueryRowContext(ctx, query, args...) // the error again, from the query
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
 // dropWatcher forgets the watching connection c after an error on it, so
 // the next use opens another rather than fail on it for good.
 func (db *DB) dropWatcher(c *sql.Conn) {
@@ -65,11 +95,11 @@ func (db *DB) MarkNow(ctx context.Context) (Mark, error) {
 	m := Mark{gen: gen}
 	// The version first: a commit between the two reads is then seen as
 	// a change next time (and found already taken in), never missed.
-	if err := c.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&m.version); err != nil {
+	if err := db.watchQueryRow(ctx, c, `PRAGMA data_version`).Scan(&m.version); err != nil {
 		db.dropWatcher(c)
 		return Mark{}, fmt.Errorf("store: data version: %w", err)
 	}
-	if err := c.QueryRowContext(ctx, `SELECT seq FROM ledger_clock WHERE id = 1`).Scan(&m.seq); err != nil {
+	if err := db.watchQueryRow(ctx, c, `SELECT seq FROM ledger_clock WHERE id = 1`).Scan(&m.seq); err != nil {
 		db.dropWatcher(c)
 		return Mark{}, fmt.Errorf("store: entries' clock: %w", err)
 	}
@@ -90,7 +120,7 @@ func (db *DB) EntriesSince(ctx context.Context, m Mark) ([]Entry, Mark, error) {
 		return nil, m, fmt.Errorf("store: watch for changes: %w", err)
 	}
 	var v int64
-	if err := c.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+	if err := db.watchQueryRow(ctx, c, `PRAGMA data_version`).Scan(&v); err != nil {
 		db.dropWatcher(c)
 		return nil, m, fmt.Errorf("store: data version: %w", err)
 	}
@@ -100,7 +130,11 @@ func (db *DB) EntriesSince(ctx context.Context, m Mark) ([]Entry, Mark, error) {
 		return nil, m, nil
 	}
 	m.version = v
-	rows, err := c.QueryContext(ctx, `SELECT seq, `+entryColumns+` FROM ledger_entries WHERE seq > ? ORDER BY seq`, m.seq)
+	since, err := db.watchStmt(ctx, c, `SELECT seq, `+entryColumns+` FROM ledger_entries WHERE seq > ? ORDER BY seq`)
+	var rows *sql.Rows
+	if err == nil {
+		rows, err = since.QueryContext(ctx, m.seq)
+	}
 	if err != nil {
 		db.dropWatcher(c)
 		return nil, m, fmt.Errorf("store: entries changed: %w", err)

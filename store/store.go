@@ -158,12 +158,45 @@ type DB struct {
 	watch   *sql.Conn
 	gen     uint64
 	watchMu sync.Mutex // orders the uses of watch
+	// watchStmts are the watching connection's statements, prepared once
+	// (watchStmt) on watchConn, the connection they belong to.
+	watchStmts map[string]*sql.Stmt
+	watchConn  *sql.Conn
+
+	// stmts are statements run on every call of a long-lived process,
+	// prepared once on the pool (poolStmt): SQLite parses a statement's
+	// text anew at every prepare, and that costs more than running it.
+	stmtMu    sync.Mutex
+	stmts     map[string]*sql.Stmt
+	stmtsPool *sql.DB // the pool they were prepared on
+
 	// life orders Reopen against Close, and closed is set by Close: a
 	// database closed is never opened again (a write-behind loop finishing
 	// its last flush would otherwise make the file anew in a state folder
 	// being removed).
 	life   sync.Mutex
 	closed bool
+}
+
+// poolStmt is query prepared on the open pool, once per pool (a Reopen
+// starts another).
+func (db *DB) poolStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	pool := db.pool()
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if db.stmtsPool != pool {
+		// Those of a pool left are closed with it.
+		db.stmts, db.stmtsPool = map[string]*sql.Stmt{}, pool
+	}
+	if st := db.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	db.stmts[query] = st
+	return st, nil
 }
 
 // pool is the open database.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ops"
+	"github.com/sightline-lsp/sightline/route"
 )
 
 func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -27,5 +28,19 @@ func runFiles(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"files", stdout, stderr, *asJSON, false}
-	return out.call(ctx, rt, ops.Files, engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash})
+	p := engine.FilesParams{Caller: engine.Caller{Session: *session}, Globs: globs, Hash: *hash}
+	if !*hash || *asJSON || machineRead(ctx) || !isTerminal(stderr) {
+		return out.call(ctx, rt, ops.Files, p)
+	}
+	// Hashing a large tree takes a while: a person at a terminal sees how
+	// far it has come; a program reading the output does not.
+	prog := newTerminalProgress(stderr, "hashed %d of %d files")
+	res, err := rt.Call(route.WithProgress(ctx, prog.report), ops.Files, p)
+	prog.done()
+	var o engine.Outcome
+	if err == nil {
+		o = ops.Files.Outcome(res)
+	}
+	body := func(w io.Writer) { io.WriteString(w, ops.Files.Body(res)) }
+	return out.answer(res, o, err, body, body)
 }
