@@ -74,12 +74,22 @@ func (p *Proxy) claudeBased() bool {
 	return strings.Contains(strings.ToLower(p.agent), "claude")
 }
 
-// session is the ledger session of an ACP session: an agent built on
-// Claude Code shares the hook door's (Claude Code's session id is the ACP
-// session's), so what its hooks and this door record is one ledger.
+// hookSessions are the agents whose ACP session id is the one their own
+// hooks are given, by a word of initialize's agentInfo.name, with the hook
+// door's ledger session prefix (sightline hook NAME).
+var hookSessions = []struct{ word, prefix string }{{"claude", "claude-"}, {"gemini", "gemini-"}}
+
+// session is the ledger session of an ACP session: an agent with hooks of
+// its own (Claude Code behind claude-agent-acp, Gemini CLI) shares the
+// hook door's, so what its hooks and this door record is one ledger.
 func (p *Proxy) session(sessionID string) string {
-	if p.claudeBased() {
-		return "claude-" + sessionID
+	p.mu.Lock()
+	name := strings.ToLower(p.agent)
+	p.mu.Unlock()
+	for _, h := range hookSessions {
+		if strings.Contains(name, h.word) {
+			return h.prefix + sessionID
+		}
 	}
 	return Session(sessionID)
 }
