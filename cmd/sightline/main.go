@@ -97,11 +97,18 @@ type command struct {
 }
 
 func commands() []command {
+	own := ownCommands()
+	return append(own, toolCommands(own)...)
+}
+
+// ownCommands are the commands written here; the rest are derived from the
+// operation table (toolCommands).
+func ownCommands() []command {
 	return []command{
 		{"serve", "serve [--log-file F] [--log-level L] [--no-bridge]", "language server on stdio (what editors launch); the CLI and sightline mcp\n      of the workspace hand their calls to it over a local socket", runServe},
 		{"mcp", "mcp [--session S | --session-file F] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP},
 		{"acp", "acp [--root DIR] [--no-mcp] [--mcp-name NAME] -- AGENT [ARGS...]", "run an ACP agent (what Zed, JetBrains, Neovim and Emacs agent panels launch) behind\n      sightline: what it reads through the editor is recorded, its writes and edits guarded", runACP},
-		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead},
+		{"read", "read PATH[:START-END] | PATH#SYMBOL [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines (or a declaration: PATH#Class.method), hashline-annotated, and record them in the ledger", runRead},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit},
 		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output: each checked as it completes, all\n      written together at the end, or none; a block's path is relative to the workspace root, as models write it", runApply},
 		{"open", "open PATH[:LINE] [--json]", "show a document in the running editor (through its language server)", runOpen},
