@@ -23,7 +23,7 @@ type ReadParams struct {
 	// by its containers where needed ("Name", "Class.method").
 	Symbol   string `json:"symbol,omitempty"`
 	Annotate *bool  `json:"annotate,omitempty"`
-	Budget       *struct {
+	Budget   *struct {
 		Chars int `json:"chars"`
 	} `json:"budget,omitempty"`
 }
