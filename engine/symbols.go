@@ -20,6 +20,10 @@ type symbols struct {
 	x       extract.Extractor // made on first use: most calls extract nothing
 	cache   map[workspace.Key]symCache
 	warming map[workspace.Key]int64 // revision being extracted in the background
+
+	// sets are the declarations of the workspace's texts by content, for
+	// workspace symbol queries (Env.Symbols).
+	sets symbolSets
 }
 
 type symCache struct {
@@ -49,6 +53,17 @@ func (s *symbols) setEngine(name string) {
 	s.name, s.x = name, nil
 	s.cache = map[workspace.Key]symCache{}
 	s.mu.Unlock()
+}
+
+// engineName is the configured extractor's name, as symbol sets are kept
+// under it.
+func (s *symbols) engineName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.name == "" {
+		return "regex"
+	}
+	return s.name
 }
 
 func (s *symbols) extractor() extract.Extractor {

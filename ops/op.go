@@ -305,7 +305,7 @@ func (d *Def[P, R]) Body(r any) string {
 // Table is every operation, in the order the docs list them.
 func Table() []Op {
 	return []Op{
-		Read, Edit, Write, ApplyBlocks, ApplyPatch, Ledger, Summary, Outline, Files,
+		Read, Edit, Write, ApplyBlocks, ApplyPatch, Ledger, Summary, Outline, Symbols, Files,
 		History, Diff, Rollback, Open, Stats, Approvals, Reset, Audit, Sessions,
 		Shown, Check,
 	}

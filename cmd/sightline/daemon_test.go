@@ -385,6 +385,7 @@ func TestTableThroughTheDaemon(t *testing.T) {
 		"sightline/ledger":        func(string) row { return row{"", []string{"ledger", "f.txt"}, true} },
 		"sightline/summary":       func(string) row { return row{"", []string{"summary", "f.txt"}, true} },
 		"sightline/outline":       func(string) row { return row{"", []string{"outline", "f.txt"}, true} },
+		"sightline/symbols":       func(string) row { return row{"", []string{"symbols", "a"}, true} },
 		"sightline/files":         func(string) row { return row{"", []string{"files"}, true} },
 		"sightline/history":       func(string) row { return row{"", []string{"history", "f.txt"}, true} },
 		"sightline/diff":          func(string) row { return row{"", []string{"diff", "f.txt"}, true} },

@@ -47,6 +47,7 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 		"sightline/ledger":        {map[string]any{"textDocument": doc}, "", []string{"ledger", "f.txt"}, map[string]any{"path": "f.txt"}, true},
 		"sightline/summary":       {map[string]any{"textDocument": doc}, "", []string{"summary", "f.txt"}, map[string]any{"path": "f.txt"}, true},
 		"sightline/outline":       {map[string]any{"textDocument": doc}, "", []string{"outline", "f.txt"}, map[string]any{"path": "f.txt"}, true},
+		"sightline/symbols":       {map[string]any{"query": "a"}, "", []string{"symbols", "a"}, map[string]any{"query": "a"}, true},
 		"sightline/files":         {map[string]any{}, "", []string{"files"}, map[string]any{}, true},
 		"sightline/history":       {map[string]any{"textDocument": doc}, "", []string{"history", "f.txt"}, map[string]any{"path": "f.txt"}, true},
 		"sightline/diff":          {map[string]any{"textDocument": doc}, "", []string{"diff", "f.txt"}, nil, true},
