@@ -2,7 +2,6 @@ package ops
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/sightline-lsp/sightline/engine"
@@ -32,11 +31,13 @@ var Outline = define(spec[engine.OutlineParams, engine.OutlineResult]{
 		var walk func(es []engine.OutlineEntry, depth int)
 		walk = func(es []engine.OutlineEntry, depth int) {
 			for _, o := range es {
-				sig := o.Ref + "|" + o.Signature
-				if o.Ref == "" {
-					sig = fmt.Sprintf("%d (not shown whole) %s", o.Line, o.Signature)
+				printf(&b, "%s%s %s  lines %d-%d  ", strings.Repeat("  ", depth), o.Kind, o.Name, o.Lines.Start, o.Lines.End)
+				if o.Ref != "" {
+					// The file's line as it is, as a read shows it.
+					b.WriteString(o.Ref + "|" + o.Signature + "\n")
+				} else {
+					printf(&b, "%d (not shown whole) %s\n", o.Line, o.Signature)
 				}
-				printf(&b, "%s%s %s  lines %d-%d  %s\n", strings.Repeat("  ", depth), o.Kind, o.Name, o.Lines.Start, o.Lines.End, sig)
 				walk(o.Children, depth+1)
 			}
 		}
