@@ -22,9 +22,8 @@ func (e *Env) declaration(d workspace.Doc, name string) (ledger.Range, error) {
 	if lang == "" {
 		return ledger.Range{}, result.Errorf(result.NoMatch, "%s is in no language whose declarations sightline knows; read it by lines instead.", d.Rel)
 	}
-	syms := e.syms.of(d)
-	matches, nearest := extract.Find(syms, name)
-	q := extract.Qualify(syms)
+	syms, q := e.syms.qualified(d)
+	matches, nearest := extract.Find(syms, q, name)
 	span := func(i int) ledger.Range {
 		s, end := extract.Span(lang, syms[i], func(n int) string { return d.Snap.Line(n - 1).Content })
 		return ledger.Range{Start: s, End: min(end, d.Snap.LineCount())}

@@ -21,7 +21,8 @@ type OutlineParams struct {
 // a symbol read or edit takes), its kind, its lines with its doc comment
 // (what a symbol read shows), and its signature line. Ref is the signature
 // line's LINE:HASH when the line is shown whole, and then counts as read;
-// "" when it is cut or masked (Signature is then the extractor's).
+// "" when it is too long to show (Signature is then the extractor's, cut
+// and with its secrets masked).
 type OutlineEntry struct {
 	Name      string         `json:"name"`
 	Kind      string         `json:"kind"`
@@ -74,10 +75,8 @@ func (e *Env) Outline(ctx context.Context, p OutlineParams) (res OutlineResult, 
 		res.Message = res.Path + " is in no language whose declarations sightline knows; read it by lines."
 		return res, nil
 	}
-	syms := e.syms.of(d)
-	q := extract.Qualify(syms)
+	syms, q := e.syms.qualified(d)
 	env := redact.IsEnvFile(res.Path)
-	rd := redact.Redactor{Env: env}
 	bom, _ := hashline.StripBOM(firstContent(d.Snap))
 	line := func(n int) string { return d.Snap.Line(n - 1).Content }
 	var shown ledger.RangeSet
@@ -89,16 +88,19 @@ func (e *Env) Outline(ctx context.Context, p OutlineParams) (res OutlineResult, 
 			continue
 		}
 		start, end := extract.Span(res.Language, s, line)
-		o := OutlineEntry{Name: q[i], Kind: s.Kind, Lines: ledger.Range{Start: start, End: min(end, res.TotalLines)}, Line: s.Start,
-			Signature: redact.String(s.Signature, env)}
+		o := OutlineEntry{Name: q[i], Kind: s.Kind, Lines: ledger.Range{Start: start, End: min(end, res.TotalLines)}, Line: s.Start}
 		c := line(s.Start)
 		if s.Start == 1 && bom != "" {
 			_, c = hashline.StripBOM(c)
 		}
-		if _, changed := rd.Line(c); !changed && len(c) <= outlineLineMax {
+		if len(c) <= outlineLineMax {
+			// The line as a read shows it (the admission is a read's):
+			// shown whole, it is read.
 			o.Ref = hashline.Ref{Line: s.Start, Hash: lineHash(d.Snap, s.Start)}.String()
 			o.Signature = c
 			shown.Add(ledger.Range{Start: s.Start, End: s.Start})
+		} else {
+			o.Signature = redact.String(s.Signature, env)
 		}
 		for len(open) > 0 && !(entries[open[len(open)-1]].Lines.End >= o.Line && entries[open[len(open)-1]].Line < o.Line) {
 			open = open[:len(open)-1]
@@ -122,8 +124,9 @@ func (e *Env) Outline(ctx context.Context, p OutlineParams) (res OutlineResult, 
 			res.Symbols = append(res.Symbols, o)
 		}
 	}
-	for _, r := range shown.Ranges() {
-		e.recordRead(p.SessionOr(), p.Agent, d, r)
+	if rs := shown.Ranges(); len(rs) > 0 {
+		e.Ledger.RecordShownRanges(ledger.KindRead, p.SessionOr(), p.Agent, ledger.DocKey(d.Key), d.Rev, rs, sumOf(d.Snap))
+		e.WS.Pin(d.Key, d.Rev)
 	}
 	return res, nil
 }

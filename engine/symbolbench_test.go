@@ -283,7 +283,7 @@ func readSymbols(b *testing.B, f benchFile, lang string, chs []change, lines []s
 				continue
 			}
 			done[best] = true
-			if m, _ := extract.Find(syms, q[best]); len(m) == 1 {
+			if m, _ := extract.Find(syms, q, q[best]); len(m) == 1 {
 				if !read(engine.ReadParams{Symbol: q[best]}) {
 					b.Fatalf("%s: read %s refused", f.path, q[best])
 				}

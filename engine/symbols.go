@@ -29,6 +29,7 @@ type symbols struct {
 type symCache struct {
 	rev  int64
 	syms []extract.Symbol
+	qual []string // qualified names, made on first use (qualified)
 }
 
 func newSymbols(engine string, log *zap.Logger) *symbols {
@@ -97,6 +98,28 @@ func (s *symbols) of(d workspace.Doc) []extract.Symbol {
 	s.cache[d.Key] = symCache{rev: d.Rev, syms: syms}
 	s.mu.Unlock()
 	return syms
+}
+
+// qualified returns a document's declarations and their qualified names
+// (extract.Qualify), both made once per revision.
+func (s *symbols) qualified(d workspace.Doc) ([]extract.Symbol, []string) {
+	syms := s.of(d)
+	s.mu.Lock()
+	c, ok := s.cache[d.Key]
+	s.mu.Unlock()
+	if ok && c.rev == d.Rev && c.qual != nil {
+		return c.syms, c.qual
+	}
+	q := extract.Qualify(syms)
+	if ok && c.rev == d.Rev {
+		s.mu.Lock()
+		if c, ok := s.cache[d.Key]; ok && c.rev == d.Rev {
+			c.qual = q
+			s.cache[d.Key] = c
+		}
+		s.mu.Unlock()
+	}
+	return syms, q
 }
 
 // hintColdLimit is the largest document whose declarations a read extracts

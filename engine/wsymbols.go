@@ -62,16 +62,19 @@ const maxSymbolFile = hintColdLimit
 
 // symbolSet is one text's declarations as a query matches them.
 type symbolSet struct {
-	syms  []extract.Symbol
-	names []string // qualified
-	lower []string // qualified, lower case
+	syms      []extract.Symbol
+	names     []string // qualified
+	lower     []string // qualified, lower case
+	lowerName []string // the name alone, lower case
 }
 
 func newSymbolSet(syms []extract.Symbol) *symbolSet {
 	s := &symbolSet{syms: syms, names: extract.Qualify(syms)}
 	s.lower = make([]string, len(s.names))
+	s.lowerName = make([]string, len(s.names))
 	for i, n := range s.names {
 		s.lower[i] = strings.ToLower(n)
+		s.lowerName[i] = strings.ToLower(syms[i].Name)
 	}
 	return s
 }
@@ -205,7 +208,7 @@ func (e *Env) Symbols(ctx context.Context, p SymbolsParams) (res SymbolsResult, 
 			continue
 		}
 		for i := range f.set.syms {
-			if s, ok := symbolScore(q, f.set.lower[i], strings.ToLower(f.set.syms[i].Name)); ok {
+			if s, ok := symbolScore(q, f.set.lower[i], f.set.lowerName[i]); ok {
 				hits = append(hits, hit{s, f, i})
 			}
 		}

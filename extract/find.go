@@ -37,14 +37,14 @@ func encloses(outer, s Symbol) bool {
 	return outer.End > outer.Start && outer.Start <= s.Start && s.Start <= outer.End
 }
 
-// Find returns the symbols a name means (indexes into syms): those whose
+// Find returns the symbols a name means (indexes into syms, whose
+// qualified names are q, as Qualify gives them): those whose
 // qualified name is name, else those whose qualified name ends in
 // "."+name ("method" finds "Class.method", "Inner.m" finds
 // "Outer.Inner.m"). None found: nearest are the closest names, best first,
 // to suggest instead.
-func Find(syms []Symbol, name string) (matches, nearest []int) {
+func Find(syms []Symbol, q []string, name string) (matches, nearest []int) {
 	name = strings.TrimSpace(name)
-	q := Qualify(syms)
 	for i := range syms {
 		if q[i] == name {
 			matches = append(matches, i)

@@ -41,7 +41,7 @@ func TestQualifyAndFind(t *testing.T) {
 		{"tpo", nil, []string{"top"}},
 		{"zzzzzzzz", nil, nil},
 	} {
-		m, n := Find(syms, c.name)
+		m, n := Find(syms, q, c.name)
 		if !slices.Equal(names(m), c.match) || !slices.Equal(names(n), c.nearby) {
 			t.Errorf("Find(%q) = %q, nearest %q; want %q, %q", c.name, names(m), names(n), c.match, c.nearby)
 		}
@@ -51,7 +51,7 @@ func TestQualifyAndFind(t *testing.T) {
 func TestFindSeveral(t *testing.T) {
 	src := "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        pass\n"
 	syms := NewRegex().Extract("python", lines(src))
-	m, _ := Find(syms, "run")
+	m, _ := Find(syms, Qualify(syms), "run")
 	if len(m) != 2 {
 		t.Fatalf("Find(run) = %v, want both methods", m)
 	}
@@ -61,7 +61,7 @@ func TestSpanTakesDocAndDecorators(t *testing.T) {
 	ls := lines(pySrc)
 	syms := NewRegex().Extract("python", ls)
 	line := func(n int) string { return ls[n-1].Content }
-	i, _ := Find(syms, "f")
+	i, _ := Find(syms, Qualify(syms), "f")
 	if s, e := Span("python", syms[i[0]], line); s != 9 || e != 12 {
 		t.Errorf("Span(f) = %d-%d, want 9-12 (comment, decorator, body)", s, e)
 	}
