@@ -32,7 +32,9 @@ func bigGo(n int) string {
 // BenchmarkSymbolReads: outline of a 10,000-line file and a read of one of
 // its declarations by name, beside a 10-line range read of the same file,
 // in one run (the file loaded and its declarations extracted once, as a
-// server holds them):
+// server holds them), each in a session of its own (an outline leaves its
+// session hundreds of read lines apart, which every later answer's ledger
+// carries):
 //
 //	go test -run '^$' -bench SymbolReads ./engine/
 func BenchmarkSymbolReads(b *testing.B) {
@@ -51,21 +53,21 @@ func BenchmarkSymbolReads(b *testing.B) {
 	b.Run("range10", func(b *testing.B) {
 		for range b.N {
 			r := ledger.Range{Start: 5001, End: 5010}
-			if res, _ := env.Read(ctx, engine.ReadParams{TextDocument: u, Range: &r}); !res.OK {
+			if res, _ := env.Read(ctx, engine.ReadParams{Caller: engine.Caller{Session: "range"}, TextDocument: u, Range: &r}); !res.OK {
 				b.Fatal(res.Message)
 			}
 		}
 	})
 	b.Run("outline", func(b *testing.B) {
 		for range b.N {
-			if res, _ := env.Outline(ctx, engine.OutlineParams{TextDocument: u}); !res.OK || len(res.Symbols) != 500 {
+			if res, _ := env.Outline(ctx, engine.OutlineParams{Caller: engine.Caller{Session: "outline"}, TextDocument: u}); !res.OK || len(res.Symbols) != 500 {
 				b.Fatal(res.Message)
 			}
 		}
 	})
 	b.Run("symbol", func(b *testing.B) {
 		for range b.N {
-			if res, _ := env.Read(ctx, engine.ReadParams{TextDocument: u, Symbol: "F250"}); !res.OK {
+			if res, _ := env.Read(ctx, engine.ReadParams{Caller: engine.Caller{Session: "symbol"}, TextDocument: u, Symbol: "F250"}); !res.OK {
 				b.Fatal(res.Message)
 			}
 		}
