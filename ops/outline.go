@@ -50,5 +50,5 @@ Use it before reading a large file: then read just the declaration you need with
 		true, func(in pathIn, caller engine.Caller, key func(string) workspace.Key) (engine.OutlineParams, error) {
 			doc, err := toolDoc(in.Path, key)
 			return engine.OutlineParams{Caller: as(caller, in.Session), TextDocument: doc}, err
-		}, nil),
+		}, nil).example(map[string]any{"path": "f.txt"}),
 })

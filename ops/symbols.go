@@ -35,7 +35,7 @@ var Symbols = define(spec[engine.SymbolsParams, engine.SymbolsResult]{
 		`Find functions, methods, classes and types by name across the workspace's files: each as PATH#Name with its kind, lines and signature. Matches the name exactly, then by prefix, then anywhere in the qualified name ("Class.method"), then its letters in order; case is ignored. Nothing counts as read: read the one you need with sightline_read's symbol (path and Name as listed).`,
 		true, func(in symbolsIn, caller engine.Caller, _ func(string) workspace.Key) (engine.SymbolsParams, error) {
 			return engine.SymbolsParams{Caller: as(caller, in.Session), Query: in.Query, Limit: in.Limit}, nil
-		}, nil),
+		}, nil).example(map[string]any{"query": "a", "limit": 5}),
 })
 
 type symbolsIn struct {
