@@ -19,17 +19,19 @@ type OutlineParams struct {
 
 // OutlineEntry is one declaration of an outline: its qualified name (what
 // a symbol read or edit takes), its kind, its lines with its doc comment
-// (what a symbol read shows), and its signature line. Ref is the signature
-// line's LINE:HASH when the line is shown whole, and then counts as read;
-// "" when it is too long to show (Signature is then the extractor's, cut
-// and with its secrets masked).
+// (what a symbol read shows), and its signature line (Line): Signature is
+// the extractor's (trimmed, cut at 200 characters). When the line is
+// shown whole, Content is the line as a read shows it and Ref its
+// LINE:HASH, and it counts as read; a line too long to show has neither,
+// and its Signature's secrets are masked.
 type OutlineEntry struct {
 	Name      string         `json:"name"`
 	Kind      string         `json:"kind"`
 	Lines     ledger.Range   `json:"lines"`
 	Line      int            `json:"line"`
-	Ref       string         `json:"ref,omitempty"`
 	Signature string         `json:"signature"`
+	Ref       string         `json:"ref,omitempty"`
+	Content   string         `json:"content,omitempty"`
 	Children  []OutlineEntry `json:"children,omitempty"`
 }
 
@@ -97,7 +99,7 @@ func (e *Env) Outline(ctx context.Context, p OutlineParams) (res OutlineResult, 
 			// The line as a read shows it (the admission is a read's):
 			// shown whole, it is read.
 			o.Ref = hashline.Ref{Line: s.Start, Hash: lineHash(d.Snap, s.Start)}.String()
-			o.Signature = c
+			o.Content, o.Signature = c, s.Signature
 			shown.Add(ledger.Range{Start: s.Start, End: s.Start})
 		} else {
 			o.Signature = redact.String(s.Signature, env)

@@ -34,7 +34,8 @@ var Outline = define(spec[engine.OutlineParams, engine.OutlineResult]{
 				printf(&b, "%s%s %s  lines %d-%d  ", strings.Repeat("  ", depth), o.Kind, o.Name, o.Lines.Start, o.Lines.End)
 				if o.Ref != "" {
 					// The file's line as it is, as a read shows it.
-					b.WriteString(o.Ref + "|" + o.Signature + "\n")
+					printf(&b, "%s|", o.Ref)
+					b.WriteString(o.Content + "\n")
 				} else {
 					printf(&b, "%d (not shown whole) %s\n", o.Line, o.Signature)
 				}
