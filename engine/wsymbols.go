@@ -102,7 +102,8 @@ func (c *symbolSets) put(k store.SymbolKey, s *symbolSet) {
 }
 
 // Symbols answers sightline/symbols: the declarations of the workspace's
-// files (the registry's, sensitive ones left out) that match a query. A
+// files (the registry's, sensitive ones left out; an editor's buffer as it
+// is, saved or not) that match a query. A
 // file's declarations are kept by its content hash, in this process and in
 // the state database, so a query extracts only the files it has not seen
 // as they are. It records nothing as read: it shows no file's lines.
@@ -141,6 +142,13 @@ func (e *Env) Symbols(ctx context.Context, p SymbolsParams) (res SymbolsResult, 
 				continue
 			}
 			f := &file{l: l, lang: lang}
+			if d, ok := e.WS.Known(l.key); ok && d.Open {
+				// An editor's buffer, saved or not: its declarations now
+				// (extracted once per revision).
+				f.set = newSymbolSet(e.syms.of(d))
+				files = append(files, f)
+				continue
+			}
 			if h := e.fileHash(l.abs, l.info, true); h != "" {
 				f.key = store.SymbolKey{FileHash: h, Lang: lang, Extractor: extractor}
 				f.set = e.syms.sets.get(f.key)

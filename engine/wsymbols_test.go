@@ -10,6 +10,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/config"
 	"github.com/sightline-lsp/sightline/engine"
+	"github.com/sightline-lsp/sightline/workspace"
 )
 
 // TestWorkspaceSymbols: a query finds declarations across the registry's
@@ -68,6 +69,13 @@ func TestWorkspaceSymbols(t *testing.T) {
 	res, _ = env.Symbols(ctx, engine.SymbolsParams{Query: "refresh", Limit: 2})
 	if res.Extracted != 1 || len(res.Symbols) != 2 || res.More != 1 {
 		t.Errorf("after a restart with one file changed: extracted %d (want 1), %d symbols (+%d more): %+v", res.Extracted, len(res.Symbols), res.More, res.Symbols)
+	}
+	// An editor's buffer is searched as it is, unsaved.
+	if _, err := env.WS.Open(string(workspace.FromPath(filepath.Join(root, "b/util.py"))), "python", 1, "def refresh_typed():\n    pass\n"); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ = env.Symbols(ctx, engine.SymbolsParams{Query: "refresh_t"}); len(res.Symbols) != 1 || res.Symbols[0].Name != "refresh_typed" {
+		t.Errorf("the buffer's declaration: %+v", res.Symbols)
 	}
 	if _, err := env.Symbols(ctx, engine.SymbolsParams{Limit: -1}); err == nil {
 		t.Error("a negative limit was taken")
