@@ -89,7 +89,22 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 			// Resolve every ref (section 7 of the protocol), then build the ops.
 			ops := make([]hashline.Op, 0, len(edits))
 			rs := e.newResolver(session, d)
+			var decls []ledger.Range
 			for i, ed := range edits {
+				if ed.Symbol != "" {
+					// A declaration by name: its lines are found here, and
+					// the guard asks that all of them were read.
+					r, err := e.declaration(d, ed.Symbol)
+					if err != nil {
+						return hashline.Plan{}, nil, result.Wrap(result.KindOf(err), err, fmt.Sprintf("edits[%d] (%s): %s", i, ed.Type, result.Message(err)))
+					}
+					op, err := ed.Op(i, r.Start, r.End)
+					if err != nil {
+						return hashline.Plan{}, nil, err
+					}
+					ops, decls = append(ops, op), append(decls, r)
+					continue
+				}
 				refs := ed.Refs()
 				lines := make([]int, len(refs))
 				for j, raw := range refs {
@@ -117,7 +132,7 @@ func (e *Env) Edit(ctx context.Context, p EditParams) (res EditResult, err error
 			for i, t := range plan.Targets {
 				targets[i] = ledger.Range{Start: t.Start, End: t.End}
 			}
-			return plan, targets, nil
+			return plan, append(targets, decls...), nil
 		}})
 	res.Path = out.path
 	if out.before.Snap != nil {

@@ -21,8 +21,11 @@ type ReadParams struct {
 	Caller
 	TextDocument TextDocument  `json:"textDocument"`
 	Range        *ledger.Range `json:"range,omitempty"`
-	Annotate     *bool         `json:"annotate,omitempty"`
-	Budget       *struct {
+	// Symbol reads a declaration instead of a range: its name, qualified
+	// by its containers where needed ("Name", "Class.method").
+	Symbol   string `json:"symbol,omitempty"`
+	Annotate *bool  `json:"annotate,omitempty"`
+	Budget   *struct {
 		Chars int `json:"chars"`
 	} `json:"budget,omitempty"`
 }
@@ -97,6 +100,15 @@ func (e *Env) Read(ctx context.Context, p ReadParams) (res ReadResult, err error
 			want.End = total
 		}
 	}
+	if p.Symbol != "" {
+		if want, err = e.declaration(d, p.Symbol); err != nil {
+			// Several declarations or none: the answer names them, and
+			// nothing is read.
+			res.Outcome = Refusal(err)
+			res.Ledger = e.docLedger(session, d)
+			return res, nil
+		}
+	}
 	if total == 0 || want.Start > total {
 		if total > 0 {
 			res.OK = false
@@ -145,6 +157,9 @@ func (e *Env) readOptions(p ReadParams) (budget int, annotate bool, err error) {
 			return 0, false, result.Errorf(result.InvalidParams, "budget.chars must be positive, not %d", p.Budget.Chars)
 		}
 		budget = p.Budget.Chars
+	}
+	if p.Range != nil && p.Symbol != "" {
+		return 0, false, result.Errorf(result.InvalidParams, "give range or symbol, not both")
 	}
 	if p.Range != nil && (p.Range.Start < 1 || p.Range.End < p.Range.Start) {
 		return 0, false, result.Errorf(result.InvalidParams, "range must be 1-based with start <= end, not %d-%d", p.Range.Start, p.Range.End)

@@ -54,8 +54,8 @@ func (e *Env) ReadDisk(ctx context.Context, p ReadParams) (ReadResult, error) {
 
 func (e *Env) readDisk(ctx context.Context, p ReadParams) (ReadResult, bool, error) {
 	no := func() (ReadResult, bool, error) { return ReadResult{}, false, nil }
-	if e.db == nil {
-		return no()
+	if e.db == nil || p.Symbol != "" {
+		return no() // a declaration is found in the whole document
 	}
 	budget, annotate, err := e.readOptions(p)
 	if err != nil {

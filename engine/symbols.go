@@ -20,11 +20,16 @@ type symbols struct {
 	x       extract.Extractor // made on first use: most calls extract nothing
 	cache   map[workspace.Key]symCache
 	warming map[workspace.Key]int64 // revision being extracted in the background
+
+	// sets are the declarations of the workspace's texts by content, for
+	// workspace symbol queries (Env.Symbols).
+	sets symbolSets
 }
 
 type symCache struct {
 	rev  int64
 	syms []extract.Symbol
+	qual []string // qualified names, made on first use (qualified)
 }
 
 func newSymbols(engine string, log *zap.Logger) *symbols {
@@ -49,6 +54,17 @@ func (s *symbols) setEngine(name string) {
 	s.name, s.x = name, nil
 	s.cache = map[workspace.Key]symCache{}
 	s.mu.Unlock()
+}
+
+// engineName is the configured extractor's name, as symbol sets are kept
+// under it.
+func (s *symbols) engineName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.name == "" {
+		return "regex"
+	}
+	return s.name
 }
 
 func (s *symbols) extractor() extract.Extractor {
@@ -82,6 +98,28 @@ func (s *symbols) of(d workspace.Doc) []extract.Symbol {
 	s.cache[d.Key] = symCache{rev: d.Rev, syms: syms}
 	s.mu.Unlock()
 	return syms
+}
+
+// qualified returns a document's declarations and their qualified names
+// (extract.Qualify), both made once per revision.
+func (s *symbols) qualified(d workspace.Doc) ([]extract.Symbol, []string) {
+	syms := s.of(d)
+	s.mu.Lock()
+	c, ok := s.cache[d.Key]
+	s.mu.Unlock()
+	if ok && c.rev == d.Rev && c.qual != nil {
+		return c.syms, c.qual
+	}
+	q := extract.Qualify(syms)
+	if ok && c.rev == d.Rev {
+		s.mu.Lock()
+		if c, ok := s.cache[d.Key]; ok && c.rev == d.Rev {
+			c.qual = q
+			s.cache[d.Key] = c
+		}
+		s.mu.Unlock()
+	}
+	return syms, q
 }
 
 // hintColdLimit is the largest document whose declarations a read extracts

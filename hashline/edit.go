@@ -20,16 +20,23 @@ const (
 	InsertBefore = "insert_before"
 	DeleteLine   = "delete_line"
 	DeleteRange  = "delete_range"
+
+	// The symbol types name a declaration instead of lines: the caller
+	// finds its lines (Edit.Lines) and applies the line type they mean.
+	ReplaceSymbol      = "replace_symbol"
+	InsertBeforeSymbol = "insert_before_symbol"
+	InsertAfterSymbol  = "insert_after_symbol"
 )
 
 // opTypes lists the types in the order error messages name them.
-var opTypes = [...]string{ReplaceLine, ReplaceRange, InsertAfter, InsertBefore, DeleteLine, DeleteRange}
+var opTypes = [...]string{ReplaceLine, ReplaceRange, InsertAfter, InsertBefore, DeleteLine, DeleteRange, ReplaceSymbol, InsertBeforeSymbol, InsertAfterSymbol}
 
 // spec is what an op type takes.
 type spec struct {
 	isRange bool // start_ref and end_ref; else ref
 	content bool // new_content is required; else it is refused
 	insert  bool
+	symbol  bool // symbol; no ref
 }
 
 func specOf(typ string) (spec, bool) {
@@ -44,6 +51,10 @@ func specOf(typ string) (spec, bool) {
 		return spec{}, true
 	case DeleteRange:
 		return spec{isRange: true}, true
+	case ReplaceSymbol:
+		return spec{content: true, symbol: true}, true
+	case InsertBeforeSymbol, InsertAfterSymbol:
+		return spec{content: true, insert: true, symbol: true}, true
 	}
 	return spec{}, false
 }
@@ -56,15 +67,38 @@ type Edit struct {
 	StartRef   string  `json:"start_ref,omitempty"`
 	EndRef     string  `json:"end_ref,omitempty"`
 	NewContent *string `json:"new_content,omitempty"` // raw lines joined by "\n": see SplitContent
+	// Symbol is the declaration a symbol type names ("Name",
+	// "Class.method").
+	Symbol string `json:"symbol,omitempty"`
 }
 
 // Refs returns the refs the edit names, in order: ref, or start_ref then
-// end_ref.
+// end_ref; none for a symbol type.
 func (e Edit) Refs() []string {
-	if sp, ok := specOf(e.Type); ok && sp.isRange {
+	sp, ok := specOf(e.Type)
+	switch {
+	case ok && sp.symbol:
+		return nil
+	case ok && sp.isRange:
 		return []string{e.StartRef, e.EndRef}
 	}
 	return []string{e.Ref}
+}
+
+// Lines is a symbol type's edit as the line type it means, once the
+// caller has found the declaration's lines (1-based, inclusive): replace
+// them, insert before the first or after the last. Any other edit is
+// returned as it is, with its lines unused (start, end).
+func (e Edit) Lines(start, end int) (Edit, int, int) {
+	switch e.Type {
+	case ReplaceSymbol:
+		return Edit{Type: ReplaceRange, NewContent: e.NewContent}, start, end
+	case InsertBeforeSymbol:
+		return Edit{Type: InsertBefore, NewContent: e.NewContent}, start, start
+	case InsertAfterSymbol:
+		return Edit{Type: InsertAfter, NewContent: e.NewContent}, end, end
+	}
+	return e, start, end
 }
 
 // Known field names.
@@ -74,6 +108,7 @@ const (
 	fStartRef   = "start_ref"
 	fEndRef     = "end_ref"
 	fNewContent = "new_content"
+	fSymbol     = "symbol"
 )
 
 // hints maps names models use by mistake to the field they meant, so a
@@ -160,7 +195,7 @@ func decodeEdit(i int, raw json.RawMessage) (Edit, error) {
 	var unknown []string
 	for k := range obj {
 		switch k {
-		case fType, fRef, fStartRef, fEndRef, fNewContent:
+		case fType, fRef, fStartRef, fEndRef, fNewContent, fSymbol:
 		default:
 			unknown = append(unknown, k)
 		}
@@ -202,12 +237,29 @@ func decodeEdit(i int, raw json.RawMessage) (Edit, error) {
 
 	e := Edit{Type: typ}
 	refFields := []string{fRef}
-	notFields := []string{fStartRef, fEndRef}
-	if sp.isRange {
-		refFields, notFields = notFields, refFields
+	notFields := []string{fStartRef, fEndRef, fSymbol}
+	switch {
+	case sp.symbol:
+		refFields, notFields = nil, []string{fRef, fStartRef, fEndRef}
+		name, has, err := str(fSymbol)
+		switch {
+		case err != nil:
+			return fail("%v (the declaration's name, e.g. \"Class.method\")", err)
+		case !has || strings.TrimSpace(name) == "":
+			return fail("symbol is required: the declaration's name, e.g. \"Class.method\"%s", unknownNote(fSymbol, unknown))
+		}
+		e.Symbol = name
+	case sp.isRange:
+		refFields, notFields = []string{fStartRef, fEndRef}, []string{fRef, fSymbol}
 	}
 	for _, f := range notFields {
 		if _, has := obj[f]; has {
+			switch {
+			case sp.symbol:
+				return fail("takes symbol, not %s (a symbol type finds the declaration's lines itself)", f)
+			case f == fSymbol:
+				return fail("takes no symbol (use replace_symbol, insert_before_symbol or insert_after_symbol to edit a declaration by name)")
+			}
 			if sp.isRange {
 				return fail("takes start_ref and end_ref, not ref (use %s for one line)", singleOf(typ))
 			}
@@ -317,6 +369,11 @@ type Op struct {
 // rewritten, because stripping could remove text the model meant to write.
 func (e Edit) Op(index, start, end int) (Op, error) {
 	sp, ok := specOf(e.Type)
+	if sp.symbol {
+		// start..end are the declaration's lines.
+		l, s, en := e.Lines(start, end)
+		return l.Op(index, s, en)
+	}
 	where := fmt.Sprintf("edits[%d] (%s)", index, e.Type)
 	switch {
 	case !ok:

@@ -10,6 +10,7 @@ package ledger
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -519,10 +520,61 @@ func (l *Ledger) RecordShown(kind Kind, session, agent string, doc DocKey, rev R
 	l.record(kind, session, agent, doc, rev, r, sum)
 }
 
+// RecordShownRanges records the ranges rs of doc shown by one answer (an
+// outline's signature lines), as RecordShown does each, under one lock:
+// an answer that shows hundreds of lines apart costs one pass over the
+// entry's records, not one per range.
+func (l *Ledger) RecordShownRanges(kind Kind, session, agent string, doc DocKey, rev Rev, rs []Range, sum SumFunc) {
+	l.mu.Lock()
+	var dirty dirtyList
+	// Each entry told of once, not once per range.
+	defer func() { slices.SortFunc(dirty, compareEntryKeys); l.unlockAndNotify(slices.Compact(dirty)) }()
+	var seen map[recordKey]bool
+	if d := l.docFor(doc); d.shaped && sum != nil {
+		// The records shown again are dropped in one pass (their hashes
+		// are taken again): none is left to look for.
+		seen = map[recordKey]bool{}
+		if e := d.sessions[session]; e != nil {
+			again := make(map[recordKey]bool, len(rs))
+			for _, r := range rs {
+				again[recordKey{min(rev, d.rev), kind, agent, r}] = true
+			}
+			e.records = slices.DeleteFunc(e.records, func(o record) bool { return again[recordKey{o.rev, o.kind, o.agent, o.shown}] })
+		}
+	}
+	for _, r := range rs {
+		l.recordLocked(kind, session, agent, doc, rev, r, sum, &dirty, seen)
+	}
+}
+
+func compareEntryKeys(a, b EntryKey) int {
+	if c := strings.Compare(a.Session, b.Session); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.Doc), string(b.Doc))
+}
+
+// recordKey is what makes two records the same record seen again.
+type recordKey struct {
+	rev   Rev
+	kind  Kind
+	agent string
+	shown Range
+}
+
 func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r Range, sum SumFunc) {
 	l.mu.Lock()
 	var dirty dirtyList
 	defer func() { l.unlockAndNotify(dirty) }()
+	l.recordLocked(kind, session, agent, key, rev, r, sum, &dirty, nil)
+}
+
+// recordLocked is record under the ledger's lock. seen, when not nil, holds
+// the keys of the entry's records that may be shown again, so a record
+// not among them is not looked for.
+func (l *Ledger) recordLocked(kind Kind, session, agent string, key DocKey, rev Rev, r Range, sum SumFunc, dirtyp *dirtyList, seen map[recordKey]bool) {
+	dirty := *dirtyp
+	defer func() { *dirtyp = dirty }()
 	d := l.docFor(key)
 	if !d.shaped {
 		// Never counted: the document has at least the lines shown.
@@ -583,7 +635,9 @@ func (l *Ledger) record(kind Kind, session, agent string, key DocKey, rev Rev, r
 	// the same agent, are the record seen again: it moves to the end with
 	// its new time (and keeps its hashes), rather than pushing the
 	// session's other records out of the bounded history.
-	if i := slices.IndexFunc(e.records, func(o record) bool {
+	if seen != nil && !seen[recordKey{rev, kind, agent, shown}] {
+		// Never shown before: nothing to move.
+	} else if i := slices.IndexFunc(e.records, func(o record) bool {
 		return o.rev == rev && o.kind == kind && o.agent == agent && o.shown == shown
 	}); i >= 0 {
 		if sums == nil {

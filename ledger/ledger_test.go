@@ -703,3 +703,43 @@ func TestShownKeepsLineHashes(t *testing.T) {
 		t.Error("line 5 was recorded without its hash")
 	}
 }
+
+// RecordShownRanges records each range as RecordShown does: the same
+// lines read, the same records in the same order (those shown again moved
+// to the end with their new hashes), and each entry told of once.
+func TestRecordShownRangesIsEachRange(t *testing.T) {
+	sum := func(i int) uint32 { return uint32(i * 7) }
+	rs := []Range{{3, 3}, {10, 12}, {40, 40}}
+	one, batch := newTestLedger(Options{}), newTestLedger(Options{})
+	told := 0
+	batch.onDirty = func(string, DocKey) { told++ }
+	for _, l := range []*Ledger{one, batch} {
+		l.SetTotal(doc, 1, 50)
+		l.RecordShown(KindRead, "s", "a", doc, 1, Range{10, 12}, nil)
+		l.RecordRead("s", "a", doc, 1, Range{20, 25})
+	}
+	for _, r := range rs {
+		one.RecordShown(KindRead, "s", "a", doc, 1, r, sum)
+	}
+	told = 0
+	batch.RecordShownRanges(KindRead, "s", "a", doc, 1, rs, sum)
+	if told != 1 {
+		t.Errorf("the entry was told of %d times, want once", told)
+	}
+	a, b := one.Doc("s", doc), batch.Doc("s", doc)
+	eqRanges(t, "read", b.Read, a.Read)
+	if len(a.Records) != len(b.Records) {
+		t.Fatalf("records %+v, want %+v", b.Records, a.Records)
+	}
+	for i := range a.Records {
+		if a.Records[i].Range != b.Records[i].Range || a.Records[i].Kind != b.Records[i].Kind {
+			t.Fatalf("record %d: %+v, want %+v", i, b.Records[i], a.Records[i])
+		}
+	}
+	sa, sb := one.Shown("s", doc), batch.Shown("s", doc)
+	for i := range sa {
+		if !slices.Equal(sa[i].Sums, sb[i].Sums) {
+			t.Errorf("hashes of %v: %v, want %v", sa[i].Range, sb[i].Sums, sa[i].Sums)
+		}
+	}
+}

@@ -57,6 +57,7 @@ var Edit = define(spec[engine.EditParams, engine.EditResult]{
 	},
 	tool: tool("sightline_edit", "Edit lines by ref",
 		`Change a file by refs from your last read: all edits of one call apply together or none do. `+refsHelp+`
+To rewrite a whole function, method or type, replace_symbol names it instead of its lines (read it by symbol first); insert_before_symbol and insert_after_symbol add code next to it.
 All refs of one call name lines of the file as you read it (the edits apply bottom to top, so earlier edits do not shift later refs).
 The answer shows the diff and the edited region with fresh refs: use those for the next edit, no re-read needed.
 `+refusalsHelp,
@@ -73,8 +74,9 @@ The answer shows the diff and the edited region with fresh refs: use those for t
 				Type: "array", MinItems: &minItems,
 				Description: `Edit operations. new_content is raw lines joined by \n, without LINE:HASH| prefixes (to delete lines use a delete op).`,
 				Items: &jsonschema.Schema{Type: "object", Required: []string{"type"}, Properties: map[string]*jsonschema.Schema{
-					"type": {Type: "string", Enum: []any{"replace_line", "replace_range", "insert_after", "insert_before", "delete_line", "delete_range"},
-						Description: "replace_line/insert_after/insert_before/delete_line take ref; replace_range/delete_range take start_ref and end_ref (inclusive); replace_* and insert_* take new_content."},
+					"type": {Type: "string", Enum: []any{"replace_line", "replace_range", "insert_after", "insert_before", "delete_line", "delete_range", "replace_symbol", "insert_before_symbol", "insert_after_symbol"},
+						Description: "replace_line/insert_after/insert_before/delete_line take ref; replace_range/delete_range take start_ref and end_ref (inclusive); replace_symbol/insert_before_symbol/insert_after_symbol take symbol (the whole declaration with its doc comment, which you must have read); replace_* and insert_* take new_content."},
+					"symbol":      str(`A declaration's name ("Name", "Class.method") for the *_symbol types.`),
 					"ref":         str("LINE:HASH of the line (replace_line, insert_after, insert_before, delete_line)."),
 					"start_ref":   str("LINE:HASH of the first line of the range."),
 					"end_ref":     str("LINE:HASH of the last line of the range (inclusive)."),

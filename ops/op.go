@@ -7,15 +7,18 @@
 // tools are those of the tools.json files generated from it (ToolsJSON),
 // which call the methods with the tools' arguments (ToolCall).
 //
-// Adding an agent-facing operation touches: the engine's feature and its
-// test; the operation's file here and its line in Table; its section in
-// docs/protocol.md (and its row in the tools table there, and in the
-// README's list of tools); a row in each table test (server/ and
-// cmd/sightline/, which fail without one); the CLI's command (its flags,
-// cmd/sightline/<op>.go, and its line in main.go). Then `go generate ./ops`
-// and, in editors/vscode, `npm run tools` write what the editors derive
-// (their tools.json, package.json's languageModelTools); TestToolsJSON and
-// the extension's unit tests fail while those are stale.
+// Adding an agent-facing operation with an agent tool touches: the
+// engine's feature and its test; the operation's file here (its tool's
+// Example is the call the doors' table tests make) and its line in Table;
+// its section in docs/protocol.md (and its row in the tools table there,
+// and in the README's list of tools). The CLI derives a command from the
+// tool (cmd/sightline's toolCommands) unless it has one of its own. Then
+// `go generate ./ops` and, in editors/vscode, `npm run tools` write what
+// the editors derive (their tools.json, package.json's
+// languageModelTools); TestToolsJSON and the extension's unit tests fail
+// while those are stale. An operation without a tool needs a row in each
+// table test (server/ and cmd/sightline/, which fail without one) and a
+// command of its own.
 package ops
 
 import (
@@ -337,7 +340,7 @@ func (d *Def[P, R]) Body(r any) string {
 // Table is every operation, in the order the docs list them.
 func Table() []Op {
 	return []Op{
-		Read, Edit, Write, ApplyBlocks, ApplyPatch, Ledger, Summary, Files,
+		Read, Edit, Write, ApplyBlocks, ApplyPatch, Ledger, Summary, Outline, Symbols, Files,
 		History, Diff, Rollback, Open, Stats, Approvals, Reset, Audit, Sessions,
 		Shown, Check,
 	}
@@ -381,6 +384,12 @@ type Tool struct {
 	// NotAt are the doors (of Doors) that do not offer the tool, each with
 	// the reason, which tools.json carries to the reader.
 	NotAt map[string]string
+	// Example is a call's arguments about a file "f.txt" of the
+	// workspace (when the tool takes a path), as the doors' table tests
+	// make it: an operation whose tests name no call of their own is
+	// called with it at every door (its example's path is the tests'
+	// file).
+	Example map[string]any
 	// schema infers the input's JSON schema on first use: a process that
 	// serves no agent tool (every CLI call) does not pay for it at start.
 	schema func() *jsonschema.Schema
@@ -389,6 +398,12 @@ type Tool struct {
 	// key turns a path into a document URI.
 	Params func(args json.RawMessage, caller engine.Caller, key func(string) workspace.Key) (any, error)
 	op     Op
+}
+
+// example sets the tool's Example.
+func (t *Tool) example(args map[string]any) *Tool {
+	t.Example = args
+	return t
 }
 
 // Doors are the doors that offer the agent tools: the MCP server, the

@@ -48,11 +48,11 @@ var Read = define(spec[engine.ReadParams, engine.ReadResult]{
 	},
 	tool: tool("sightline_read", "Read lines (hashline-annotated)",
 		`Read a file, or lines start..end of it, as "LINE:HASH|content" lines: the LINE:HASH prefix is the ref you pass to sightline_edit, the text after "|" is the line itself.
-Read only what you need: a range of a large file is cheaper than all of it. Long reads are cut at a character budget; a notice then says which lines were cut, what they contain, and the range to read next.
+Read only what you need: a range of a large file is cheaper than all of it. To work on one function, method or type, read it by symbol (symbol "Name", "Class.method", "Outer.Inner"): you get its lines with its doc comment and nothing else, ready for replace_symbol and the other edits; sightline_outline lists a file's declarations. Long reads are cut at a character budget; a notice then says which lines were cut, what they contain, and the range to read next.
 Every line shown counts as read in your session's ledger; edits may only change lines you have read in their current form.`,
 		true, func(in readIn, caller engine.Caller, key func(string) workspace.Key) (engine.ReadParams, error) {
 			doc, err := toolDoc(in.Path, key)
-			p := engine.ReadParams{Caller: as(caller, in.Session), TextDocument: doc}
+			p := engine.ReadParams{Caller: as(caller, in.Session), TextDocument: doc, Symbol: in.Symbol}
 			if in.Start > 0 || in.End > 0 {
 				r := ledger.Range{Start: max(in.Start, 1), End: in.End}
 				if r.End == 0 {
@@ -68,5 +68,6 @@ type readIn struct {
 	Path    string `json:"path" jsonschema:"File path relative to the workspace root (an absolute path inside the workspace also works)."`
 	Start   int    `json:"start,omitempty" jsonschema:"First line to read (1-based). Default 1."`
 	End     int    `json:"end,omitempty" jsonschema:"Last line to read (1-based, inclusive; past the end is fine). Default: the last line."`
+	Symbol  string `json:"symbol,omitempty" jsonschema:"Read one declaration instead of lines: its name, qualified by its containers where needed (\"Name\", \"Class.method\", \"Outer.Inner\"). A name that matches several declarations lists them and reads none; one that matches none suggests the nearest."`
 	Session string `json:"session,omitempty" jsonschema:"Session whose read ledger this call uses. Leave it out: the server's default session (SIGHTLINE_SESSION, else \"default\") is right unless you were told otherwise."`
 }

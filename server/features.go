@@ -2,11 +2,14 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/ledger"
+	"github.com/sightline-lsp/sightline/ops"
 )
 
 // Hover: who read a line, when, at which version.
@@ -60,4 +63,35 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 		return protocol.DocumentSymbolSlice{}, nil
 	}
 	return protocol.DocumentSymbolSlice(lspDocumentSymbols(d.Snap, s.env.DocumentSymbols(d), s.encoding())), nil
+}
+
+// Symbols answers workspace/symbol: the workspace's declarations matching
+// the query, found as sightline/symbols finds them (through the operation,
+// audited as every call is; it records nothing as read).
+func (s *Server) Symbols(ctx context.Context, p *protocol.WorkspaceSymbolParams) (protocol.WorkspaceSymbolResult, error) {
+	out := protocol.SymbolInformationSlice{}
+	if s.env == nil {
+		return out, nil
+	}
+	res, err := ops.Do(ctx, ops.Symbols, &ops.Call{Env: s.env}, engine.SymbolsParams{Caller: engine.Caller{Session: s.session()}, Query: p.Query})
+	if err != nil {
+		return out, err
+	}
+	for _, sym := range res.Symbols {
+		name, container := sym.Name, ""
+		if i := strings.LastIndexByte(name, '.'); i > 0 {
+			name, container = name[i+1:], name[:i]
+		}
+		si := protocol.SymbolInformation{
+			BaseSymbolInformation: protocol.BaseSymbolInformation{Name: name, Kind: symbolKind(sym.Kind)},
+			// Whole lines: the file may be in no buffer to measure columns in.
+			Location: protocol.Location{URI: protocolURI(sym.URI), Range: protocol.Range{
+				Start: protocol.Position{Line: uint32(sym.Lines.Start - 1)}, End: protocol.Position{Line: uint32(sym.Lines.End)}}},
+		}
+		if container != "" {
+			si.ContainerName = &container
+		}
+		out = append(out, si)
+	}
+	return out, nil
 }

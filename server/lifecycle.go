@@ -95,9 +95,10 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 				Change:    &incremental,
 				Save:      &protocol.SaveOptions{IncludeText: &no},
 			},
-			HoverProvider:          protocol.Boolean(true),
-			DocumentSymbolProvider: protocol.Boolean(true),
-			CodeLensProvider:       &protocol.CodeLensOptions{ResolveProvider: &no},
+			HoverProvider:           protocol.Boolean(true),
+			DocumentSymbolProvider:  protocol.Boolean(true),
+			WorkspaceSymbolProvider: protocol.Boolean(true),
+			CodeLensProvider:        &protocol.CodeLensOptions{ResolveProvider: &no},
 			Workspace: &protocol.WorkspaceOptions{
 				WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
 			},

@@ -156,7 +156,7 @@ func TestUpgradeKeepsHistory(t *testing.T) {
 	}
 	for _, q := range []string{"DROP TABLE history_chain", "DROP TABLE history_data",
 		"DROP TRIGGER history_total_insert", "DROP TRIGGER history_total_delete", "DROP TRIGGER history_total_update",
-		"DROP TABLE history_total", "DROP TABLE write_journal", "DROP TRIGGER ledger_entries_seq_insert", "DROP TRIGGER ledger_entries_seq_update", "DROP TABLE ledger_clock",
+		"DROP TABLE history_total", "DROP TABLE write_journal", "DROP TRIGGER ledger_entries_seq_insert", "DROP TRIGGER ledger_entries_seq_update", "DROP TABLE ledger_clock", "DROP TABLE symbol_sets",
 		"DROP INDEX ledger_entries_seq", "ALTER TABLE ledger_entries DROP COLUMN seq", "PRAGMA user_version = 5"} {
 		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)

@@ -550,6 +550,16 @@ func migrations() []string {
 			UPDATE ledger_entries SET seq = (SELECT seq FROM ledger_clock WHERE id = 1)
 				WHERE session = NEW.session AND doc = NEW.doc;
 		END;`,
+		// 10: the declarations extracted from a text, by its hash, the
+		// language it was read as and the extractor: a workspace symbol
+		// query extracts only the files whose bytes it has not seen.
+		`CREATE TABLE symbol_sets (
+			file_hash TEXT NOT NULL,
+			lang      TEXT NOT NULL,
+			extractor TEXT NOT NULL,
+			data      BLOB NOT NULL, -- JSON, the extractor's symbols
+			PRIMARY KEY (file_hash, lang, extractor)
+		) WITHOUT ROWID;`,
 	}
 }
 

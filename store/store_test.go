@@ -344,7 +344,7 @@ func TestUpgradeKeepsEntries(t *testing.T) {
 	dir := t.TempDir()
 	db := openTest(t, dir)
 	// Rebuild the database as version 2 wrote it.
-	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "DROP TABLE approvals", "DROP TABLE history_chain", "DROP TABLE history_data", "DROP TABLE history_versions", "DROP TABLE history_blobs", "DROP TABLE history_total", "DROP TABLE write_journal", "DROP TABLE ledger_clock", "PRAGMA user_version = 0"} {
+	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "DROP TABLE approvals", "DROP TABLE history_chain", "DROP TABLE history_data", "DROP TABLE history_versions", "DROP TABLE history_blobs", "DROP TABLE history_total", "DROP TABLE write_journal", "DROP TABLE ledger_clock", "DROP TABLE symbol_sets", "PRAGMA user_version = 0"} {
 		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}
@@ -374,7 +374,7 @@ func TestUpgradeMovesLineHashes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := openTest(t, dir)
-	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "DROP TABLE approvals", "DROP TABLE history_chain", "DROP TABLE history_data", "DROP TABLE history_versions", "DROP TABLE history_blobs", "DROP TABLE history_total", "DROP TABLE write_journal", "DROP TABLE ledger_clock", "PRAGMA user_version = 0"} {
+	for _, q := range []string{"DROP TABLE ledger_entries", "DROP TABLE audit", "DROP TABLE file_stats", "DROP TABLE line_hashes", "DROP TABLE approvals", "DROP TABLE history_chain", "DROP TABLE history_data", "DROP TABLE history_versions", "DROP TABLE history_blobs", "DROP TABLE history_total", "DROP TABLE write_journal", "DROP TABLE ledger_clock", "DROP TABLE symbol_sets", "PRAGMA user_version = 0"} {
 		if _, err := db.pool().Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/sightline-lsp/sightline/bridge"
+	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -411,7 +412,12 @@ func TestTableThroughTheDaemon(t *testing.T) {
 	for _, op := range ops.Table() {
 		mk, ok := rows[op.Method()]
 		if !ok {
-			t.Fatalf("%s is in the table but not in this test", op.Method())
+			// Its tool's example, through the CLI's derived command.
+			_, _, cli, err := lsptest.Example(op, c.dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mk = func(string) row { return row{"", cli, true} }
 		}
 		r, ro := mk(c.dir), mk(off.dir)
 		want, wantErr, wantCode := off.run(ro.stdin, ro.cli...)

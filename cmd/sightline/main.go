@@ -132,11 +132,18 @@ func subsOf(words []string, names ...string) []sub {
 var agents = []string{"claude", "codex", "gemini", "copilot", "cursor", "cline", "opencode"}
 
 func commands() []command {
+	own := ownCommands()
+	return append(own, toolCommands(own)...)
+}
+
+// ownCommands are the commands written here; the rest are derived from the
+// operation table (toolCommands).
+func ownCommands() []command {
 	return []command{
 		{"serve", "serve [--log-file F] [--log-level L] [--no-bridge]", "language server on stdio (what editors launch); the CLI and sightline mcp\n      of the workspace hand their calls to it over a local socket", runServe, "sightline serve", argNone, nil},
 		{"mcp", "mcp [--session S | --session-file F] [--root DIR]", "MCP server on stdio (what terminal agents launch): the sightline_* tools", runMCP, "sightline mcp --session claude-1", argNone, nil},
 		{"acp", "acp [--root DIR] [--no-mcp] [--mcp-name NAME] [--no-hooks] -- AGENT [ARGS...]", "run an ACP agent (what Zed, JetBrains, Neovim and Emacs agent panels launch) behind\n      sightline: what it reads through the editor is recorded, its writes and edits guarded", runACP, "sightline acp -- npx @agentclientprotocol/claude-agent-acp", argNone, nil},
-		{"read", "read PATH[:START-END] [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines, hashline-annotated, and record them in the ledger", runRead, "sightline read main.go:20-60", argPath, nil},
+		{"read", "read PATH[:START-END] | PATH#SYMBOL [--raw] [--budget N] [--json] [--session S] [--agent A]", "read lines (or a declaration: PATH#Class.method), hashline-annotated, and record them in the ledger", runRead, "sightline read main.go:20-60", argPath, nil},
 		{"edit", "edit PATH --edits FILE|- [--file-hash H] [--dry-run] [--json] [--session S]", "apply hashline edits, guarded by the ledger, atomically", runEdit, "sightline edit main.go --edits edits.json --dry-run", argPath, nil},
 		{"apply", "apply [--dry-run] [--stage] [--json] < model-output.txt", "apply edit blocks from model output: each checked as it completes, all\n      written together at the end, or none; a block's path is relative to the workspace root, as models write it", runApply, "sightline apply --dry-run < model-output.txt", argNone, nil},
 		{"open", "open PATH[:LINE] [--json]", "show a document in the running editor (through its language server)", runOpen, "sightline open main.go:42", argPath, nil},

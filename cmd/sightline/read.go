@@ -31,10 +31,11 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitUsage
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: sightline read PATH[:START-END] [--raw] [--budget N] [--json]")
+		fmt.Fprintln(stderr, "usage: sightline read PATH[:START-END] | PATH#SYMBOL [--raw] [--budget N] [--json]")
 		return exitUsage
 	}
-	path, rng, err := parsePathRange(pos[0])
+	arg, symbol := splitSymbol(pos[0])
+	path, rng, err := parsePathRange(arg)
 	if err != nil {
 		fmt.Fprintf(stderr, "sightline read: %v\n", err)
 		return exitUsage
@@ -47,7 +48,7 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer rt.Close(context.WithoutCancel(ctx))
 	out := output{"read", stdout, stderr, *asJSON, *pretty}
 	key := rt.key(path)
-	p := engine.ReadParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Range: rng}
+	p := engine.ReadParams{Caller: engine.Caller{Session: *session, Agent: *agent}, TextDocument: engine.TextDocument{URI: string(key)}, Range: rng, Symbol: symbol}
 	if *raw {
 		f := false
 		p.Annotate = &f
@@ -66,6 +67,17 @@ func runRead(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintln(w, ops.Outside(cliNotice(res, path, rng)))
 		}
 	})
+}
+
+// splitSymbol splits "src/a.go#Class.method" into the path and the
+// declaration's name; a "#" that names no declaration after it (nothing,
+// or a path's separator) is the path's.
+func splitSymbol(arg string) (path, symbol string) {
+	i := strings.LastIndexByte(arg, '#')
+	if i <= 0 || i == len(arg)-1 || strings.ContainsAny(arg[i+1:], `/\:`) {
+		return arg, ""
+	}
+	return arg[:i], arg[i+1:]
 }
 
 // parsePathRange splits "src/a.go:10-20" (or ":10" for one line) into a path

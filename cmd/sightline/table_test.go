@@ -10,6 +10,7 @@ import (
 
 	"github.com/sightline-lsp/sightline/engine"
 	"github.com/sightline-lsp/sightline/hashline"
+	"github.com/sightline-lsp/sightline/lsptest"
 	"github.com/sightline-lsp/sightline/ops"
 )
 
@@ -73,7 +74,12 @@ func TestTableThroughCLIAndMCP(t *testing.T) {
 		t.Run(strings.TrimPrefix(op.Method(), "sightline/"), func(t *testing.T) {
 			r, ok := rows[op.Method()]
 			if !ok {
-				t.Fatalf("%s is in the table but not in this test", op.Method())
+				// Its tool's example, through the CLI's derived command.
+				args, params, cli, err := lsptest.Example(op, c.dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r = row{params: params, cli: cli, tool: args, words: true}
 			}
 			if (op.Tool() != nil) != (r.tool != nil) {
 				t.Fatalf("%s: the operation's tool and this test's row disagree", op.Method())

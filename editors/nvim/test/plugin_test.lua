@@ -307,6 +307,33 @@ ares = nil
 av.process_tool_use(tools, { name = 'sightline_apply_patch', input = { patch = '--- a/new.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-hello\n+hello, patched\n' } },
   function(r, e) ares = { r, e } end)
 check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('[applied] new.txt', 1, true), 'avante: sightline_apply_patch patches it: ' .. tostring(ares and (ares[1] or ares[2])))
+-- By symbol: the outline names a file's declarations (their signature
+-- lines read), a symbol query finds them across the workspace, a read by
+-- symbol shows one whole, and replace_symbol changes it through the guard.
+vim.fn.writefile({ 'class Clock:', '    """A clock."""', '', '    def tick(self, n):', '        return n + 1', '',
+  '    def reset(self):', '        pass', '' }, ws .. '/clock.py')
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_outline', input = { path = 'clock.py' } }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('  method Clock%.tick  lines 4%-5  4:%w%w%w%w|    def tick%(self, n%):'),
+  'avante: sightline_outline lists the declarations with their signature lines: ' .. tostring(ares and (ares[1] or ares[2])))
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_symbols', input = { query = 'tick' } }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('clock.py#Clock.tick  method  lines 4-5', 1, true),
+  'avante: sightline_symbols finds a method: ' .. tostring(ares and (ares[1] or ares[2])))
+local tick = { path = 'clock.py', edits = { { type = 'replace_symbol', symbol = 'Clock.tick', new_content = '    def tick(self, n):\n        return n + 2' } } }
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_edit', input = tick }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[2] and ares[2]:find('unread_range', 1, true),
+  'avante: replace_symbol of a declaration not read whole is refused: ' .. tostring(ares and (ares[1] or ares[2])))
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_read', input = { path = 'clock.py', symbol = 'reset' } }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('7:%w%w%w%w|    def reset%(self%):') and not ares[1]:find('tick', 1, true),
+  'avante: sightline_read by symbol shows the declaration alone: ' .. tostring(ares and (ares[1] or ares[2])))
+ares = nil
+av.process_tool_use(tools, { name = 'sightline_edit', input = tick }, function(r, e) ares = { r, e } end)
+check(wait(5000, function() return ares ~= nil end) and ares[1] and ares[1]:find('Applied 1 edit', 1, true)
+  and vim.fn.readfile(ws .. '/clock.py')[5] == '        return n + 2',
+  'avante: replace_symbol lands once the refusal handed the lines over: ' .. tostring(ares and (ares[1] or ares[2])))
 -- Arguments as models write them (a line number in a string) are read as the schema says.
 ares = nil
 av.process_tool_use(tools, { name = 'sightline_read', input = { path = 'new.txt', start = '1' } }, function(r, e) ares = { r, e } end)

@@ -135,6 +135,15 @@ exports.activate = async function activate() {
     const bad3 = await call('sightline_write', { path: 'x.txt', mode: 'replace', content: 'x' });
     check('malformed write input -> readable error', bad3.startsWith('invalid_params: ') && bad3.includes('mode "replace"'), bad3);
 
+    // 4b. by symbol: an outline (signature lines read), a workspace symbol
+    // query, a read of one declaration alone
+    const outline = await call('sightline_outline', { path: 'src/sched.py' });
+    check('outline lists declarations with signature lines', /^  method Scheduler\.step_3  lines 35-\d+  35:[0-9A-Za-z]{4}\|    def step_3\(self, delay, action\):$/m.test(outline), outline);
+    const found = await call('sightline_symbols', { query: 'step_4' });
+    check('symbols finds a method across the workspace', found.includes('src/sched.py#Scheduler.step_4  method'), found);
+    const bySymbol = await call('sightline_read', { path: 'src/sched.py', symbol: 'Scheduler.step_5' });
+    check('read by symbol shows the declaration alone', /^\d+:[0-9A-Za-z]{4}\|    def step_5/m.test(bySymbol) && !bySymbol.includes('step_4'), bySymbol);
+
     // 5. prepareInvocation shows what a write will do: the dry run's diff
     const prep = await api.tools.sightline_edit.prepareInvocation({ input: { path: 'src/sched.py', edits: [{ type: 'replace_line', ref: refOf(read, 20), new_content: '        self.timefunc = timefunc  # clock' }] } }, new vscode.CancellationTokenSource().token);
     const prepText = prep && prep.confirmationMessages ? prep.confirmationMessages.message.value || String(prep.confirmationMessages.message) : '';
