@@ -46,9 +46,8 @@ func (db *DB) watcher(ctx context.Context) (*sql.Conn, uint64, error) {
 // is the watcher. The caller holds watchMu.
 func (db *DB) watchStmt(ctx context.Context, c *sql.Conn, query string) (*sql.Stmt, error) {
 	if db.watchConn != c {
-		for _, st := range db.watchStmts {
-			st.Close() // of a connection left: its error says nothing
-		}
+		// Those of a connection left were closed with it (every path that
+		// leaves one closes it): closing them again crashes the driver.
 		db.watchStmts, db.watchConn = map[string]*sql.Stmt{}, c
 	}
 	if st := db.watchStmts[query]; st != nil {

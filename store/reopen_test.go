@@ -33,3 +33,32 @@ func TestNoReopenAfterClose(t *testing.T) {
 		t.Fatalf("the database file was made again after Close: %v", err)
 	}
 }
+
+// TestWatchAfterReopen: the watching connection's prepared statements are
+// left with the connection a Reopen closes; the next watch prepares its
+// own, and does not close the old ones again (the driver crashed on that).
+func TestWatchAfterReopen(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	m, err := db.MarkNow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.EntriesSince(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.EntriesSince(ctx, Mark{}); err != nil {
+		t.Fatalf("watching after a reopen: %v", err)
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/sightline-lsp/sightline/acp"
-	"github.com/sightline-lsp/sightline/hook"
 	"github.com/sightline-lsp/sightline/internal/procgroup"
 	"github.com/sightline-lsp/sightline/ops"
 	"github.com/sightline-lsp/sightline/route"
@@ -75,7 +74,7 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	// An agent built on Claude Code gets the hook door's hooks with its
 	// sessions: its own tools are judged in every permission mode.
 	if !*noHooks {
-		opt.ClaudeHooks = hook.Groups(shellQuote(exe)+" hook claude", hook.ClaudeHooks)
+		opt.ClaudeHooks = claudeHookGroups(exe)
 	}
 	if !*noMCP {
 		names, err := os.MkdirTemp("", "sightline-acp-")

@@ -20,8 +20,8 @@ var completionCases = []struct {
 	not   []string // none of these
 }{
 	{words: []string{"sightline", "rea"}, want: []string{"read"}},
-	{words: []string{"sightline", "hook", ""}, want: []string{"claude", "codex", "install", "uninstall"}},
-	{words: []string{"sightline", "hook", "install", ""}, want: []string{"claude", "codex"}},
+	{words: []string{"sightline", "hook", ""}, want: []string{"claude", "cline", "codex", "copilot", "cursor", "gemini", "install", "opencode", "uninstall"}},
+	{words: []string{"sightline", "hook", "install", ""}, want: []string{"claude", "cline", "codex", "copilot", "cursor", "gemini", "opencode"}},
 	{words: []string{"sightline", "completion", ""}, want: []string{"bash", "fish", "zsh"}},
 	{words: []string{"sightline", "write", "a.txt", "--mode", ""}, want: []string{"append", "create", "edit", "overwrite"}},
 	{words: []string{"sightline", "read", "--session", ""}, want: []string{"alice"}},

@@ -349,6 +349,13 @@ func runHookInstall(verb string, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// claudeHookGroups are the hook door's Claude Code hooks running the
+// program exe, as the "hooks" object of Claude Code's settings holds them:
+// what sightline acp gives an agent built on Claude Code with its sessions.
+func claudeHookGroups(exe string) map[string][]any {
+	return hook.Groups(shellQuote(exe)+" hook claude", hook.ClaudeHooks)
+}
+
 // onPath reports whether `sightline` on PATH is the program exe.
 func onPath(exe string) bool {
 	p, err := exec.LookPath("sightline")
