@@ -163,6 +163,12 @@ func TestGeminiCompression(t *testing.T) {
 	w.door(hook.Gemini, gemini(w, "PreCompress", map[string]any{"trigger": "auto"}))
 	w.door(hook.Gemini, model(env))
 	w.wantLedger(s, "f.txt", "fully_read")
+	// Gemini CLI's own first turns answer its environment's context with
+	// the same words as a summary: that is no compression, whatever the
+	// context holds (it changes from call to call).
+	w.door(hook.Gemini, model(env, gotIt))
+	w.door(hook.Gemini, model(map[string]any{"role": "user", "content": "<session_context>\nThis is the Gemini CLI, later"}, gotIt))
+	w.wantLedger(s, "f.txt", "fully_read")
 	w.door(hook.Gemini, model(env, summary, gotIt))
 	w.wantLedger(s, "f.txt", "never_read")
 	readAll()

@@ -38,8 +38,21 @@ type geminiEvent struct {
 
 // geminiCompressed is the model's turn Gemini CLI puts after the summary
 // that replaces a compressed history: the mark of a compression in every
-// model call after it.
-const geminiCompressed = "Got it. Thanks for the additional context!"
+// model call after it, unless the user's turn before it is Gemini CLI's
+// own environment's context (geminiContextMark), which it answers with the
+// same words in every chat's first turns. Unsure, it is a compression: the
+// ledger then claims less, never more.
+const (
+	geminiCompressed  = "Got it. Thanks for the additional context!"
+	geminiSummary     = "<state_snapshot>"
+	geminiContextMark = "<session_context>"
+)
+
+// geminiIsSummary reports whether a user turn Gemini CLI answered with
+// geminiCompressed is a compressed history's summary.
+func geminiIsSummary(content string) bool {
+	return strings.Contains(content, geminiSummary) || !strings.HasPrefix(strings.TrimSpace(content), geminiContextMark)
+}
 
 func parseGemini(raw []byte) (Event, error) {
 	var g geminiEvent
@@ -61,7 +74,7 @@ func parseGemini(raw []byte) (Event, error) {
 		if g.LLMRequest != nil {
 			ms := g.LLMRequest.Messages
 			for i := 1; i < len(ms); i++ {
-				if ms[i].Role == "model" && ms[i].Content == geminiCompressed && ms[i-1].Role == "user" {
+				if ms[i].Role == "model" && ms[i].Content == geminiCompressed && ms[i-1].Role == "user" && geminiIsSummary(ms[i-1].Content) {
 					sum := sha256.Sum256([]byte(ms[i-1].Content))
 					ev.Phase, ev.Why, ev.Epoch = Expire, "the context was compressed", hex.EncodeToString(sum[:16])
 					break
