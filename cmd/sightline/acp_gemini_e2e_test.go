@@ -77,4 +77,3 @@ func TestGeminiACPMechanicsReadIsNotShown(t *testing.T) {
 		t.Fatalf("the ledger after Gemini's replace: %d %s %s", code, ledgerOut, errOut)
 	}
 }
-
