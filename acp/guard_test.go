@@ -199,3 +199,33 @@ func TestMechanicsReadIsNotShown(t *testing.T) {
 		t.Fatalf("the edit after a read for the tool's mechanics: %v, want refused naming line 5", m)
 	}
 }
+
+// TestBlindReadIsSaid: a read tool call that reports no text of the file
+// (Gemini CLI's read_file: "Read lines 1-3 of 6 from f.txt") counts for
+// nothing, and the editor is told so, once a session.
+func TestBlindReadIsSaid(t *testing.T) {
+	r, root := routerAt(t)
+	file := filepath.Join(root, "f.txt")
+	if err := os.WriteFile(file, []byte("one\ntwo\nthree\nfour\nfive\nsix\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, acp.Options{Router: r})
+	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
+	openSession(t, p, agent, root)
+	for i := range 2 {
+		send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"r%d","kind":"read","status":"completed","content":[{"type":"content","content":{"type":"text","text":"Read lines 1-3 of 6 from f.txt"}}],"locations":[{"path":%q,"line":1}]}}}`, i, file)
+		if m := editor.next(); m["method"] != "session/update" {
+			t.Fatalf("the update itself: %v", m)
+		}
+		if i == 0 {
+			if note := editor.next(); !strings.Contains(fmt.Sprint(note["params"]), "sightline cannot see what this agent's reads show") {
+				t.Fatalf("the editor's note: %v", note)
+			}
+		}
+	}
+	// Once: the next line the editor gets is the agent's next message.
+	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}`)
+	if m := editor.next(); !strings.Contains(fmt.Sprint(m["params"]), "hi") {
+		t.Fatalf("a second note, or something else: %v", m)
+	}
+}

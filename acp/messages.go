@@ -530,10 +530,11 @@ func (p *Proxy) callerOr(sessionID string) engine.Caller {
 	return p.caller(sessionID)
 }
 
-// shown records lines the agent was shown, or wrote.
-func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engine.ShownLine, hunks []engine.CheckHunk, authored, created bool, tool string) {
+// shown records lines the agent was shown, or wrote; it reports whether
+// any line counted.
+func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engine.ShownLine, hunks []engine.CheckHunk, authored, created bool, tool string) (counted bool) {
 	if sessionID == "" || !p.isOpened() || p.o.Router.Root() == "" || p.pathProblem(path) != "" {
-		return // nothing is recorded in a workspace the editor has not named
+		return false // nothing is recorded in a workspace the editor has not named
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.o.CallTimeout)
 	defer cancel()
@@ -542,11 +543,14 @@ func (p *Proxy) shown(ctx context.Context, sessionID, path string, lines []engin
 	res, err := p.o.Router.Call(ctx, ops.Shown, sp)
 	if err != nil {
 		p.logf("recording what %s showed of %s: %v", tool, path, err)
-		return
+		return false
 	}
 	if o := ops.Shown.Outcome(res); !o.OK {
 		p.logf("recording what %s showed of %s: %s: %s", tool, path, o.Error, o.Message)
+		return false
 	}
+	r, _ := res.(engine.ShownResult)
+	return len(r.Recorded) > 0
 }
 
 // check asks sightline/check; a refusal (unread or stale lines, what the

@@ -205,9 +205,33 @@ func (p *Proxy) readShown(ctx context.Context, sessionID string, tc toolCall) {
 			lines = append(lines, shownText(c.Content.Text, first)...)
 		}
 	}
-	if len(lines) > 0 {
-		p.shown(ctx, sessionID, path, lines, nil, false, false, "tool call read")
+	judged := p.isOpened() && p.o.Router.Root() != "" && path != "" && p.pathProblem(path) == ""
+	if len(lines) > 0 && !p.shown(ctx, sessionID, path, lines, nil, false, false, "tool call read") && judged {
+		p.blindRead(sessionID, path)
 	}
+}
+
+// blindRead tells the editor, once a session, that a read tool call of the
+// agent's showed no line sightline can count: the agent read the file
+// itself and reported no text of it (Gemini CLI's read_file reports "Read
+// lines 1-20 of 61"), so edits of those lines are refused here. The
+// agent's own hooks see what its tools show.
+func (p *Proxy) blindRead(sessionID, path string) {
+	p.mu.Lock()
+	seen := p.warned["blind "+sessionID]
+	p.warned["blind "+sessionID] = true
+	p.mu.Unlock()
+	if seen {
+		return
+	}
+	text := fmt.Sprintf("sightline cannot see what this agent's reads show: its read of %s reported no text of the file, so nothing of it counts as read, and its edits of lines read that way are refused. Install the agent's own hooks (sightline hook install AGENT) so that its reads count.", path)
+	if note := encode(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+		"sessionId": sessionID,
+		"update":    map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "\n" + text + "\n"}},
+	}}); note != nil {
+		_ = p.toEditor.write(note)
+	}
+	p.logf("%s", text)
 }
 
 var (
