@@ -46,8 +46,8 @@ func (db *DB) watcher(ctx context.Context) (*sql.Conn, uint64, error) {
 // is the watcher. The caller holds watchMu.
 func (db *DB) watchStmt(ctx context.Context, c *sql.Conn, query string) (*sql.Stmt, error) {
 	if db.watchConn != c {
-		// Those of a connection left were closed with it (every path that
-		// leaves one closes it): closing them again crashes the driver.
+		// Those of a connection left were closed before it (every path that
+		// leaves one closes them: closeWatchStmts).
 		db.watchStmts, db.watchConn = map[string]*sql.Stmt{}, c
 	}
 	if st := db.watchStmts[query]; st != nil {
@@ -79,7 +79,38 @@ func (db *DB) dropWatcher(c *sql.Conn) {
 		db.watch = nil
 	}
 	db.mu.Unlock()
+	db.closeWatchStmts(c)
 	c.Close()
+}
+
+// closeWatchStmts closes the statements prepared on the watching
+// connection c, before c is closed: a statement left open keeps its
+// connection, and so the database file, open after the database is closed
+// (Windows then refuses to remove it), and one closed after its connection
+// crashes the driver. The caller holds watchMu, or c is no longer reachable
+// by a watch.
+func (db *DB) closeWatchStmts(c *sql.Conn) {
+	if db.watchConn != c {
+		return
+	}
+	for _, st := range db.watchStmts {
+		st.Close()
+	}
+	db.watchStmts, db.watchConn = nil, nil
+}
+
+// closePoolStmts closes the statements prepared on pool, before it is
+// closed (see closeWatchStmts).
+func (db *DB) closePoolStmts(pool *sql.DB) {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if db.stmtsPool != pool {
+		return
+	}
+	for _, st := range db.stmts {
+		st.Close()
+	}
+	db.stmts, db.stmtsPool = nil, nil
 }
 
 // MarkNow is where a reader that has just read what it needs of the

@@ -2,6 +2,7 @@ package store
 
 import (
 	"os"
+	"runtime"
 	"path/filepath"
 	"testing"
 )
@@ -38,6 +39,9 @@ func TestNoReopenAfterClose(t *testing.T) {
 // left with the connection a Reopen closes; the next watch prepares its
 // own, and does not close the old ones again (the driver crashed on that).
 func TestWatchAfterReopen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be removed on Windows: the database is never deleted under a process there")
+	}
 	dir := t.TempDir()
 	db, err := Open(dir)
 	if err != nil {

@@ -325,8 +325,12 @@ func (db *DB) Reopen() error {
 	db.gen++
 	db.mu.Unlock()
 	if watch != nil {
+		db.watchMu.Lock()
+		db.closeWatchStmts(watch)
+		db.watchMu.Unlock()
 		watch.Close() // of the file left: its errors say nothing of the new one
 	}
+	db.closePoolStmts(old)
 	return old.Close()
 }
 
@@ -385,8 +389,12 @@ func (db *DB) Close() error {
 	db.watch = nil
 	db.mu.Unlock()
 	if watch != nil {
+		db.watchMu.Lock()
+		db.closeWatchStmts(watch)
+		db.watchMu.Unlock()
 		watch.Close() // back to the pool, which closes it
 	}
+	db.closePoolStmts(db.pool())
 	if err := db.pool().Close(); err != nil {
 		return fmt.Errorf("store: close %s: %w", db.path, err)
 	}

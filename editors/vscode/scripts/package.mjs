@@ -48,7 +48,8 @@ for (const target of targets) {
     run('go', ['build', '-trimpath', `-ldflags=-s -w -X github.com/sightline-lsp/sightline/version.Version=${stamp}`,
       '-o', join(here, 'bin', exe), './cmd/sightline'], {
       cwd: repo,
-      env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: '0', GOFLAGS: '-buildvcs=false' },
+      // The caller's GOFLAGS kept (CI's build cache options), -buildvcs=false added.
+      env: { ...process.env, GOOS: goos, GOARCH: goarch, CGO_ENABLED: '0', GOFLAGS: [process.env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' ') },
     });
     args.push('--target', target);
     out = `sightline-${target}-${version}.vsix`;
