@@ -20,16 +20,6 @@ import (
 // was refused. Once read, the retry's permission reaches the editor, which
 // allows it.
 func TestClaudeACPRefusalReachesTheModel(t *testing.T) {
-	adapter := os.Getenv("CLAUDE_ACP")
-	if adapter == "" {
-		adapter, _ = filepath.Abs("../../testdata/agents/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js")
-	}
-	if _, err := os.Stat(adapter); err != nil {
-		requireOrSkip(t, "claude-agent-acp (npm ci in testdata/agents, or CLAUDE_ACP)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		requireOrSkip(t, "node")
-	}
 	c := newCLI(t, agentFiles)
 	f := filepath.Join(c.dir, "f.txt")
 	edit := map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}}
@@ -39,34 +29,9 @@ func TestClaudeACPRefusalReachesTheModel(t *testing.T) {
 		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 4, "limit": 1}},
 		edit,
 	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	script, _ := filepath.Abs("../../testdata/agents/acp-claude.mjs")
-	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Dir = c.dir
-	// A clean environment: the adapter refuses to start as root in a
-	// sandbox it is told of (IS_SANDBOX).
-	var env []string
-	for _, e := range c.env {
-		if !strings.HasPrefix(e, "IS_SANDBOX=") {
-			env = append(env, e)
-		}
-	}
 	// --no-hooks: the ACP door's own judging of the permission request
 	// (with the hooks, the PreToolUse hook refuses first).
-	cmd.Env = append(env, "HOME="+t.TempDir(), "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir, "CLAUDE_ACP="+adapter, "ACP_FLAGS=--no-hooks",
-		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "ANTHROPIC_MODEL=claude-sonnet-4-5")
-	out, err := cmd.CombinedOutput()
-	model.mu.Lock()
-	results := model.results
-	model.mu.Unlock()
-	t.Logf("editor:\n%s\nresults: %q", out, results)
-	if err != nil {
-		t.Fatalf("the scripted editor: %v", err)
-	}
+	out, results := runClaudeACP(t, c, model, "ACP_FLAGS=--no-hooks")
 	if len(results) != 4 {
 		t.Fatalf("tool results %d, want 4", len(results))
 	}
@@ -92,16 +57,6 @@ func TestClaudeACPRefusalReachesTheModel(t *testing.T) {
 // door's alike (claude-<sessionId>).
 func TestClaudeACPAutoModeIsGuardedByItsHooks(t *testing.T) {
 	t.Parallel() // mostly waiting on the agent
-	adapter := os.Getenv("CLAUDE_ACP")
-	if adapter == "" {
-		adapter, _ = filepath.Abs("../../testdata/agents/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js")
-	}
-	if _, err := os.Stat(adapter); err != nil {
-		requireOrSkip(t, "claude-agent-acp (npm ci in testdata/agents, or CLAUDE_ACP)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		requireOrSkip(t, "node")
-	}
 	c := newCLI(t, agentFiles)
 	f := filepath.Join(c.dir, "f.txt")
 	edit := map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}}
@@ -111,31 +66,7 @@ func TestClaudeACPAutoModeIsGuardedByItsHooks(t *testing.T) {
 		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 4, "limit": 1}},
 		edit,
 	}}
-	srv := httptest.NewServer(model)
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-	defer cancel()
-	script, _ := filepath.Abs("../../testdata/agents/acp-claude.mjs")
-	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Dir = c.dir
-	var env []string
-	for _, e := range c.env {
-		if !strings.HasPrefix(e, "IS_SANDBOX=") {
-			env = append(env, e)
-		}
-	}
-	cmd.Env = append(env, "HOME="+t.TempDir(), "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir, "CLAUDE_ACP="+adapter, "ACP_MODE=auto",
-		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "ANTHROPIC_MODEL=claude-sonnet-4-5")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	model.mu.Lock()
-	results := model.results
-	model.mu.Unlock()
-	t.Logf("editor:\n%s\nresults: %q", out, results)
-	if err != nil {
-		t.Fatalf("the scripted editor: %v", err)
-	}
+	_, results := runClaudeACP(t, c, model, "ACP_MODE=auto")
 	if len(results) != 4 {
 		t.Fatalf("tool results %d, want 4", len(results))
 	}
@@ -152,4 +83,51 @@ func TestClaudeACPAutoModeIsGuardedByItsHooks(t *testing.T) {
 	if strings.Contains(list, `"acp-`) || !strings.Contains(list, `"claude-`) {
 		t.Fatalf("the conversation's ledger sessions: %s, want one, claude-<sessionId>", list)
 	}
+}
+
+// runClaudeACP runs the real claude-agent-acp (CLAUDE_ACP names its
+// dist/index.js, else testdata/agents' npm install holds it) behind
+// `sightline acp` in the workspace c, driven by the scripted editor
+// (acp-claude.mjs, env its options) and the scripted model; it returns
+// what the editor printed and the tool results the model got.
+func runClaudeACP(t *testing.T, c *cli, model *playedModel, env ...string) (out []byte, results []string) {
+	t.Helper()
+	adapter := os.Getenv("CLAUDE_ACP")
+	if adapter == "" {
+		adapter, _ = filepath.Abs("../../testdata/agents/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js")
+	}
+	if _, err := os.Stat(adapter); err != nil {
+		requireOrSkip(t, "claude-agent-acp (npm ci in testdata/agents, or CLAUDE_ACP)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		requireOrSkip(t, "node")
+	}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+	defer cancel()
+	script, _ := filepath.Abs("../../testdata/agents/acp-claude.mjs")
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Dir = c.dir
+	// A clean environment: the adapter refuses to start as root in a
+	// sandbox it is told of (IS_SANDBOX).
+	var clean []string
+	for _, e := range c.env {
+		if !strings.HasPrefix(e, "IS_SANDBOX=") {
+			clean = append(clean, e)
+		}
+	}
+	cmd.Env = append(append(clean, "HOME="+t.TempDir(), "SIGHTLINE_BIN="+c.bin, "WORKSPACE="+c.dir, "CLAUDE_ACP="+adapter,
+		"ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "ANTHROPIC_MODEL=claude-sonnet-4-5"), env...)
+	cmd.WaitDelay = 5 * time.Second // a process the agent left must not hold the test
+	out, err := cmd.CombinedOutput()
+	model.mu.Lock()
+	results = model.results
+	model.mu.Unlock()
+	t.Logf("editor:\n%s\nresults: %q", out, results)
+	if err != nil {
+		t.Fatalf("the scripted editor: %v", err)
+	}
+	return out, results
 }
