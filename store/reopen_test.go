@@ -2,8 +2,8 @@ package store
 
 import (
 	"os"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
