@@ -199,3 +199,34 @@ func TestNoArchitectureSpecificFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadmeNamesTheSetupCommands: the README's Install section gives a
+// newcomer the two setup commands from a checkout, install and test, and
+// the test command is the one CI runs.
+func TestReadmeNamesTheSetupCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	start := strings.Index(s, "\n## Install\n")
+	if start < 0 {
+		t.Fatal("README.md has no Install section")
+	}
+	install := s[start+1:]
+	if end := strings.Index(install[1:], "\n## "); end >= 0 {
+		install = install[:end+1]
+	}
+	for _, cmd := range []string{"go install ./cmd/sightline", "go test ./..."} {
+		if !strings.Contains(install, "\n"+cmd+"\n") {
+			t.Errorf("README.md's Install section does not give the command %q on a line of its own", cmd)
+		}
+	}
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ci), "\ngo test ./...\n") {
+		t.Error(".ci/run does not run the README's test command, go test ./...")
+	}
+}
