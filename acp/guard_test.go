@@ -64,18 +64,7 @@ func send(t *testing.T, f *os.File, format string, args ...any) {
 // of an unread line is answered by the proxy with the line, and its retry
 // goes to the editor.
 func TestGuardedWritesAndPermissions(t *testing.T) {
-	r, root := routerAt(t)
-	file := filepath.Join(root, "f.txt")
-	var b strings.Builder
-	for i := 1; i <= 6; i++ {
-		fmt.Fprintf(&b, "line %d\n", i)
-	}
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := start(t, acp.Options{Router: r})
-	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
-	openSession(t, p, agent, root)
+	p, editor, agent, _, file, text := sixLineSession(t)
 
 	// The agent's read tool reads lines 1-2 through the editor: announced,
 	// then run.
@@ -108,7 +97,7 @@ func TestGuardedWritesAndPermissions(t *testing.T) {
 		t.Fatalf("the editor got %v, want the permission request", m)
 	}
 	// A whole-file write changing line 5: refused by the proxy.
-	five := strings.Replace(b.String(), "line 5\n", "FIVE\n", 1)
+	five := strings.Replace(text, "line 5\n", "FIVE\n", 1)
 	send(t, p.agentW, `{"jsonrpc":"2.0","id":2,"method":"fs/write_text_file","params":{"sessionId":"s","path":%q,"content":%q}}`, file, five)
 	m = agent.next()
 	e, _ := m["error"].(map[string]any)
@@ -172,27 +161,16 @@ func TestWritesPassTheWriteAdmission(t *testing.T) {
 // leads to is judged by what the model was shown. A read tool call of
 // another file does not make it one either.
 func TestMechanicsReadIsNotShown(t *testing.T) {
-	r, root := routerAt(t)
-	file := filepath.Join(root, "f.txt")
-	var b strings.Builder
-	for i := 1; i <= 6; i++ {
-		fmt.Fprintf(&b, "line %d\n", i)
-	}
-	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := start(t, acp.Options{Router: r})
-	editor, agent := newPeer(t, p.editorR), newPeer(t, p.agentR)
-	openSession(t, p, agent, root)
+	p, editor, agent, root, file, text := sixLineSession(t)
 
 	send(t, p.agentW, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"r1","title":"Read","kind":"read","status":"in_progress","locations":[{"path":%q}]}}}`, filepath.Join(root, "other.txt"))
 	editor.next()
 	send(t, p.agentW, `{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":%q}}`, file)
 	editor.next()
-	send(t, p.editorW, `{"jsonrpc":"2.0","id":1,"result":{"content":%q}}`, b.String())
+	send(t, p.editorW, `{"jsonrpc":"2.0","id":1,"result":{"content":%q}}`, text)
 	agent.next()
 	send(t, p.agentW, `{"jsonrpc":"2.0","id":2,"method":"session/request_permission","params":{"sessionId":"s","toolCall":{"toolCallId":"e1","kind":"edit","content":[{"type":"diff","path":%q,"oldText":%q,"newText":%q}]},"options":[{"optionId":"yes","name":"Yes","kind":"allow_once"}]}}`,
-		file, b.String(), strings.Replace(b.String(), "line 5", "FIVE", 1))
+		file, text, strings.Replace(text, "line 5", "FIVE", 1))
 	m := agent.next()
 	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(acp.RefusedCode) ||
 		!strings.Contains(fmt.Sprint(e["message"]), "Line 5 was never shown to the agent") {
@@ -228,4 +206,24 @@ func TestBlindReadIsSaid(t *testing.T) {
 	if m := editor.next(); !strings.Contains(fmt.Sprint(m["params"]), "hi") {
 		t.Fatalf("a second note, or something else: %v", m)
 	}
+}
+
+// sixLineSession is a proxy with a session open in a workspace holding
+// f.txt, "line 1" to "line 6": the pipes, the editor's and the agent's
+// peers, the root, the file and its text.
+func sixLineSession(t *testing.T) (p *pipes, editor, agent *peer, root, file, text string) {
+	t.Helper()
+	r, root := routerAt(t)
+	file = filepath.Join(root, "f.txt")
+	var b strings.Builder
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p = start(t, acp.Options{Router: r})
+	editor, agent = newPeer(t, p.editorR), newPeer(t, p.agentR)
+	openSession(t, p, agent, root)
+	return p, editor, agent, root, file, b.String()
 }

@@ -65,15 +65,6 @@ func idKey(v jsontext.Value) string {
 // on Claude Code.
 func Session(sessionID string) string { return "acp-" + sessionID }
 
-// claudeBased reports whether the agent runs Claude Code
-// (claude-agent-acp, and Zed's claude-code-acp before it): initialize's
-// agentInfo names it.
-func (p *Proxy) claudeBased() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return strings.Contains(strings.ToLower(p.agent), "claude")
-}
-
 // hookSessions are the agents whose ACP session id is the one their own
 // hooks are given, by a word of initialize's agentInfo.name, with the hook
 // door's ledger session prefix (sightline hook NAME).
@@ -83,15 +74,25 @@ var hookSessions = []struct{ word, prefix string }{{"claude", "claude-"}, {"gemi
 // its own (Claude Code behind claude-agent-acp, Gemini CLI) shares the
 // hook door's, so what its hooks and this door record is one ledger.
 func (p *Proxy) session(sessionID string) string {
+	if prefix := p.hookPrefix(); prefix != "" {
+		return prefix + sessionID
+	}
+	return Session(sessionID)
+}
+
+// hookPrefix is the hook door's ledger session prefix of the agent, by
+// initialize's agentInfo.name (claude-agent-acp, and Zed's claude-code-acp
+// before it, run Claude Code); "" for an agent without hooks of its own.
+func (p *Proxy) hookPrefix() string {
 	p.mu.Lock()
 	name := strings.ToLower(p.agent)
 	p.mu.Unlock()
 	for _, h := range hookSessions {
 		if strings.Contains(name, h.word) {
-			return h.prefix + sessionID
+			return h.prefix
 		}
 	}
-	return Session(sessionID)
+	return ""
 }
 
 // judgedMethods are the agent's requests the editor carries out and the
@@ -592,7 +593,7 @@ func (p *Proxy) sessionParams(line []byte, method string, rawParams jsontext.Val
 	if p.o.MCP != nil {
 		file, added = p.withMCP(params, method, rawParams)
 	}
-	if p.o.ClaudeHooks != nil && p.claudeBased() && p.withHooks(params) {
+	if p.o.ClaudeHooks != nil && p.hookPrefix() == "claude-" && p.withHooks(params) {
 		added = true
 	}
 	if !added {

@@ -22,13 +22,7 @@ import (
 func TestClaudeACPRefusalReachesTheModel(t *testing.T) {
 	c := newCLI(t, agentFiles)
 	f := filepath.Join(c.dir, "f.txt")
-	edit := map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}}
-	model := &playedModel{calls: []map[string]any{
-		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 1, "limit": 2}},
-		edit,
-		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 4, "limit": 1}},
-		edit,
-	}}
+	model := readEditReadEdit(f)
 	// --no-hooks: the ACP door's own judging of the permission request
 	// (with the hooks, the PreToolUse hook refuses first).
 	out, results := runClaudeACP(t, c, model, "ACP_FLAGS=--no-hooks")
@@ -59,13 +53,7 @@ func TestClaudeACPAutoModeIsGuardedByItsHooks(t *testing.T) {
 	t.Parallel() // mostly waiting on the agent
 	c := newCLI(t, agentFiles)
 	f := filepath.Join(c.dir, "f.txt")
-	edit := map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}}
-	model := &playedModel{calls: []map[string]any{
-		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 1, "limit": 2}},
-		edit,
-		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 4, "limit": 1}},
-		edit,
-	}}
+	model := readEditReadEdit(f)
 	_, results := runClaudeACP(t, c, model, "ACP_MODE=auto")
 	if len(results) != 4 {
 		t.Fatalf("tool results %d, want 4", len(results))
@@ -130,4 +118,17 @@ func runClaudeACP(t *testing.T, c *cli, model *playedModel, env ...string) (out 
 		t.Fatalf("the scripted editor: %v", err)
 	}
 	return out, results
+}
+
+// readEditReadEdit is the model of the Claude Code ACP tests: a Read of
+// lines 1-2 of f, the Edit of line 4 (never shown), a Read of line 4, the
+// same Edit again.
+func readEditReadEdit(f string) *playedModel {
+	edit := map[string]any{"name": "Edit", "input": map[string]any{"file_path": f, "old_string": "four", "new_string": "FOUR"}}
+	return &playedModel{calls: []map[string]any{
+		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 1, "limit": 2}},
+		edit,
+		{"name": "Read", "input": map[string]any{"file_path": f, "offset": 4, "limit": 1}},
+		edit,
+	}}
 }

@@ -121,20 +121,9 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	b := newRouter(root, stderr, 0, nil, false, exits(ctx))
-	others := map[string]*route.Router{}
-	opt.Elsewhere = func(path string) judge.Router {
-		r, ok := gitRoot(filepath.Dir(path))
-		if !ok {
-			return nil
-		}
-		if o := others[r]; o != nil {
-			return o
-		}
-		o := newRouter(r, stderr, 0, nil, false, exits(ctx))
-		others[r] = o
-		return o
-	}
+	rs := newHookRouters(ctx, root, stderr)
+	b := rs.here
+	opt.Elsewhere = rs.elsewhere
 	var a hook.Answer
 	switch {
 	case why != "":
@@ -144,14 +133,7 @@ func runAgentHook(ctx context.Context, agent string, stdin io.Reader, stdout, st
 	default:
 		a = hook.Claude(ctx, b, ev, opt)
 	}
-	for _, r := range append([]*route.Router{b}, mapValues(others)...) {
-		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
-		}
-		for _, n := range r.Notices() {
-			fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
-		}
-	}
+	rs.close(ctx)
 	stdout.Write(a.Stdout)
 	io.WriteString(stderr, a.Stderr)
 	return exitOK
@@ -205,37 +187,59 @@ func runDoorHook(ctx context.Context, d *hook.Door, stdin io.Reader, stdout, std
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	b := newRouter(root, stderr, 0, nil, false, exits(ctx))
-	others := map[string]*route.Router{}
-	opt.Elsewhere = func(path string) judge.Router {
-		r, ok := gitRoot(filepath.Dir(path))
-		if !ok {
-			return nil
-		}
-		if o := others[r]; o != nil {
-			return o
-		}
-		o := newRouter(r, stderr, 0, nil, false, exits(ctx))
-		others[r] = o
-		return o
-	}
+	rs := newHookRouters(ctx, root, stderr)
+	b := rs.here
+	opt.Elsewhere = rs.elsewhere
 	var a hook.Answer
 	if why != "" {
 		a = d.Unreadable(ctx, b, ev, why)
 	} else {
 		a = d.Judge(ctx, b, ev, opt)
 	}
-	for _, r := range append([]*route.Router{b}, mapValues(others)...) {
-		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintf(stderr, "sightline: saving the ledger: %v\n", err)
-		}
-		for _, n := range r.Notices() {
-			fmt.Fprintf(stderr, "sightline: warning: %s\n", n)
-		}
-	}
+	rs.close(ctx)
 	stdout.Write(a.Stdout)
 	io.WriteString(stderr, a.Stderr)
 	return exitOK
+}
+
+// hookRouters are the routers of one hook event: the workspace's, and one
+// per other repository a path of the event lies in (Elsewhere), made on
+// first use.
+type hookRouters struct {
+	here   *route.Router
+	others map[string]*route.Router
+	ctx    context.Context
+	stderr io.Writer
+}
+
+func newHookRouters(ctx context.Context, root string, stderr io.Writer) *hookRouters {
+	return &hookRouters{here: newRouter(root, stderr, 0, nil, false, exits(ctx)), others: map[string]*route.Router{}, ctx: ctx, stderr: stderr}
+}
+
+// elsewhere is the router of the repository holding path; nil outside any.
+func (h *hookRouters) elsewhere(path string) judge.Router {
+	r, ok := gitRoot(filepath.Dir(path))
+	if !ok {
+		return nil
+	}
+	if o := h.others[r]; o != nil {
+		return o
+	}
+	o := newRouter(r, h.stderr, 0, nil, false, exits(h.ctx))
+	h.others[r] = o
+	return o
+}
+
+// close saves every router's ledger and says what they noticed.
+func (h *hookRouters) close(ctx context.Context) {
+	for _, r := range append([]*route.Router{h.here}, mapValues(h.others)...) {
+		if err := r.Close(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintf(h.stderr, "sightline: saving the ledger: %v\n", err)
+		}
+		for _, n := range r.Notices() {
+			fmt.Fprintf(h.stderr, "sightline: warning: %s\n", n)
+		}
+	}
 }
 
 // claudeRoot is the workspace Claude Code's hook guards: the repository
