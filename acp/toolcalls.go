@@ -224,7 +224,11 @@ func (p *Proxy) blindRead(sessionID, path string) {
 	if seen {
 		return
 	}
-	text := fmt.Sprintf("sightline cannot see what this agent's reads show: its read of %s reported no text of the file, so nothing of it counts as read, and its edits of lines read that way are refused. Install the agent's own hooks (sightline hook install AGENT) so that its reads count.", path)
+	agent := strings.TrimSuffix(p.hookPrefix(), "-")
+	if agent == "" {
+		agent = "AGENT"
+	}
+	text := fmt.Sprintf("sightline cannot see what this agent's reads show: its read of %s reported no text of the file, so nothing of it counts as read, and its edits of lines read that way are refused. Install the agent's own hooks (sightline hook install %s) so that its reads count.", path, agent)
 	if note := encode(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
 		"sessionId": sessionID,
 		"update":    map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "\n" + text + "\n"}},
